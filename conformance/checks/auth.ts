@@ -1,0 +1,309 @@
+/**
+ * Authentication (§5): both headers work alike; unusable credentials are refused (the status and code
+ * are the deployment's choice, reported as advisory); a key without walks:read gets 403 forbidden.
+ */
+import type { Exchange, KeyUse, RequestSpec } from '../client.ts';
+import { isObject, LIST_PATH, PRIMARY, PRIMARY_X_API_KEY, walkPath } from '../data.ts';
+import type { Check, CheckContext, Outcome } from '../types.ts';
+import {
+  advisory,
+  describe,
+  errorEnvelopeProblem,
+  errorOf,
+  fail,
+  inconclusive,
+  noAnswer,
+  pass,
+  refusedWithEnvelope,
+  reportChoice,
+  verdict,
+} from './outcome.ts';
+
+const MOCK_KEYS = { skip: 'the mock only checks that a key is present; it cannot tell keys apart' };
+const REVOKED: KeyUse = { key: 'CONFORMANCE_REVOKED_KEY', via: 'bearer' };
+const NO_SCOPE: KeyUse = { key: 'CONFORMANCE_NO_SCOPE_KEY', via: 'bearer' };
+
+/** A walk id that exists (the first sampled), so refusals are tested on real data when there is some. */
+async function realWalkId(ctx: CheckContext): Promise<string> {
+  return (await ctx.data.sample())[0]?.id ?? ctx.data.unknownId;
+}
+
+/** The list and the detail endpoint, asked with the same credentials. */
+async function bothEndpoints(ctx: CheckContext, spec: Omit<RequestSpec, 'path'>): Promise<Exchange[]> {
+  const id = await realWalkId(ctx);
+  return Promise.all([
+    ctx.client.send({ ...spec, path: LIST_PATH }),
+    ctx.client.send({ ...spec, path: walkPath(id) }),
+  ]);
+}
+
+/** The first failing outcome, else the first inconclusive, else the first. */
+function worst(outcomes: Outcome[]): Outcome {
+  return (
+    outcomes.find((o) => o.status === 'fail') ??
+    outcomes.find((o) => o.status === 'inconclusive') ??
+    (outcomes[0] as Outcome)
+  );
+}
+
+async function refusedOnBoth(
+  ctx: CheckContext,
+  spec: Omit<RequestSpec, 'path'>,
+  what: string,
+): Promise<Outcome> {
+  const exchanges = await bothEndpoints(ctx, spec);
+  return worst(
+    exchanges.map((exchange) => refusedWithEnvelope(ctx, exchange, `${what} (${exchange.request.url})`)),
+  );
+}
+
+/** Canonical JSON: object keys sorted, list items ordered by id, so equal data compares equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) {
+    const items = value.map(canonical);
+    return `[${value.every((v) => isObject(v) && typeof v.id === 'string') ? items.sort().join(',') : items.join(',')}]`;
+  }
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+const dataOf = (exchange: Exchange) => (exchange.response?.json as { data?: unknown } | undefined)?.data;
+
+export const authChecks: Check[] = [
+  {
+    id: 'AUTH-001',
+    section: '§5.2',
+    title: 'The key is accepted in Authorization: Bearer',
+    area: 'auth',
+    level: 'required',
+    hint: 'Accept Authorization: Bearer <API_KEY> (the scheme name case-insensitively).',
+    async run(ctx) {
+      const expected = 'Authorization: Bearer $CONFORMANCE_API_KEY gets 200 on both endpoints';
+      const exchanges = await bothEndpoints(ctx, { auth: PRIMARY });
+      return worst(
+        exchanges.map(
+          (exchange) =>
+            noAnswer(expected, exchange) ??
+            verdict(
+              expected,
+              exchange.response?.status === 200
+                ? []
+                : [`${exchange.request.url} answered ${describe(exchange.response)}`],
+              '200',
+              exchange,
+            ),
+        ),
+      );
+    },
+  },
+  {
+    id: 'AUTH-002',
+    section: '§5.2',
+    title: 'The key is accepted in x-api-key and gives the same data as Bearer',
+    area: 'auth',
+    level: 'required',
+    hint: 'Accept x-api-key: <API_KEY> exactly like the Bearer header.',
+    async run(ctx) {
+      const expected = 'x-api-key gets 200 and the same data as Bearer, on both endpoints';
+      const [viaBearer, viaHeader] = await Promise.all([
+        bothEndpoints(ctx, { auth: PRIMARY }),
+        bothEndpoints(ctx, { auth: PRIMARY_X_API_KEY }),
+      ]);
+      const outcomes = viaHeader.map((exchange, i) => {
+        const bearer = viaBearer[i] as Exchange;
+        const missing = noAnswer(expected, exchange);
+        if (missing) return missing;
+        if (exchange.response?.status !== 200) {
+          return fail(expected, `${exchange.request.url} answered ${describe(exchange.response)}`, exchange);
+        }
+        if (bearer.response?.status !== 200)
+          return inconclusive(expected, 'the Bearer request did not succeed', bearer);
+        return canonical(dataOf(exchange)) === canonical(dataOf(bearer))
+          ? pass(expected, 'same data', exchange)
+          : fail(expected, `${exchange.request.url}: x-api-key and Bearer give different data`, exchange);
+      });
+      return worst(outcomes);
+    },
+  },
+  {
+    id: 'AUTH-003',
+    section: '§5.2, §5.8',
+    title: 'A request without a key is refused (4xx error envelope)',
+    area: 'auth',
+    level: 'required',
+    hint: 'Refuse requests without a key with a 4xx error envelope (the project answers 401 unauthorized).',
+    run: (ctx) => refusedOnBoth(ctx, {}, 'no key'),
+  },
+  {
+    id: 'AUTH-004',
+    section: '§5.8',
+    title: 'Status and code for a missing key',
+    area: 'auth',
+    level: 'advisory',
+    decision: 'D-AUTH-MISSING',
+    hint: 'Any 4xx error envelope is conformant.',
+    run: async (ctx) => reportChoice((await bothEndpoints(ctx, {}))[0] as Exchange, '401 unauthorized'),
+  },
+  {
+    id: 'AUTH-005',
+    section: '§5.8',
+    title: 'An unknown well-formed key is refused (4xx error envelope)',
+    area: 'auth',
+    level: 'required',
+    mock: MOCK_KEYS,
+    hint: 'Refuse keys the service does not know, with a 4xx error envelope.',
+    run: (ctx) => refusedOnBoth(ctx, { madeUpKey: 'bearer' }, 'an unknown svc_sk_live_ key'),
+  },
+  {
+    id: 'AUTH-006',
+    section: '§5.8',
+    title: 'Status and code for an unknown key',
+    area: 'auth',
+    level: 'advisory',
+    decision: 'D-AUTH-UNKNOWN',
+    mock: MOCK_KEYS,
+    hint: 'Any 4xx error envelope is conformant.',
+    run: async (ctx) =>
+      reportChoice((await bothEndpoints(ctx, { madeUpKey: 'bearer' }))[0] as Exchange, '401 unauthorized'),
+  },
+  {
+    id: 'AUTH-007',
+    section: '§5.2, §5.3, §5.8',
+    title: 'Malformed credentials are refused (Basic auth, a token not shaped like a key)',
+    area: 'auth',
+    level: 'required',
+    mock: MOCK_KEYS,
+    hint: 'Refuse any Authorization that is not Bearer <key> and any value not shaped svc_sk_live_<body>, with a 4xx error envelope.',
+    async run(ctx) {
+      const exchanges = await Promise.all(
+        MALFORMED.map((headers) => ctx.client.send({ path: LIST_PATH, headers })),
+      );
+      return worst(
+        exchanges.map((exchange) =>
+          refusedWithEnvelope(ctx, exchange, `malformed ${Object.keys(exchange.request.headers).join(', ')}`),
+        ),
+      );
+    },
+  },
+  {
+    id: 'AUTH-008',
+    section: '§5.8',
+    title: 'Status and code for malformed credentials',
+    area: 'auth',
+    level: 'advisory',
+    decision: 'D-AUTH-MALFORMED',
+    mock: MOCK_KEYS,
+    hint: 'Any 4xx error envelope is conformant.',
+    async run(ctx) {
+      const exchanges = await Promise.all(
+        MALFORMED.map((headers) => ctx.client.send({ path: LIST_PATH, headers })),
+      );
+      const chosen = exchanges.map((e) => {
+        const header = Object.entries(e.request.headers).map(([k, v]) => `${k}: ${v}`)[0] ?? '';
+        return `${header} → ${e.response ? `${e.response.status} ${String(errorOf(e.response).code)}` : 'no answer'}`;
+      });
+      return advisory('project decision: 401 unauthorized', chosen.join('; '), exchanges[0]);
+    },
+  },
+  {
+    id: 'AUTH-009',
+    section: '§5.5',
+    title: 'A revoked key is refused (4xx error envelope)',
+    area: 'auth',
+    level: 'required',
+    needs: ['CONFORMANCE_REVOKED_KEY'],
+    mock: MOCK_KEYS,
+    hint: 'A revoked key must stop working immediately: refuse it with a 4xx error envelope.',
+    run: (ctx) => refusedOnBoth(ctx, { auth: REVOKED }, 'the revoked key'),
+  },
+  {
+    id: 'AUTH-010',
+    section: '§5.5, §5.8',
+    title: 'Status and code for a revoked key, compared with an unknown key',
+    area: 'auth',
+    level: 'advisory',
+    decision: 'D-AUTH-REVOKED',
+    needs: ['CONFORMANCE_REVOKED_KEY'],
+    mock: MOCK_KEYS,
+    hint: 'Any 4xx error envelope is conformant; the project answers exactly as for an unknown key.',
+    async run(ctx) {
+      const [revoked] = await bothEndpoints(ctx, { auth: REVOKED });
+      const [unknown] = await bothEndpoints(ctx, { madeUpKey: 'bearer' });
+      const report = reportChoice(revoked as Exchange, '401 unauthorized, the same answer as an unknown key');
+      if (report.status !== 'advisory' || !revoked?.response || !unknown?.response) return report;
+      const same =
+        revoked.response.status === unknown.response.status &&
+        canonical(revoked.response.json) === canonical(unknown.response.json);
+      return {
+        ...report,
+        actual: `${report.actual}; ${same ? 'the same' : 'a different'} answer as for an unknown key`,
+      };
+    },
+  },
+  {
+    id: 'AUTH-011',
+    section: '§5.6, §7',
+    title: 'A key without walks:read gets 403 forbidden on both endpoints',
+    area: 'auth',
+    level: 'required',
+    needs: ['CONFORMANCE_NO_SCOPE_KEY'],
+    hint: 'Check the key’s scopes: a key without walks:read gets 403 {"ok":false,"error":{"code":"forbidden",...}}.',
+    async run(ctx) {
+      const expected = '403 with error.code "forbidden"';
+      const exchanges =
+        ctx.config.profile === 'mock'
+          ? await bothEndpoints(ctx, { auth: PRIMARY, headers: { Prefer: 'code=403' } })
+          : await bothEndpoints(ctx, { auth: NO_SCOPE });
+      return worst(
+        exchanges.map((exchange) => {
+          const missing = noAnswer(expected, exchange);
+          if (missing || !exchange.response) return missing as Outcome;
+          const problem = errorEnvelopeProblem(ctx, exchange.response);
+          const code = errorOf(exchange.response).code;
+          const ok = exchange.response.status === 403 && code === 'forbidden' && !problem;
+          return ok
+            ? pass(expected, '403 forbidden', exchange)
+            : fail(expected, `${exchange.request.url} answered ${describe(exchange.response)}`, exchange);
+        }),
+      );
+    },
+  },
+  {
+    id: 'AUTH-012',
+    section: '§5.9',
+    title: 'Both headers with different keys (the spec leaves it open)',
+    area: 'auth',
+    level: 'advisory',
+    decision: 'D-AUTH-BOTH',
+    mock: MOCK_KEYS,
+    hint: 'Refusing or preferring one header are both conformant; the project refuses with 400 conflicting_credentials.',
+    async run(ctx) {
+      const spec: RequestSpec = ctx.config.keys.CONFORMANCE_OTHER_CAMPAIGN_KEY
+        ? { path: LIST_PATH, auth: [PRIMARY, { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'x-api-key' }] }
+        : { path: LIST_PATH, auth: PRIMARY, madeUpKey: 'x-api-key' };
+      const exchange = await ctx.client.send(spec);
+      const expected = 'project decision: 400 conflicting_credentials';
+      if (!exchange.response) return inconclusive(expected, exchange.error?.message ?? 'no answer', exchange);
+      if (exchange.response.status !== 200) return reportChoice(exchange, '400 conflicting_credentials');
+      const viaBearer = await ctx.data.listDefault();
+      const same = canonical(dataOf(exchange)) === canonical(dataOf(viaBearer.exchange));
+      return advisory(
+        expected,
+        `200: this deployment prefers ${same ? 'Authorization' : 'x-api-key'}`,
+        exchange,
+      );
+    },
+  },
+];
+
+/** Credentials no deployment can accept. Literal values: none of them is a key. */
+const MALFORMED: Record<string, string>[] = [
+  { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' },
+  { Authorization: 'Bearer not-a-key' },
+  { 'x-api-key': 'not-a-key' },
+];

@@ -1,0 +1,242 @@
+/**
+ * Envelopes (§4.1, §7) and the JSON rule (§4), judged over every answer the run received: each
+ * check looks at the whole traffic, so one bad answer anywhere is found, whichever check asked.
+ */
+import type { Exchange, ResponseData } from '../client.ts';
+import { PRIMARY } from '../data.ts';
+import type { Check, CheckContext } from '../types.ts';
+import { advisory, describe, errorEnvelopeProblem, inconclusive, noAnswer, verdict } from './outcome.ts';
+
+type Answered = Exchange & { response: ResponseData };
+
+function answered(ctx: CheckContext): Answered[] {
+  return ctx.client.exchanges.filter((e): e is Answered => e.response !== undefined);
+}
+
+/** Answers that carry a body to judge: not HEAD, not 204/304. */
+function withBody(ctx: CheckContext): Answered[] {
+  return answered(ctx).filter(
+    (e) => e.request.method !== 'HEAD' && e.response.status !== 204 && e.response.status !== 304,
+  );
+}
+
+const where = (e: Exchange) => `${e.request.method} ${e.request.url}`;
+
+/** A traffic verdict: the first offending exchange is the evidence. */
+function judge(
+  expected: string,
+  findings: { exchange: Exchange; problem: string }[],
+  judged: number,
+): ReturnType<typeof verdict> {
+  if (judged === 0) return inconclusive(expected, 'no answer of this kind was received');
+  return verdict(
+    expected,
+    findings.map((f) => `${where(f.exchange)}: ${f.problem}`),
+    `all ${judged} answers hold`,
+    findings[0]?.exchange,
+  );
+}
+
+const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;
+
+export const envelopeChecks: Check[] = [
+  {
+    id: 'ENVELOPE-001',
+    section: '§4.1',
+    title: 'Every success answer is the envelope { ok: true, data }',
+    area: 'envelope',
+    level: 'required',
+    traffic: true,
+    hint: 'Wrap every 2xx body as {"ok":true,"data":...}.',
+    async run(ctx) {
+      const successes = withBody(ctx).filter((e) => e.response.status >= 200 && e.response.status < 300);
+      const findings = successes.flatMap((exchange) => {
+        const body = exchange.response.json as { ok?: unknown; data?: unknown } | undefined;
+        if (exchange.response.jsonError)
+          return [{ exchange, problem: `the body is ${exchange.response.jsonError}` }];
+        if (typeof body !== 'object' || body === null || body.ok !== true || !('data' in body)) {
+          return [{ exchange, problem: `not {ok:true,data}: ${describe(exchange.response)}` }];
+        }
+        return [];
+      });
+      return judge('every 2xx answer is {"ok":true,"data":...}', findings, successes.length);
+    },
+  },
+  {
+    id: 'ENVELOPE-002',
+    section: '§4.1',
+    title: 'List answers carry meta.count equal to the number of items returned',
+    area: 'envelope',
+    level: 'required',
+    traffic: true,
+    hint: 'Set meta.count to data.length on every list answer.',
+    async run(ctx) {
+      const lists = withBody(ctx).filter(
+        (e) => ctx.operations.operationOf(e)?.operationId === 'listWalks' && e.response.status === 200,
+      );
+      const findings = lists.flatMap((exchange) => {
+        const body = exchange.response.json as { data?: unknown; meta?: { count?: unknown } } | undefined;
+        if (!Array.isArray(body?.data)) return [{ exchange, problem: 'data is not an array' }];
+        const count = body.meta?.count;
+        return count === body.data.length
+          ? []
+          : [
+              {
+                exchange,
+                problem: `meta.count is ${JSON.stringify(count)} but data has ${body.data.length} items`,
+              },
+            ];
+      });
+      return judge('meta.count equals data.length', findings, lists.length);
+    },
+  },
+  {
+    id: 'ENVELOPE-003',
+    section: '§7',
+    title: 'Every error answer is the envelope { ok: false, error: { code, message } }',
+    area: 'envelope',
+    level: 'required',
+    traffic: true,
+    hint: 'Answer every 4xx and 5xx with {"ok":false,"error":{"code":"...","message":"..."}}, including the framework’s own errors (404 pages, 405, parser errors).',
+    async run(ctx) {
+      const errors = withBody(ctx).filter((e) => e.response.status >= 400);
+      const findings = errors.flatMap((exchange) => {
+        const problem = errorEnvelopeProblem(ctx, exchange.response);
+        return problem ? [{ exchange, problem: `${exchange.response.status}: ${problem}` }] : [];
+      });
+      return judge('every 4xx/5xx body is {"ok":false,"error":{"code","message"}}', findings, errors.length);
+    },
+  },
+  {
+    id: 'ENVELOPE-004',
+    section: '§4',
+    title: 'Every answer is JSON (a JSON content type and a body that parses)',
+    area: 'envelope',
+    level: 'required',
+    traffic: true,
+    hint: 'Send Content-Type: application/json and a JSON body on every answer, errors included.',
+    async run(ctx) {
+      const bodies = withBody(ctx);
+      const findings = bodies.flatMap((exchange) => {
+        const { mediaType, contentType, jsonError, body } = exchange.response;
+        if (!mediaType || !JSON_MEDIA.test(mediaType)) {
+          return [{ exchange, problem: `content type ${contentType ?? '(none)'}, not JSON` }];
+        }
+        if (jsonError) return [{ exchange, problem: `the body is ${jsonError}` }];
+        if (body.trim() === '') return [{ exchange, problem: 'empty body' }];
+        return [];
+      });
+      return judge('a JSON content type and a JSON body', findings, bodies.length);
+    },
+  },
+  {
+    id: 'ENVELOPE-005',
+    section: '§2, §4.1',
+    title: 'Every body of a documented operation matches spec/openapi.yaml',
+    area: 'envelope',
+    level: 'required',
+    traffic: true,
+    hint: 'Return exactly the shapes spec/openapi.yaml documents (types, required fields, enums, formats).',
+    async run(ctx) {
+      const documented = withBody(ctx).filter(
+        (e) => ctx.operations.operationOf(e) && e.response.json !== undefined,
+      );
+      const findings = documented.flatMap((exchange) => {
+        const operation = ctx.operations.operationOf(exchange);
+        if (!operation) return [];
+        const { status, json } = exchange.response;
+        const result = ctx.contract.documentsStatus(operation.operationId, status)
+          ? ctx.contract.validateResponse(operation.operationId, status, json)
+          : status >= 400
+            ? ctx.contract.validateSchema('ErrorEnvelope', json)
+            : ctx.contract.validateResponse(operation.operationId, 200, json);
+        return result.valid
+          ? []
+          : [{ exchange, problem: `${status}: ${result.errors.slice(0, 3).join('; ')}` }];
+      });
+      return judge(`bodies valid against the spec's schemas`, findings, documented.length);
+    },
+  },
+  {
+    id: 'ENVELOPE-006',
+    section: '§4',
+    title: 'The answer is JSON whatever the Accept header asks for',
+    area: 'envelope',
+    level: 'required',
+    decision: 'D-CONTENT',
+    hint: 'Answer application/json even when Accept asks for another type (or refuse in the JSON error envelope).',
+    async run(ctx) {
+      const expected = 'Accept: application/xml still gets a JSON answer (any status)';
+      const { exchange } = await ctx.data.list('limit=1', PRIMARY, { Accept: 'application/xml' });
+      const missing = noAnswer(expected, exchange);
+      if (missing) return missing;
+      const response = exchange.response as ResponseData;
+      const json =
+        response.mediaType !== undefined && JSON_MEDIA.test(response.mediaType) && !response.jsonError;
+      return verdict(
+        expected,
+        json ? [] : [`answered ${describe(response)}`],
+        `${response.status} ${response.mediaType}`,
+        exchange,
+      );
+    },
+  },
+  {
+    id: 'ENVELOPE-007',
+    section: '§5.7',
+    title: 'Keyed answers are kept out of shared caches (Cache-Control)',
+    area: 'envelope',
+    level: 'advisory',
+    decision: 'D-CACHE',
+    hint: 'Send Cache-Control: private, no-cache (or no-store) on keyed answers.',
+    async run(ctx) {
+      const { exchange } = await ctx.data.list('limit=1');
+      if (!exchange.response)
+        return inconclusive('Cache-Control: private or no-store', 'no answer', exchange);
+      const value = exchange.response.headers['cache-control'];
+      return advisory(
+        'project decision: Cache-Control: private, no-cache; Vary: Authorization, x-api-key',
+        `Cache-Control: ${value ?? '(none)'}; Vary: ${exchange.response.headers.vary ?? '(none)'}`,
+        exchange,
+      );
+    },
+  },
+  {
+    id: 'ENVELOPE-008',
+    section: '§5.7',
+    title: 'No CORS grants (keys are for servers only)',
+    area: 'envelope',
+    level: 'advisory',
+    decision: 'D-CORS',
+    hint: 'Do not send Access-Control-Allow-* headers: a browser must not be able to use a key.',
+    async run(ctx) {
+      const { exchange } = await ctx.data.list('limit=1', PRIMARY, { Origin: 'https://example.org' });
+      if (!exchange.response) return inconclusive('no Access-Control-Allow-Origin', 'no answer', exchange);
+      const grant = exchange.response.headers['access-control-allow-origin'];
+      return advisory(
+        'project decision: no CORS headers on any answer',
+        grant === undefined ? 'no Access-Control-Allow-Origin' : `Access-Control-Allow-Origin: ${grant}`,
+        exchange,
+      );
+    },
+  },
+  {
+    id: 'ENVELOPE-009',
+    section: '§4',
+    title: 'Hygiene headers: X-Content-Type-Options and a request id',
+    area: 'envelope',
+    level: 'advisory',
+    decision: 'D-HEADERS',
+    hint: 'Send X-Content-Type-Options: nosniff and an X-Request-Id on every answer.',
+    async run(ctx) {
+      const { exchange } = await ctx.data.list('limit=1');
+      if (!exchange.response) return inconclusive('nosniff and X-Request-Id', 'no answer', exchange);
+      const h = exchange.response.headers;
+      return advisory(
+        'project decision: X-Content-Type-Options: nosniff and X-Request-Id',
+        `X-Content-Type-Options: ${h['x-content-type-options'] ?? '(none)'}; X-Request-Id: ${h['x-request-id'] ? 'present' : '(none)'}`,
+        exchange,
+      );
+    },
+  },
+];

@@ -1,0 +1,83 @@
+/**
+ * Bad `limit` values (§8 leaves the answer open): never a 5xx; either the error envelope or a
+ * success that keeps 1..200 walks and never more than asked when the value means a number in range.
+ */
+import type { ResponseData } from '../client.ts';
+import type { Check, CheckContext, Outcome } from '../types.ts';
+import { advisory, describe, errorEnvelopeProblem, errorOf, fail, noAnswer, pass } from './outcome.ts';
+
+interface BadLimit {
+  id: string;
+  what: string;
+  query: string;
+  /** The most walks a success may return when the value can be read as a number in range. */
+  atMost: number;
+}
+
+export const BAD_LIMITS: BadLimit[] = [
+  { id: 'LIMITS-001', what: 'limit=0', query: 'limit=0', atMost: 200 },
+  { id: 'LIMITS-002', what: 'limit=-1', query: 'limit=-1', atMost: 200 },
+  { id: 'LIMITS-003', what: 'limit=201', query: 'limit=201', atMost: 200 },
+  { id: 'LIMITS-004', what: 'a huge limit', query: 'limit=99999999999999999999', atMost: 200 },
+  { id: 'LIMITS-005', what: 'a non-numeric limit', query: 'limit=abc', atMost: 200 },
+  { id: 'LIMITS-006', what: 'a fractional limit', query: 'limit=1.5', atMost: 2 },
+  { id: 'LIMITS-007', what: 'an empty limit', query: 'limit=', atMost: 200 },
+  { id: 'LIMITS-008', what: 'a repeated limit', query: 'limit=1&limit=2', atMost: 2 },
+];
+
+async function judgeBadLimit(ctx: CheckContext, bad: BadLimit): Promise<Outcome> {
+  const expected = `no 5xx: a 4xx error envelope, or 200 with 1..${bad.atMost} walks`;
+  const view = await ctx.data.list(bad.query);
+  const missing = noAnswer(expected, view.exchange);
+  if (missing || !view.exchange.response) return missing as Outcome;
+  const response = view.exchange.response;
+  if (response.status >= 400 && response.status < 500) {
+    const problem = errorEnvelopeProblem(ctx, response);
+    return problem
+      ? fail(expected, `${response.status}, ${problem}`, view.exchange)
+      : pass(expected, `refused: ${response.status} ${String(errorOf(response).code)}`, view.exchange);
+  }
+  if (response.status === 200 && view.walks) {
+    const known = (await ctx.data.walks())?.length;
+    const least = known === 0 ? 0 : 1;
+    const n = view.walks.length;
+    return n >= least && n <= bad.atMost
+      ? pass(expected, `served: 200 with ${n} walks`, view.exchange)
+      : fail(expected, `200 with ${n} walks`, view.exchange);
+  }
+  return fail(expected, `answered ${describe(response)}`, view.exchange);
+}
+
+const summaryOf = (query: string, response: ResponseData | undefined) =>
+  `${query} → ${response ? (response.status === 200 ? `200 (${(response.json as { data?: unknown[] }).data?.length ?? '?'} walks)` : `${response.status} ${String(errorOf(response).code)}`) : 'no answer'}`;
+
+export const limitsChecks: Check[] = [
+  ...BAD_LIMITS.map((bad): Check => ({
+    id: bad.id,
+    section: '§8',
+    title: `${bad.what[0]?.toUpperCase()}${bad.what.slice(1)} never gets a 5xx: a 4xx envelope or a bounded success`,
+    area: 'limits',
+    level: 'required',
+    decision: 'D-LIMIT',
+    hint: 'Validate limit before using it: refuse with a 4xx error envelope, or clamp into 1..200; never fail with a 5xx.',
+    run: (ctx) => judgeBadLimit(ctx, bad),
+  })),
+  {
+    id: 'LIMITS-009',
+    section: '§8',
+    title: 'Refusing or clamping bad limits (the spec leaves it open)',
+    area: 'limits',
+    level: 'advisory',
+    decision: 'D-LIMIT',
+    hint: 'Both are conformant; the project refuses with 400 invalid_parameter.',
+    async run(ctx) {
+      const views = await Promise.all(BAD_LIMITS.map((bad) => ctx.data.list(bad.query)));
+      const lines = views.map((v, i) => summaryOf(BAD_LIMITS[i]?.query ?? '', v.exchange.response));
+      return advisory(
+        'project decision: 400 invalid_parameter for every bad limit',
+        lines.join('; '),
+        views[0]?.exchange,
+      );
+    },
+  },
+];

@@ -1,0 +1,101 @@
+/** Small builders the checks share, so every check reads as its rule and nothing else. */
+import type { Exchange, ResponseData } from '../client.ts';
+import type { CheckContext, Outcome, Status } from '../types.ts';
+
+interface Extra {
+  hint?: string;
+  details?: string[];
+}
+
+function outcome(
+  status: Status,
+  expected: string,
+  actual: string,
+  exchange?: Exchange,
+  extra?: Extra,
+): Outcome {
+  const result: Outcome = { status, expected, actual };
+  if (exchange) result.exchange = exchange;
+  if (extra?.hint) result.hint = extra.hint;
+  if (extra?.details?.length) result.details = extra.details.slice(0, MAX_DETAILS);
+  return result;
+}
+
+const MAX_DETAILS = 10;
+
+export const pass = (expected: string, actual: string, exchange?: Exchange, extra?: Extra): Outcome =>
+  outcome('pass', expected, actual, exchange, extra);
+export const fail = (expected: string, actual: string, exchange?: Exchange, extra?: Extra): Outcome =>
+  outcome('fail', expected, actual, exchange, extra);
+export const advisory = (expected: string, actual: string, exchange?: Exchange, extra?: Extra): Outcome =>
+  outcome('advisory', expected, actual, exchange, extra);
+export const inconclusive = (expected: string, actual: string, exchange?: Exchange): Outcome =>
+  outcome('inconclusive', expected, actual, exchange);
+export const skipped = (expected: string, reason: string): Outcome => outcome('skip', expected, reason);
+
+/** Pass or fail on a list of problems: the first is the `actual`, all of them the details. */
+export function verdict(expected: string, problems: string[], passed: string, exchange?: Exchange): Outcome {
+  if (problems.length === 0) return pass(expected, passed, exchange);
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  return fail(expected, `${problems[0]}${more}`, exchange, { details: problems });
+}
+
+/**
+ * The outcome when an exchange got no answer at all: a budget that ran out means the data could not
+ * show it (inconclusive); anything else (timeout, refused, reset, garbage) is a failure.
+ */
+export function noAnswer(expected: string, exchange: Exchange): Outcome | undefined {
+  if (exchange.response) return undefined;
+  const error = exchange.error ?? { kind: 'network', message: 'no answer' };
+  const actual = `no usable answer to ${exchange.request.method} ${exchange.request.url}: ${error.message}`;
+  if (error.kind === 'budget') return inconclusive(expected, actual, exchange);
+  return fail(expected, actual, exchange, {
+    hint: 'The target must answer every request completely within the timeout, as valid HTTP.',
+  });
+}
+
+/** One line saying what came back: status, content type and the start of the body. */
+export function describe(response: ResponseData | undefined): string {
+  if (!response) return 'no answer';
+  const type = response.contentType ?? 'no content type';
+  const body = response.body.length > 160 ? `${response.body.slice(0, 160)}…` : response.body;
+  return `${response.status} (${type})${body ? ` ${body.replace(/\s+/g, ' ')}` : ' with an empty body'}`;
+}
+
+/** Why a body is not the error envelope `{ok:false,error:{code,message}}`, or undefined when it is. */
+export function errorEnvelopeProblem(ctx: CheckContext, response: ResponseData): string | undefined {
+  if (response.jsonError) return `the body is ${response.jsonError}`;
+  if (response.json === undefined) return 'the body is empty, not the error envelope';
+  const result = ctx.contract.validateSchema('ErrorEnvelope', response.json);
+  return result.valid ? undefined : `not the error envelope: ${result.errors.slice(0, 3).join('; ')}`;
+}
+
+export function isClientError(status: number): boolean {
+  return status >= 400 && status <= 499;
+}
+
+export function errorOf(response: ResponseData): { code?: unknown; message?: unknown } {
+  const body = response.json as { error?: { code?: unknown; message?: unknown } } | undefined;
+  return body?.error ?? {};
+}
+
+/** Required for the refusals whose exact status the spec leaves open: some 4xx in the error envelope. */
+export function refusedWithEnvelope(ctx: CheckContext, exchange: Exchange, what: string): Outcome {
+  const expected = `${what}: a 4xx answer in the error envelope`;
+  const missing = noAnswer(expected, exchange);
+  if (missing) return missing;
+  const response = exchange.response as ResponseData;
+  if (!isClientError(response.status)) return fail(expected, `answered ${describe(response)}`, exchange);
+  const problem = errorEnvelopeProblem(ctx, response);
+  if (problem) return fail(expected, `${response.status}, ${problem}`, exchange);
+  return pass(expected, `${response.status} ${String(errorOf(response).code)}`, exchange);
+}
+
+/** Advisory: reports the status and code a deployment chose where the spec leaves it open. */
+export function reportChoice(exchange: Exchange, decided: string): Outcome {
+  const expected = `project decision: ${decided} (any 4xx envelope is conformant)`;
+  if (!exchange.response) return inconclusive(expected, exchange.error?.message ?? 'no answer', exchange);
+  const { code } = errorOf(exchange.response);
+  const chose = `${exchange.response.status}${typeof code === 'string' ? ` ${code}` : ''}`;
+  return advisory(expected, `this deployment answers ${chose}`, exchange);
+}

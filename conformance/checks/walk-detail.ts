@@ -1,0 +1,182 @@
+/** GET /api/v1/walks/{id} (§4.3, §2.2, §2.3): the walks the list names, their ordered stops. */
+import { stopStatusesOf } from '../../spec/contract.ts';
+import { isObject } from '../data.ts';
+import type { Check } from '../types.ts';
+import { advisory, describe, inconclusive, verdict } from './outcome.ts';
+import { judgedWalks, walkLabel } from './sample.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const walkDetailChecks: Check[] = [
+  {
+    id: 'WALK-DETAIL-001',
+    section: '§4.3',
+    title: 'Every listed walk can be fetched: 200 with the detail envelope',
+    area: 'walk-detail',
+    level: 'required',
+    hint: 'Serve GET /api/v1/walks/{id} for every id the list returns (and list only walks that can be fetched).',
+    async run(ctx) {
+      const expected = 'each sampled listed walk answers 200 {"ok":true,"data":{id,name,stops}}';
+      const sampled = await ctx.data.sampledDetails();
+      if (sampled.length === 0) {
+        const view = await ctx.data.list200();
+        return inconclusive(expected, 'no listed walk to fetch', view.exchange);
+      }
+      const failed = sampled.filter(({ view }) => !view.walk);
+      if (failed.length > 0 && failed.every(({ view }) => view.exchange.error?.kind === 'budget')) {
+        return inconclusive(
+          expected,
+          'the request budget ran out before the details',
+          failed[0]?.view.exchange,
+        );
+      }
+      const problems = failed.map(
+        ({ summary, view }) =>
+          `${walkLabel(summary)}: ${view.exchange.error ? view.exchange.error.message : `answered ${describe(view.exchange.response)}`}`,
+      );
+      return verdict(
+        expected,
+        problems,
+        `${sampled.length} walks fetched`,
+        (failed[0] ?? sampled[0])?.view.exchange,
+      );
+    },
+  },
+  {
+    id: 'WALK-DETAIL-002',
+    section: '§2.2',
+    title: "The detail's id and name match the list's summary",
+    area: 'walk-detail',
+    level: 'required',
+    hint: 'Return the same id and name in the detail as in the list.',
+    async run(ctx) {
+      const expected = 'detail id and name equal to the summary’s';
+      const walks = await judgedWalks(ctx, expected);
+      if (!Array.isArray(walks)) return walks;
+      const problems = walks.flatMap(({ summary, walk }) => [
+        ...(walk.id !== summary.id ? [`${walkLabel(summary)}: detail id is ${JSON.stringify(walk.id)}`] : []),
+        ...(walk.name !== summary.name
+          ? [
+              `${walkLabel(summary)}: detail name ${JSON.stringify(walk.name)} ≠ list name ${JSON.stringify(summary.name)}`,
+            ]
+          : []),
+      ]);
+      return verdict(expected, problems, `${walks.length} walks match`, walks[0]?.exchange);
+    },
+  },
+  {
+    id: 'WALK-DETAIL-003',
+    section: '§2.2, §4.3',
+    title: 'Stops come in ascending position',
+    area: 'walk-detail',
+    level: 'required',
+    hint: 'Sort stops by position before answering.',
+    async run(ctx) {
+      const expected = 'stops ordered by ascending position';
+      const walks = await judgedWalks(ctx, expected);
+      if (!Array.isArray(walks)) return walks;
+      const problems = walks.flatMap(({ summary, stops }) => {
+        if (!stops) return [`${walkLabel(summary)}: stops is not an array`];
+        const positions = stops.map((s) => (isObject(s) ? s.position : undefined));
+        const at = positions.findIndex((p, i) => i > 0 && !((p as number) > (positions[i - 1] as number)));
+        return at > 0
+          ? [`${walkLabel(summary)}: position ${String(positions[at])} follows ${String(positions[at - 1])}`]
+          : [];
+      });
+      return verdict(expected, problems, `${walks.length} walks in order`, walks[0]?.exchange);
+    },
+  },
+  {
+    id: 'WALK-DETAIL-004',
+    section: '§2.3',
+    title: 'Positions are exactly 1..n',
+    area: 'walk-detail',
+    level: 'required',
+    hint: 'Number the stops of a walk 1, 2, … n: 1-based, no gaps, no repeats.',
+    async run(ctx) {
+      const expected = 'positions 1..n, each once';
+      const walks = await judgedWalks(ctx, expected);
+      if (!Array.isArray(walks)) return walks;
+      const problems = walks.flatMap(({ summary, stops }) => {
+        if (!stops) return [`${walkLabel(summary)}: stops is not an array`];
+        const sorted = stops
+          .map((s) => (isObject(s) ? s.position : undefined))
+          .sort((a, b) => Number(a) - Number(b));
+        const at = sorted.findIndex((p, i) => p !== i + 1);
+        return at >= 0
+          ? [`${walkLabel(summary)}: expected position ${at + 1}, found ${JSON.stringify(sorted[at])}`]
+          : [];
+      });
+      return verdict(expected, problems, `${walks.length} walks numbered 1..n`, walks[0]?.exchange);
+    },
+  },
+  {
+    id: 'WALK-DETAIL-005',
+    section: '§2.3, §2.4',
+    title: 'Every stop status is one of the eight statuses',
+    area: 'walk-detail',
+    level: 'required',
+    hint: 'Use only the status values of §2.4.',
+    async run(ctx) {
+      const statuses = new Set(stopStatusesOf(ctx.contract.doc));
+      const expected = `status in ${[...statuses].join(', ')}`;
+      const walks = await judgedWalks(ctx, expected);
+      if (!Array.isArray(walks)) return walks;
+      const problems = walks.flatMap(({ summary, stops }) =>
+        (stops ?? [])
+          .filter((s) => !isObject(s) || !statuses.has(s.status as string))
+          .slice(0, 2)
+          .map((s) => `${walkLabel(summary)}: status ${JSON.stringify(isObject(s) ? s.status : s)}`),
+      );
+      return verdict(expected, problems, 'all statuses known', walks[0]?.exchange);
+    },
+  },
+  {
+    id: 'WALK-DETAIL-006',
+    section: '§2.3',
+    title: 'Stop ids are non-empty and unique within a walk',
+    area: 'walk-detail',
+    level: 'required',
+    hint: 'Give every stop its own non-empty string id.',
+    async run(ctx) {
+      const expected = 'unique non-empty string stop ids';
+      const walks = await judgedWalks(ctx, expected);
+      if (!Array.isArray(walks)) return walks;
+      const problems = walks.flatMap(({ summary, stops }) => {
+        const seen = new Set<unknown>();
+        const found: string[] = [];
+        for (const stop of stops ?? []) {
+          const id = isObject(stop) ? stop.id : undefined;
+          if (typeof id !== 'string' || id === '')
+            found.push(`${walkLabel(summary)}: stop id ${JSON.stringify(id)}`);
+          else if (seen.has(id)) found.push(`${walkLabel(summary)}: stop id ${id} appears twice`);
+          seen.add(id);
+        }
+        return found.slice(0, 2);
+      });
+      return verdict(expected, problems, 'stop ids unique', walks[0]?.exchange);
+    },
+  },
+  {
+    id: 'WALK-DETAIL-007',
+    section: '§2.3',
+    title: 'Shape of stop ids and stops with a single coordinate',
+    area: 'walk-detail',
+    level: 'advisory',
+    decision: 'D-STOP-ID, D-COORDS',
+    hint: 'The project uses UUID stop ids and never sends a stop with only one coordinate.',
+    async run(ctx) {
+      const expected = 'project decision: UUID stop ids; a stop has both coordinates or neither';
+      const walks = await judgedWalks(ctx, expected);
+      if (!Array.isArray(walks)) return walks;
+      const stops = walks.flatMap((w) => w.stops ?? []).filter(isObject);
+      const uuids = stops.filter((s) => typeof s.id === 'string' && UUID.test(s.id)).length;
+      const half = stops.filter((s) => (s.lat === null) !== (s.lng === null)).length;
+      return advisory(
+        expected,
+        `${uuids} of ${stops.length} stop ids are UUIDs; ${half} stops have one coordinate only`,
+        walks[0]?.exchange,
+      );
+    },
+  },
+];

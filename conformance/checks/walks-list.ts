@@ -1,0 +1,372 @@
+/** GET /api/v1/walks (§4.2, §2.1, §8): limits, summaries, links, the empty campaign. */
+import { stopStatusesOf } from '../../spec/contract.ts';
+import type { WalkSummary } from '../../spec/types.ts';
+import { isObject, PRIMARY } from '../data.ts';
+import type { Check, CheckContext, Outcome } from '../types.ts';
+import { advisory, describe, fail, inconclusive, noAnswer, pass, verdict } from './outcome.ts';
+
+const PRISM_IGNORES_LIMIT = {
+  skip: 'the mock answers every list request with the same example, whatever the limit',
+};
+
+/** The list to judge walk by walk: limit=200 when it answered, else the default list. */
+async function judgedList(
+  ctx: CheckContext,
+  expected: string,
+): Promise<Outcome | { walks: WalkSummary[]; view: Awaited<ReturnType<CheckContext['data']['list']>> }> {
+  const big = await ctx.data.list200();
+  const view = big.walks ? big : await ctx.data.listDefault();
+  if (view.walks) return { walks: view.walks, view };
+  return (
+    noAnswer(expected, view.exchange) ??
+    fail(expected, `no list to judge: ${describe(view.exchange.response)}`, view.exchange)
+  );
+}
+
+const label = (walk: unknown, index: number) =>
+  `walk #${index + 1}${isObject(walk) && typeof walk.id === 'string' ? ` (${walk.id})` : ''}`;
+
+export interface WalkLink {
+  base: string;
+  slug: string;
+  id: string;
+}
+
+/** `{web_base_url}/<kind>/<campaign_slug>/walks/<walk_id>` taken apart, or why it cannot be. */
+export function parseWalkLink(value: unknown, kind: 'dashboard' | 'open'): WalkLink | string {
+  if (typeof value !== 'string') return `is ${JSON.stringify(value)}, not a string`;
+  const match = new RegExp(`^(https?://.+?)/${kind}/([^/?#]+)/walks/([^/?#]+)$`).exec(value);
+  if (!match?.[1] || !match[2] || !match[3]) {
+    return `${JSON.stringify(value)} is not shaped {web_base_url}/${kind}/<campaign_slug>/walks/<walk_id>`;
+  }
+  try {
+    new URL(match[1]);
+    return { base: match[1], slug: decodeURIComponent(match[2]), id: decodeURIComponent(match[3]) };
+  } catch {
+    return `${JSON.stringify(value)} has no absolute base URL`;
+  }
+}
+
+/** The links of every walk, or the problems found in them. */
+function linksOf(walks: WalkSummary[]): {
+  links: { walk: WalkSummary; web: WalkLink; app: WalkLink }[];
+  problems: string[];
+} {
+  const links: { walk: WalkSummary; web: WalkLink; app: WalkLink }[] = [];
+  const problems: string[] = [];
+  walks.forEach((walk, index) => {
+    if (!isObject(walk)) return;
+    const web = parseWalkLink(walk.web_url, 'dashboard');
+    const app = parseWalkLink(walk.app_link, 'open');
+    if (typeof web === 'string') problems.push(`${label(walk, index)}: web_url ${web}`);
+    if (typeof app === 'string') problems.push(`${label(walk, index)}: app_link ${app}`);
+    if (typeof web === 'string' || typeof app === 'string') return;
+    if (web.id !== walk.id) problems.push(`${label(walk, index)}: web_url names walk ${web.id}`);
+    if (app.id !== walk.id) problems.push(`${label(walk, index)}: app_link names walk ${app.id}`);
+    if (web.base !== app.base)
+      problems.push(`${label(walk, index)}: web_url base ${web.base} ≠ app_link base ${app.base}`);
+    if (web.slug !== app.slug)
+      problems.push(`${label(walk, index)}: web_url slug ${web.slug} ≠ app_link slug ${app.slug}`);
+    links.push({ walk, web, app });
+  });
+  return { links, problems };
+}
+
+export const walksListChecks: Check[] = [
+  {
+    id: 'WALKS-LIST-001',
+    section: '§4.2',
+    title: 'The list answers 200 with the list envelope',
+    area: 'walks-list',
+    level: 'required',
+    hint: 'GET /api/v1/walks with a walks:read key must answer 200 {"ok":true,"data":[...],"meta":{"count":n}}.',
+    async run(ctx) {
+      const expected = '200 with {"ok":true,"data":[...],"meta":{...}}';
+      const view = await ctx.data.listDefault();
+      const missing = noAnswer(expected, view.exchange);
+      if (missing) return missing;
+      if (!view.walks) return fail(expected, `answered ${describe(view.exchange.response)}`, view.exchange);
+      return pass(expected, `200 with ${view.walks.length} walks`, view.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-002',
+    section: '§4.2, §8',
+    title: 'Without limit, the list returns 50 walks (the default)',
+    area: 'walks-list',
+    level: 'required',
+    mock: PRISM_IGNORES_LIMIT,
+    hint: 'Default limit to 50 when the query has no limit parameter.',
+    async run(ctx) {
+      const expected = '50 walks when the campaign has more than 50 (all of them otherwise)';
+      const def = await ctx.data.listDefault();
+      const big = await ctx.data.list200();
+      const missing = noAnswer(expected, def.exchange);
+      if (missing) return missing;
+      if (!def.walks) return fail(expected, `answered ${describe(def.exchange.response)}`, def.exchange);
+      if (!big.walks)
+        return inconclusive(
+          expected,
+          'limit=200 gave no list, so the campaign size is unknown',
+          def.exchange,
+        );
+      const got = def.walks.length;
+      const total = big.walks.length;
+      if (total > 50) return verdict(expected, got === 50 ? [] : [`${got} walks`], '50 walks', def.exchange);
+      if (got !== total) {
+        return fail(expected, `${got} walks, while limit=200 returns ${total}`, def.exchange);
+      }
+      return inconclusive(
+        expected,
+        `the campaign has only ${total} walks; 51 are needed to see the default of 50`,
+        def.exchange,
+      );
+    },
+  },
+  {
+    id: 'WALKS-LIST-003',
+    section: '§4.2, §8',
+    title: 'limit=1 returns exactly one walk',
+    area: 'walks-list',
+    level: 'required',
+    mock: PRISM_IGNORES_LIMIT,
+    hint: 'Return at most `limit` walks: limit=1 gives one walk when the campaign has any.',
+    async run(ctx) {
+      const expected = 'exactly 1 walk';
+      const one = await ctx.data.list1();
+      const missing = noAnswer(expected, one.exchange);
+      if (missing) return missing;
+      if (!one.walks) return fail(expected, `answered ${describe(one.exchange.response)}`, one.exchange);
+      if (one.walks.length === 0 && (await ctx.data.walks())?.length === 0) {
+        return inconclusive(expected, 'the campaign has no walks', one.exchange);
+      }
+      return verdict(
+        expected,
+        one.walks.length === 1 ? [] : [`${one.walks.length} walks`],
+        '1 walk',
+        one.exchange,
+      );
+    },
+  },
+  {
+    id: 'WALKS-LIST-004',
+    section: '§4.2, §8',
+    title: 'limit=200 returns at most 200 walks, and no fewer than the default list',
+    area: 'walks-list',
+    level: 'required',
+    hint: 'Honour limit up to 200: never more than asked, never fewer than a smaller limit returns.',
+    async run(ctx) {
+      const expected = 'at most 200 walks, at least as many as without limit';
+      const big = await ctx.data.list200();
+      const missing = noAnswer(expected, big.exchange);
+      if (missing) return missing;
+      if (!big.walks) return fail(expected, `answered ${describe(big.exchange.response)}`, big.exchange);
+      const def = (await ctx.data.listDefault()).walks;
+      const problems: string[] = [];
+      if (big.walks.length > 200) problems.push(`${big.walks.length} walks`);
+      if (def && big.walks.length < def.length) {
+        problems.push(`${big.walks.length} walks, fewer than the ${def.length} of the default list`);
+      }
+      return verdict(expected, problems, `${big.walks.length} walks`, big.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-005',
+    section: '§2.1',
+    title: 'Walk ids are unique within a list',
+    area: 'walks-list',
+    level: 'required',
+    hint: 'Return each walk once; ids are unique.',
+    async run(ctx) {
+      const expected = 'no walk id twice in one answer';
+      const problems: string[] = [];
+      let judged: Awaited<ReturnType<CheckContext['data']['list']>> | undefined;
+      for (const view of [await ctx.data.list200(), await ctx.data.listDefault()]) {
+        if (!view.walks) continue;
+        judged ??= view;
+        const seen = new Set<unknown>();
+        for (const walk of view.walks) {
+          const id = isObject(walk) ? walk.id : undefined;
+          if (seen.has(id)) problems.push(`${String(id)} appears twice in ${view.exchange.request.url}`);
+          seen.add(id);
+        }
+      }
+      if (!judged) return inconclusive(expected, 'no list answered');
+      return verdict(expected, problems, 'all ids unique', judged.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-006',
+    section: '§2.1',
+    title: 'Every walk summary has the fields of §2.1 with their types',
+    area: 'walks-list',
+    level: 'required',
+    hint: 'Give each summary id (UUID), name, lat/lng (number or null), count, counts, web_url and app_link.',
+    async run(ctx) {
+      const expected = 'every summary valid against the WalkSummary schema';
+      const list = await judgedList(ctx, expected);
+      if ('status' in list) return list;
+      const problems = list.walks.flatMap((walk, index) => {
+        const result = ctx.contract.validateSchema('WalkSummary', walk);
+        return result.valid ? [] : [`${label(walk, index)}: ${result.errors.slice(0, 3).join('; ')}`];
+      });
+      return verdict(expected, problems, `${list.walks.length} summaries valid`, list.view.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-007',
+    section: '§2.1, §2.4',
+    title: 'counts has all eight status keys, 0 when there are none',
+    area: 'walks-list',
+    level: 'required',
+    hint: 'Always send every status key of §2.4 in counts, with 0 for the statuses no stop has.',
+    async run(ctx) {
+      const statuses = stopStatusesOf(ctx.contract.doc);
+      const expected = `counts with ${statuses.length} keys (${statuses.join(', ')}), each an integer ≥ 0`;
+      const list = await judgedList(ctx, expected);
+      if ('status' in list) return list;
+      const problems = list.walks.flatMap((walk, index) => {
+        const counts: unknown = isObject(walk) ? walk.counts : undefined;
+        if (!isObject(counts)) return [`${label(walk, index)}: counts is ${JSON.stringify(counts)}`];
+        return statuses
+          .filter((s) => !(Number.isInteger(counts[s]) && (counts[s] as number) >= 0))
+          .map((s) => `${label(walk, index)}: counts.${s} is ${JSON.stringify(counts[s]) ?? 'missing'}`);
+      });
+      return verdict(expected, problems, `all ${list.walks.length} summaries complete`, list.view.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-008',
+    section: '§2.1',
+    title: "web_url and app_link have their shapes, share base and slug, and name the walk's own id",
+    area: 'walks-list',
+    level: 'required',
+    hint: 'web_url = {web_base_url}/dashboard/<slug>/walks/<id>, app_link = {web_base_url}/open/<slug>/walks/<id>, with the walk’s own id.',
+    async run(ctx) {
+      const expected =
+        'web_url …/dashboard/<slug>/walks/<id> and app_link …/open/<slug>/walks/<id>, same base and slug';
+      const list = await judgedList(ctx, expected);
+      if ('status' in list) return list;
+      const { problems } = linksOf(list.walks);
+      return verdict(expected, problems, `${list.walks.length} walks linked correctly`, list.view.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-009',
+    section: '§2.1',
+    title: 'All walks of a campaign share one web base and one campaign slug',
+    area: 'walks-list',
+    level: 'required',
+    hint: 'Build every link from the deployment’s one web base URL and the campaign’s one slug.',
+    async run(ctx) {
+      const expected = 'one {web_base_url} and one <campaign_slug> across the campaign';
+      const list = await judgedList(ctx, expected);
+      if ('status' in list) return list;
+      const { links } = linksOf(list.walks);
+      if (links.length < 2)
+        return inconclusive(expected, `only ${links.length} walks with usable links`, list.view.exchange);
+      const slugs = [...new Set(links.map((l) => l.web.slug))];
+      const bases = [...new Set(links.map((l) => l.web.base))];
+      const problems = [
+        ...(slugs.length > 1 ? [`${slugs.length} slugs: ${slugs.slice(0, 4).join(', ')}`] : []),
+        ...(bases.length > 1 ? [`${bases.length} bases: ${bases.slice(0, 4).join(', ')}`] : []),
+      ];
+      return verdict(expected, problems, `slug ${slugs[0]} on ${bases[0]}`, list.view.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-010',
+    section: '§2.1',
+    title: 'Links use the configured web base URL',
+    area: 'walks-list',
+    level: 'required',
+    needsSetting: 'CONFORMANCE_WEB_BASE_URL',
+    hint: 'Build web_url and app_link from the deployment’s configured {web_base_url}.',
+    async run(ctx) {
+      const base = ctx.config.webBaseUrl ?? '';
+      const expected = `links start with ${base}/`;
+      const list = await judgedList(ctx, expected);
+      if ('status' in list) return list;
+      const { links, problems: shapes } = linksOf(list.walks);
+      if (links.length === 0)
+        return fail(expected, shapes[0] ?? 'no walk has usable links', list.view.exchange);
+      const problems = links
+        .filter((l) => l.web.base.replace(/\/+$/, '') !== base)
+        .map((l) => `walk ${l.walk.id}: base ${l.web.base}`);
+      return verdict(expected, problems, `all links on ${base}`, list.view.exchange);
+    },
+  },
+  {
+    id: 'WALKS-LIST-011',
+    section: '§4.2 rule 1',
+    title: 'A campaign without walks gets 200 with an empty list and meta.count 0',
+    area: 'walks-list',
+    level: 'required',
+    needs: ['CONFORMANCE_EMPTY_CAMPAIGN_KEY'],
+    hint: 'An empty campaign is a success: 200 {"ok":true,"data":[],"meta":{"count":0}}, not an error.',
+    async run(ctx) {
+      const expected = '200 {"ok":true,"data":[],"meta":{"count":0}}';
+      const view =
+        ctx.config.profile === 'mock'
+          ? await ctx.data.list(undefined, PRIMARY, { Prefer: 'example=empty' })
+          : await ctx.data.list(undefined, { key: 'CONFORMANCE_EMPTY_CAMPAIGN_KEY', via: 'bearer' });
+      const missing = noAnswer(expected, view.exchange);
+      if (missing) return missing;
+      const meta = (view.exchange.response?.json as { meta?: { count?: unknown } } | undefined)?.meta;
+      const ok = view.walks?.length === 0 && meta?.count === 0;
+      return verdict(
+        expected,
+        ok ? [] : [`answered ${describe(view.exchange.response)}`],
+        '200, no walks',
+        view.exchange,
+      );
+    },
+  },
+  {
+    id: 'WALKS-LIST-012',
+    section: '§4.2 rule 2',
+    title: 'Order of the walks (the spec leaves it open)',
+    area: 'walks-list',
+    level: 'advisory',
+    decision: 'D-ORDER',
+    mock: PRISM_IGNORES_LIMIT,
+    hint: 'A stable order makes limit predictable; the project orders newest first, ties by id.',
+    async run(ctx) {
+      const [one, def, big] = [
+        await ctx.data.list1(),
+        await ctx.data.listDefault(),
+        await ctx.data.list200(),
+      ];
+      const expected = 'project decision: newest walk first, ties by id, stable between calls';
+      if (!one.walks || !def.walks || !big.walks)
+        return inconclusive(expected, 'a list did not answer', def.exchange);
+      const ids = (walks: WalkSummary[]) => walks.map((w) => (isObject(w) ? w.id : undefined));
+      const bigIds = ids(big.walks);
+      const prefix = (small: unknown[]) => small.every((id, i) => bigIds[i] === id);
+      const stable = prefix(ids(def.walks)) && prefix(ids(one.walks));
+      return advisory(
+        expected,
+        stable
+          ? 'stable: limit=1 and the default list are prefixes of the limit=200 list'
+          : 'not prefix-stable: smaller limits do not return the first walks of limit=200',
+        def.exchange,
+      );
+    },
+  },
+  {
+    id: 'WALKS-LIST-013',
+    section: '§2.1',
+    title: 'Which web base URL and campaign slug the deployment uses',
+    area: 'walks-list',
+    level: 'advisory',
+    decision: 'D-WEB-BASE',
+    hint: 'Set CONFORMANCE_WEB_BASE_URL to have the base checked.',
+    async run(ctx) {
+      const expected = 'a configuration value of the deployment (reported)';
+      const walks = await ctx.data.walks();
+      const first = walks ? linksOf(walks).links[0] : undefined;
+      if (!first) return inconclusive(expected, 'no walk with usable links');
+      return advisory(expected, `web base ${first.web.base}, campaign slug ${first.web.slug}`);
+    },
+  },
+];

@@ -1,0 +1,105 @@
+/**
+ * The command line: configuration in, report out, exit status per the contract — 0 every required
+ * check holds, 1 a required check failed, 2 unusable configuration or an unreachable target.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { CHECKS } from './checks/index.ts';
+import type { KeyName, SuiteConfig } from './config.ts';
+import { ConfigError, HELP, KEY_NAMES, parseCli } from './config.ts';
+import { redactorFor } from './redact.ts';
+import { formatReport } from './reporters/index.ts';
+import { runSuite } from './runner.ts';
+import type { Report } from './types.ts';
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
+
+export async function main(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
+  let redact = redactorFor(keysOf(env));
+  let stop: (() => Promise<void>) | undefined;
+  try {
+    const options = parseCli(argv, env);
+    redact = redactorFor(options.config.keys);
+    if (options.help) {
+      io.stdout(HELP);
+      return EXIT.pass;
+    }
+    if (options.list) {
+      io.stdout(
+        CHECKS.map((c) => `${c.id}\t${c.drift ? 'drift' : c.level}\t${c.section}\t${c.title}`).join('\n') +
+          '\n',
+      );
+      return EXIT.pass;
+    }
+    let config: SuiteConfig;
+    if (options.config.baseUrl === undefined) {
+      if (options.config.profile === 'mock') {
+        throw new ConfigError(
+          '--profile mock needs --base-url of a running mock (npm run mock serves one on http://127.0.0.1:4010)',
+        );
+      }
+      const embedded = await startEmbedded();
+      stop = embedded.close;
+      config = { ...options.config, ...embedded.settings, embedded: true };
+      redact = redactorFor(config.keys);
+    } else {
+      config = { ...options.config, baseUrl: options.config.baseUrl, embedded: false };
+    }
+    const report = await runSuite(config);
+    for (const reporter of options.reporters) {
+      const text = formatReport(reporter.name, report, redact);
+      if (!reporter.output) io.stdout(text);
+      else await writeReport(reporter.output, text);
+    }
+    if (report.unreachable) io.stderr(redact(`conformance: ${report.unreachable}\n`));
+    return exitStatusOf(report);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(redact(`conformance: ${error.message}\nRun with --help for the options.\n`));
+    } else {
+      io.stderr(redact(`conformance: internal error: ${(error as Error).message}\n`));
+    }
+    return EXIT.unusable;
+  } finally {
+    await stop?.();
+  }
+}
+
+export function exitStatusOf(report: Report): number {
+  if (report.unreachable) return EXIT.unusable;
+  return report.summary.verdict === 'pass' ? EXIT.pass : EXIT.fail;
+}
+
+/** The embedded default: the reference server in-process on a free port, with its demo credentials. */
+async function startEmbedded(): Promise<{
+  settings: Pick<SuiteConfig, 'baseUrl' | 'keys' | 'webBaseUrl'>;
+  close: () => Promise<void>;
+}> {
+  const { startReferenceServer } = await import('../reference-server/start.ts');
+  const server = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
+  const { CONFORMANCE_WEB_BASE_URL, ...keys } = server.credentials;
+  return {
+    settings: { baseUrl: server.baseUrl, keys, webBaseUrl: CONFORMANCE_WEB_BASE_URL },
+    close: () => server.close(),
+  };
+}
+
+async function writeReport(path: string, text: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text);
+  } catch (error) {
+    throw new ConfigError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+}
+
+function keysOf(env: Record<string, string | undefined>): Partial<Record<KeyName, string>> {
+  return Object.fromEntries(KEY_NAMES.filter((n) => env[n]).map((n) => [n, env[n]]));
+}

@@ -1,0 +1,367 @@
+/**
+ * The suite's only way to the target. Manners: bounded concurrency, a timeout covering headers and
+ * body, a request budget, a response size cap, redirects never followed (so a key never travels to
+ * another origin), 429 honoured once with a bounded `Retry-After`, and identical GETs memoized so
+ * checks share one fetch. Network trouble never throws: it comes back as an `Exchange` with an
+ * `error` a check turns into a clear failure.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import type { KeyName, SuiteConfig } from './config.ts';
+import { USER_AGENT } from './config.ts';
+import { curlOf } from './curl.ts';
+
+export type Via = 'bearer' | 'x-api-key';
+/** A configured key, named, sent in one of the two headers. */
+export interface KeyUse {
+  key: KeyName;
+  via: Via;
+}
+
+export interface RequestSpec {
+  method?: string;
+  /** Path below the base URL, e.g. `/api/v1/walks`. */
+  path: string;
+  /** Raw query string without `?`, sent exactly as written (e.g. `limit=1&limit=2`). */
+  query?: string;
+  auth?: KeyUse | KeyUse[];
+  /** Literal headers; never secrets (use `auth` for configured keys). */
+  headers?: Record<string, string>;
+  /** Sends a well-formed key no deployment knows (`svc_sk_live_` + random) in this header. */
+  madeUpKey?: Via;
+  body?: string;
+}
+
+/** The request as reports show it: keys by name, never by value. */
+export interface RequestInfo {
+  method: string;
+  url: string;
+  /** Names of the configured keys sent, e.g. `CONFORMANCE_API_KEY`. */
+  keys: KeyName[];
+  headers: Record<string, string>;
+  body?: string;
+  curl: string;
+}
+
+export interface ResponseData {
+  status: number;
+  headers: Record<string, string>;
+  /** `Content-Type` as sent; `mediaType` is its lower-case essence (`application/json`). */
+  contentType?: string;
+  mediaType?: string;
+  body: string;
+  bytes: number;
+  /** Parsed JSON when the body is JSON, whatever the content type says. */
+  json?: unknown;
+  /** Why the body is not JSON (empty bodies have neither `json` nor `jsonError`). */
+  jsonError?: string;
+}
+
+export type FailureKind =
+  | 'timeout'
+  | 'refused'
+  | 'dns'
+  | 'reset'
+  | 'protocol'
+  | 'too-large'
+  | 'network'
+  /** Not sent: the request budget is spent. */
+  | 'budget'
+  /** Not sent: the target stopped answering, so the suite stopped asking. */
+  | 'gave-up';
+
+export interface NetworkFailure {
+  kind: FailureKind;
+  message: string;
+}
+
+export interface Exchange {
+  seq: number;
+  request: RequestInfo;
+  response?: ResponseData;
+  error?: NetworkFailure;
+  durationMs: number;
+  /** 429 answers waited out before this one. */
+  retries: number;
+}
+
+/** How reports show the made-up key: any such key reproduces the request. */
+export const MADE_UP_KEY_SHELL = 'svc_sk_live_$(openssl rand -hex 24)';
+
+/** Consecutive failures of these kinds make the client stop asking a target that is gone. */
+const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set(['timeout', 'refused', 'dns', 'reset']);
+const GIVE_UP_AFTER = 3;
+
+type ClientOptions = Pick<
+  SuiteConfig,
+  'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'maxRequests' | 'maxResponseBytes' | 'maxRetryWaitMs'
+>;
+
+export class HttpClient {
+  /** Every exchange of the run, in the order they were sent (memoized fetches appear once). */
+  readonly exchanges: Exchange[] = [];
+  sent = 0;
+  memoized = 0;
+  private readonly agent: Agent;
+  private readonly memo = new Map<string, Promise<Exchange>>();
+  private readonly waiting: (() => void)[] = [];
+  private inFlight = 0;
+  private seq = 0;
+  private deadInARow = 0;
+  /** Random per run; reports show it as a shell expression that makes another one. */
+  private readonly madeUpKey = `svc_sk_live_${randomBytes(24).toString('hex')}`;
+  private lastDeadMessage = '';
+
+  constructor(private readonly options: ClientOptions) {
+    this.agent = new Agent({
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connections: options.concurrency,
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  /** Sends a request (or reuses the answer of an identical GET). Never throws for network trouble. */
+  send(spec: RequestSpec): Promise<Exchange> {
+    const method = (spec.method ?? 'GET').toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD') return this.sendNow(spec, method);
+    const key = JSON.stringify([
+      method,
+      spec.path,
+      spec.query ?? '',
+      spec.auth ?? null,
+      spec.madeUpKey ?? null,
+      spec.headers ?? {},
+    ]);
+    const known = this.memo.get(key);
+    if (known) {
+      this.memoized++;
+      return known;
+    }
+    const pending = this.sendNow(spec, method);
+    this.memo.set(key, pending);
+    return pending;
+  }
+
+  urlOf(spec: Pick<RequestSpec, 'path' | 'query'>): string {
+    return `${this.options.baseUrl}${spec.path}${spec.query !== undefined ? `?${spec.query}` : ''}`;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+
+  private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
+    const { wire, display, keys } = this.headersOf(spec);
+    const url = this.urlOf(spec);
+    const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
+    if (spec.body !== undefined) info.body = spec.body;
+    info.curl = curlOf(info);
+    const exchange: Exchange = { seq: ++this.seq, request: info, durationMs: 0, retries: 0 };
+    this.exchanges.push(exchange);
+    await this.acquire();
+    const started = performance.now();
+    try {
+      for (;;) {
+        const outcome = await this.attempt(method, url, wire, spec.body);
+        if ('kind' in outcome) {
+          exchange.error = outcome;
+          delete exchange.response;
+          break;
+        }
+        exchange.response = outcome;
+        const wait = outcome.status === 429 && exchange.retries === 0 ? this.retryWaitOf(outcome) : undefined;
+        if (wait === undefined) break;
+        exchange.retries++;
+        await sleep(wait);
+      }
+    } finally {
+      exchange.durationMs = Math.round(performance.now() - started);
+      this.release();
+    }
+    return exchange;
+  }
+
+  private async attempt(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<ResponseData | NetworkFailure> {
+    if (this.deadInARow >= GIVE_UP_AFTER) {
+      return {
+        kind: 'gave-up',
+        message: `not sent: the target stopped answering (${this.deadInARow} requests in a row failed; last: ${this.lastDeadMessage})`,
+      };
+    }
+    if (this.sent >= this.options.maxRequests) {
+      return {
+        kind: 'budget',
+        message: `not sent: the request budget of ${this.options.maxRequests} is spent (raise --max-requests)`,
+      };
+    }
+    this.sent++;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
+    try {
+      const answer = await request(url, {
+        method: method as 'GET',
+        headers,
+        body,
+        dispatcher: this.agent,
+        signal: controller.signal,
+      });
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (bytes > this.options.maxResponseBytes) {
+          controller.abort();
+          return this.dead({
+            kind: 'too-large',
+            message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+          });
+        }
+        chunks.push(chunk);
+      }
+      this.deadInARow = 0;
+      return responseOf(answer.statusCode, answer.headers, Buffer.concat(chunks));
+    } catch (error) {
+      return this.dead(
+        timedOut
+          ? { kind: 'timeout', message: `no complete answer within ${this.options.timeoutMs} ms (--timeout)` }
+          : failureOf(error),
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private dead(failure: NetworkFailure): NetworkFailure {
+    if (DEAD_TARGET_KINDS.has(failure.kind)) {
+      this.deadInARow++;
+      this.lastDeadMessage = failure.message;
+    } else {
+      this.deadInARow = 0;
+    }
+    return failure;
+  }
+
+  /** Milliseconds to wait before retrying a 429, or undefined when it should not be retried. */
+  private retryWaitOf(response: ResponseData): number | undefined {
+    const raw = response.headers['retry-after'];
+    let ms = 1_000;
+    if (raw !== undefined) {
+      if (/^\d+$/.test(raw.trim())) ms = Number(raw.trim()) * 1_000;
+      else if (!Number.isNaN(Date.parse(raw))) ms = Math.max(0, Date.parse(raw) - Date.now());
+    }
+    return ms <= this.options.maxRetryWaitMs ? ms : undefined;
+  }
+
+  private headersOf(spec: RequestSpec): {
+    wire: Record<string, string>;
+    display: Record<string, string>;
+    keys: KeyName[];
+  } {
+    const wire: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
+    const display: Record<string, string> = {};
+    const keys: KeyName[] = [];
+    for (const use of spec.auth === undefined ? [] : [spec.auth].flat()) {
+      const value = this.options.keys[use.key];
+      if (value === undefined) throw new Error(`${use.key} is not configured`);
+      keys.push(use.key);
+      if (use.via === 'bearer') {
+        wire.authorization = `Bearer ${value}`;
+        display.Authorization = `Bearer $${use.key}`;
+      } else {
+        wire['x-api-key'] = value;
+        display['x-api-key'] = `$${use.key}`;
+      }
+    }
+    if (spec.madeUpKey === 'bearer') {
+      wire.authorization = `Bearer ${this.madeUpKey}`;
+      display.Authorization = `Bearer ${MADE_UP_KEY_SHELL}`;
+    } else if (spec.madeUpKey === 'x-api-key') {
+      wire['x-api-key'] = this.madeUpKey;
+      display['x-api-key'] = MADE_UP_KEY_SHELL;
+    }
+    for (const [name, value] of Object.entries(spec.headers ?? {})) {
+      wire[name.toLowerCase()] = value;
+      display[name] = value;
+    }
+    if (spec.body !== undefined && !('content-type' in wire)) {
+      wire['content-type'] = 'application/json';
+      display['Content-Type'] = 'application/json';
+    }
+    return { wire, display, keys };
+  }
+
+  private acquire(): Promise<void> {
+    if (this.inFlight < this.options.concurrency) {
+      this.inFlight++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight--;
+  }
+}
+
+function responseOf(
+  status: number,
+  raw: Record<string, string | string[] | undefined>,
+  buffer: Buffer,
+): ResponseData {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const body = buffer.toString('utf8');
+  const response: ResponseData = { status, headers, body, bytes: buffer.length };
+  const contentType = headers['content-type'];
+  if (contentType !== undefined) {
+    response.contentType = contentType;
+    response.mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  }
+  if (body.trim() !== '') {
+    try {
+      response.json = JSON.parse(body);
+    } catch (error) {
+      response.jsonError = `not JSON (${(error as Error).message}); it starts ${JSON.stringify(body.slice(0, 60))}`;
+    }
+  }
+  return response;
+}
+
+function failureOf(error: unknown): NetworkFailure {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code ?? '';
+  const message = err.message ?? String(error);
+  if (code === 'ECONNREFUSED')
+    return { kind: 'refused', message: 'connection refused: nothing listens there' };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', message: 'host name not found' };
+  if (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return { kind: 'timeout', message: `no complete answer in time (${code})` };
+  }
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
+    return { kind: 'reset', message: `the connection was closed before a complete answer (${code})` };
+  }
+  if (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return { kind: 'protocol', message: `the answer is not valid HTTP (${code}: ${message})` };
+  }
+  return { kind: 'network', message: code ? `${code}: ${message}` : message };
+}

@@ -1,0 +1,32 @@
+/**
+ * Which documented operation an exchange belongs to, matched against the spec's path templates, so
+ * the traffic checks know which schema, statuses and content types apply.
+ */
+import type { ContractValidator, Operation } from '../spec/contract.ts';
+import { operationsOf } from '../spec/contract.ts';
+import type { Exchange } from './client.ts';
+
+export interface OperationMatcher {
+  /** The documented operation of this exchange, or undefined (other methods, unknown paths). */
+  operationOf(exchange: Exchange): Operation | undefined;
+}
+
+export function operationMatcher(contract: ContractValidator, baseUrl: string): OperationMatcher {
+  const routes = operationsOf(contract.doc).map((operation) => ({
+    operation,
+    pattern: new RegExp(
+      `^${operation.path
+        .split(/\{[^}]+\}/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+    ),
+  }));
+  const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  return {
+    operationOf(exchange) {
+      const method = exchange.request.method === 'HEAD' ? 'GET' : exchange.request.method;
+      const path = new URL(exchange.request.url).pathname.slice(prefix.length);
+      return routes.find((r) => r.operation.method === method && r.pattern.test(path))?.operation;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/**
+ * Formats a report for each chosen reporter. Every text leaves through the redactor, so no
+ * configured key can appear in any output, whatever a target echoed back.
+ */
+import type { ReporterName } from '../config.ts';
+import type { Redactor } from '../redact.ts';
+import type { Report } from '../types.ts';
+import { consoleReport } from './console.ts';
+import { junitReport } from './junit.ts';
+
+const FORMATS: Record<ReporterName, (report: Report) => string> = {
+  console: consoleReport,
+  junit: junitReport,
+  json: (report) => `${JSON.stringify(report, null, 2)}\n`,
+};
+
+export function formatReport(name: ReporterName, report: Report, redact: Redactor): string {
+  return redact(FORMATS[name](report));
+}

@@ -1,0 +1,184 @@
+/**
+ * Runs the checks against one target and returns the report. The runner decides only what the
+ * check declarations say (skips, levels, strict mode); the verdicts are the checks' own.
+ */
+import type { ContractValidator } from '../spec/contract.ts';
+import { createContractValidator, loadSpec } from '../spec/contract.ts';
+import { CHECKS } from './checks/index.ts';
+import { HttpClient } from './client.ts';
+import type { KeyName, SuiteConfig } from './config.ts';
+import { KEY_NAMES, VERSION } from './config.ts';
+import { SuiteData } from './data.ts';
+import { operationMatcher } from './operations.ts';
+import type { Check, CheckContext, CheckResult, Outcome, Report, ReportSummary } from './types.ts';
+
+let validators: { open: ContractValidator; closed: ContractValidator } | undefined;
+
+/** Compiled once per process: compiling the spec costs more than a run's validation. */
+function contractValidators() {
+  if (!validators) {
+    const doc = loadSpec();
+    validators = {
+      open: createContractValidator(doc, { objects: 'open' }),
+      closed: createContractValidator(doc, { objects: 'closed' }),
+    };
+  }
+  return validators;
+}
+
+/** Failures that mean nothing answers at that address at all (exit status 2). */
+const UNREACHABLE = new Set(['refused', 'dns']);
+
+export async function runSuite(config: SuiteConfig, checks: readonly Check[] = CHECKS): Promise<Report> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const effective = withMockKeys(config);
+  const client = new HttpClient(effective);
+  const { open, closed } = contractValidators();
+  const ctx: CheckContext = {
+    config: effective,
+    client,
+    data: new SuiteData(client, effective, open),
+    contract: open,
+    closedContract: closed,
+    operations: operationMatcher(open, effective.baseUrl),
+  };
+  try {
+    const first = await ctx.data.listDefault();
+    const error = first.exchange.error;
+    const selected = checks.filter(
+      (c) => !config.only || config.only.some((prefix) => c.id.startsWith(prefix)),
+    );
+    let results: CheckResult[] = [];
+    let unreachable: string | undefined;
+    if (error && UNREACHABLE.has(error.kind)) {
+      unreachable = `${config.baseUrl} cannot be reached: ${error.message}`;
+    } else {
+      const ordinary = selected.filter((c) => !c.traffic);
+      const traffic = selected.filter((c) => c.traffic);
+      const firstPass = await Promise.all(ordinary.map((check) => runCheck(check, ctx)));
+      const secondPass = await Promise.all(traffic.map((check) => runCheck(check, ctx)));
+      const byId = new Map([...firstPass, ...secondPass].map((r) => [r.id, r]));
+      results = selected.map((c) => byId.get(c.id) as CheckResult);
+    }
+    const report: Report = {
+      tool: { name: 'canvassing-conformance', version: VERSION },
+      target: {
+        baseUrl: config.baseUrl,
+        profile: config.profile,
+        strict: config.strict,
+        embedded: config.embedded,
+      },
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      requests: { sent: client.sent, budget: config.maxRequests, memoized: client.memoized },
+      summary: summarize(results),
+      results,
+    };
+    if (unreachable) {
+      report.unreachable = unreachable;
+      report.summary.verdict = 'fail';
+    }
+    return report;
+  } finally {
+    await client.close();
+  }
+}
+
+async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
+  const started = performance.now();
+  const outcome = await outcomeOf(check, ctx);
+  const effectiveLevel = check.drift && ctx.config.strict ? 'required' : check.level;
+  const status = outcome.status === 'fail' && effectiveLevel === 'advisory' ? 'advisory' : outcome.status;
+  const result: CheckResult = {
+    id: check.id,
+    section: check.section,
+    title: check.title,
+    area: check.area,
+    level: check.level,
+    effectiveLevel,
+    drift: check.drift === true,
+    status,
+    expected: outcome.expected,
+    actual: outcome.actual,
+    durationMs: Math.round(performance.now() - started),
+  };
+  if (check.decision) result.decision = check.decision;
+  if (status === 'fail' || status === 'advisory') result.hint = outcome.hint ?? check.hint;
+  if (status === 'skip' || status === 'inconclusive') result.reason = outcome.actual;
+  if (outcome.details && outcome.details.length > 1) result.details = outcome.details;
+  if (outcome.exchange) {
+    result.request = outcome.exchange.request;
+    const response = outcome.exchange.response;
+    if (response) {
+      result.response = { status: response.status, body: excerpt(response.body) };
+      if (response.contentType) result.response.contentType = response.contentType;
+    }
+  }
+  return result;
+}
+
+async function outcomeOf(check: Check, ctx: CheckContext): Promise<Outcome> {
+  const missing = (check.needs ?? []).filter((name) => !ctx.config.keys[name]);
+  if (missing.length > 0) {
+    return {
+      status: 'skip',
+      expected: check.title,
+      actual: `set ${missing.join(' and ')} to run this check`,
+    };
+  }
+  if (check.needsSetting === 'CONFORMANCE_WEB_BASE_URL' && !ctx.config.webBaseUrl) {
+    return {
+      status: 'skip',
+      expected: check.title,
+      actual: 'set CONFORMANCE_WEB_BASE_URL to run this check',
+    };
+  }
+  if (ctx.config.profile === 'mock' && typeof check.mock === 'object') {
+    return {
+      status: 'skip',
+      expected: check.title,
+      actual: `not applicable to the mock: ${check.mock.skip}`,
+    };
+  }
+  try {
+    return await check.run(ctx);
+  } catch (error) {
+    return {
+      status: 'fail',
+      expected: check.title,
+      actual: `the check could not judge the answer: ${(error as Error).message}`,
+      hint: 'An answer was shaped so unexpectedly that the check broke on it; please report it with the request.',
+    };
+  }
+}
+
+const excerpt = (body: string) => (body.length > 500 ? `${body.slice(0, 500)}…` : body);
+
+export function summarize(results: CheckResult[]): ReportSummary {
+  const count = (status: CheckResult['status']) => results.filter((r) => r.status === status).length;
+  const requiredFailures = results.filter(
+    (r) => r.status === 'fail' && r.effectiveLevel === 'required',
+  ).length;
+  return {
+    total: results.length,
+    pass: count('pass'),
+    fail: count('fail'),
+    skip: count('skip'),
+    advisory: count('advisory'),
+    inconclusive: count('inconclusive'),
+    requiredFailures,
+    verdict: requiredFailures === 0 ? 'pass' : 'fail',
+  };
+}
+
+/**
+ * The mock accepts any key, so under `--profile mock` every key name gets a placeholder (not a
+ * secret): checks then run as they would live, unless their `mock` declaration skips them.
+ */
+function withMockKeys(config: SuiteConfig): SuiteConfig {
+  if (config.profile !== 'mock') return config;
+  const keys: Partial<Record<KeyName, string>> = { ...config.keys };
+  for (const name of KEY_NAMES) keys[name] ??= `svc_sk_live_mock${name.toLowerCase().replaceAll('_', '')}`;
+  return { ...config, keys };
+}
