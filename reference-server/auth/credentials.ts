@@ -1,0 +1,48 @@
+/**
+ * Reading the key from the request headers (written spec §5.2, D-AUTH-*): pure, total functions
+ * of the header values, so any input gets a key or an error answer and never a throw.
+ */
+import { KEY_PREFIX } from '../../fixtures/index.ts';
+import { CONFLICTING_CREDENTIALS, type ErrorAnswer, INVALID_KEY, MISSING_KEY } from '../errors.ts';
+
+/** Longer than any key we issue; longer input is refused before it is hashed. */
+const MAX_KEY_LENGTH = 256;
+const KEY_BODY = /^[A-Za-z0-9_-]{16,}$/;
+/** The scheme matched case-insensitively, any run of spaces after it (RFC 9110 §11.1). */
+const BEARER = /^bearer +([^ ]+)$/i;
+
+export type CredentialResult = { key: string; error?: undefined } | { key?: undefined; error: ErrorAnswer };
+
+/** Header values as Node gives them in `req.headersDistinct`: absent, or one entry per header line. */
+export function credentialsFrom(
+  authorization: readonly string[] | undefined,
+  apiKey: readonly string[] | undefined,
+): CredentialResult {
+  if (authorization === undefined && apiKey === undefined) return { error: MISSING_KEY };
+  const bearer = authorization === undefined ? undefined : bearerToken(authorization);
+  const header = apiKey === undefined ? undefined : single(apiKey);
+  if (authorization !== undefined && apiKey !== undefined) {
+    // Both sent: one key twice is fine; anything else is refused rather than silently preferred.
+    if (bearer === undefined || bearer !== header) return { error: CONFLICTING_CREDENTIALS };
+  }
+  const key = authorization !== undefined ? bearer : header;
+  return key !== undefined && isKeyShaped(key) ? { key } : { error: INVALID_KEY };
+}
+
+export function isKeyShaped(value: string): boolean {
+  return (
+    value.length <= MAX_KEY_LENGTH &&
+    value.startsWith(KEY_PREFIX) &&
+    KEY_BODY.test(value.slice(KEY_PREFIX.length))
+  );
+}
+
+function bearerToken(values: readonly string[]): string | undefined {
+  const value = single(values);
+  return value === undefined ? undefined : BEARER.exec(value)?.[1];
+}
+
+/** A header sent more than once carries no single key. */
+function single(values: readonly string[]): string | undefined {
+  return values.length === 1 ? values[0] : undefined;
+}

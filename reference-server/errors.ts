@@ -1,0 +1,122 @@
+/**
+ * Every error answer the server gives, as data: status, stable code, message, extra headers and the
+ * envelope bytes, built once at start-up. Messages are the examples of `spec/openapi.yaml` (a test
+ * holds them to it) and the decisions of `spec/DECISIONS.md`.
+ */
+import { STATUS_CODES } from 'node:http';
+
+export interface ErrorAnswer {
+  status: number;
+  code: string;
+  message: string;
+  headers: Readonly<Record<string, string>>;
+  /** `{"ok":false,"error":{"code":…,"message":…}}`, encoded once. */
+  body: Buffer;
+}
+
+export function errorAnswer(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): ErrorAnswer {
+  const body = Buffer.from(JSON.stringify({ ok: false, error: { code, message } }), 'utf8');
+  return Object.freeze({ status, code, message, headers: Object.freeze(headers), body });
+}
+
+/** Thrown or passed to `next()`; the error handler sends its answer. */
+export class ApiError extends Error {
+  readonly answer: ErrorAnswer;
+
+  constructor(answer: ErrorAnswer) {
+    super(answer.message);
+    this.name = 'ApiError';
+    this.answer = answer;
+  }
+}
+
+const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="canvassing"' };
+
+/** D-AUTH-MISSING */
+export const MISSING_KEY = errorAnswer(
+  401,
+  'unauthorized',
+  'An API key is required: send Authorization: Bearer <API_KEY> or x-api-key: <API_KEY>.',
+  BEARER_CHALLENGE,
+);
+/** D-AUTH-MALFORMED, D-AUTH-UNKNOWN, D-AUTH-REVOKED: one answer for every unusable key. */
+export const INVALID_KEY = errorAnswer(401, 'unauthorized', 'The API key is not valid.', BEARER_CHALLENGE);
+/** D-AUTH-BOTH */
+export const CONFLICTING_CREDENTIALS = errorAnswer(
+  400,
+  'conflicting_credentials',
+  'Authorization and x-api-key carry different keys; send one key.',
+);
+/** Written spec §5.6. */
+export function missingScope(scope: string): ErrorAnswer {
+  return errorAnswer(403, 'forbidden', `This key lacks the ${scope} scope.`);
+}
+/** Written spec §4.3 rule 1; D-ID-MALFORMED and D-WALK-INACTIVE give the very same answer. */
+export const WALK_NOT_FOUND = errorAnswer(404, 'not_found', 'Walk not found.');
+/** D-LIMIT */
+export const INVALID_LIMIT = errorAnswer(400, 'invalid_parameter', 'limit must be an integer from 1 to 200.');
+/** D-PATH-UNKNOWN */
+export const NO_SUCH_ENDPOINT = errorAnswer(404, 'not_found', 'No such endpoint.');
+/** D-PLANNED */
+export const PLANNED_ENDPOINT = errorAnswer(404, 'not_found', 'This endpoint is planned and not active yet.');
+/** D-METHOD */
+export const METHOD_NOT_ALLOWED = errorAnswer(
+  405,
+  'method_not_allowed',
+  'This endpoint only answers GET and HEAD; the API is read-only.',
+  { Allow: 'GET, HEAD' },
+);
+/** D-ERRORS: never a stack trace or an internal detail. */
+export const INTERNAL_ERROR = errorAnswer(
+  500,
+  'internal_error',
+  'Something went wrong on our side; please retry later.',
+);
+/** D-RATE; `Retry-After` is added per answer. */
+export const RATE_LIMITED = errorAnswer(
+  429,
+  'rate_limited',
+  'Too many requests for this key; retry after the number of seconds in Retry-After.',
+);
+export const DOCS_NOT_BUILT = errorAnswer(
+  503,
+  'docs_not_built',
+  'The API reference page has not been built; run npm run docs:build.',
+);
+
+/** Codes for client errors that come from Express or Node rather than from our routes. */
+const CLIENT_ERROR_CODES: Record<number, string> = {
+  400: 'bad_request',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+};
+const genericAnswers = new Map<number, ErrorAnswer>();
+
+/** The answer for an error we did not raise ourselves: its 4xx status if it has one, else 500. */
+export function answerForUnexpected(error: unknown): ErrorAnswer {
+  const status = statusOf(error);
+  if (status === undefined) return INTERNAL_ERROR;
+  let answer = genericAnswers.get(status);
+  if (!answer) {
+    const code = CLIENT_ERROR_CODES[status] ?? 'bad_request';
+    answer = errorAnswer(status, code, `${STATUS_CODES[status] ?? 'Bad Request'}.`);
+    genericAnswers.set(status, answer);
+  }
+  return answer;
+}
+
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
+  const value = typeof status === 'number' ? status : statusCode;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 400 && value < 500
+    ? value
+    : undefined;
+}

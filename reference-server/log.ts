@@ -1,0 +1,38 @@
+/**
+ * Structured logs: one record per request (method, path, status, duration, request id) and a few
+ * lifecycle records. A key never reaches a record: the path is the only request text logged, and
+ * anything key-shaped in it is masked.
+ */
+import { KEY_PREFIX } from '../fixtures/index.ts';
+
+export type LogRecord = { time: string; level: 'info' | 'warn' | 'error'; msg: string } & Record<
+  string,
+  unknown
+>;
+export type LogSink = (record: LogRecord) => void;
+
+const KEY_IN_TEXT = new RegExp(`${KEY_PREFIX}[^/?#&\\s]*`, 'gi');
+const MAX_LOGGED_PATH = 512;
+
+/** A sink writing one JSON line per record. */
+export function jsonLines(stream: NodeJS.WritableStream = process.stdout): (record: object) => void {
+  return (record) => {
+    stream.write(`${JSON.stringify(record)}\n`);
+  };
+}
+
+export function logRecord(
+  level: LogRecord['level'],
+  msg: string,
+  fields: Record<string, unknown> = {},
+): LogRecord {
+  return { time: new Date().toISOString(), level, msg, ...fields };
+}
+
+/** The path of a request URL for the log: no query string, keys masked, bounded length. */
+export function loggablePath(url: string): string {
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  const masked = path.replace(KEY_IN_TEXT, `${KEY_PREFIX}[redacted]`);
+  return masked.length > MAX_LOGGED_PATH ? `${masked.slice(0, MAX_LOGGED_PATH)}…` : masked;
+}

@@ -1,0 +1,24 @@
+/**
+ * The `limit` query parameter (written spec §4.2, D-LIMIT): decimal digits only, 1..200, default
+ * 50; empty, repeated, signed, exponent, hex or fractional forms are refused.
+ */
+import { MAX_LIMIT } from '../repository.ts';
+
+export const DEFAULT_LIMIT = 50;
+const DIGITS = /^[0-9]+$/;
+
+/** `values` are all the `limit` values of the query string; undefined means "refuse". */
+export function parseLimit(values: readonly string[]): number | undefined {
+  if (values.length === 0) return DEFAULT_LIMIT;
+  const [value] = values;
+  if (values.length > 1 || value === undefined || !DIGITS.test(value)) return undefined;
+  const limit = Number(value); // leading zeros are fine (`007` is 7); huge digit runs exceed 200
+  return limit >= 1 && limit <= MAX_LIMIT ? limit : undefined;
+}
+
+/** The raw `limit` values of a request URL, read from the query string itself (no parser settings). */
+export function limitValuesOf(url: string): string[] {
+  const start = url.indexOf('?');
+  if (start === -1) return [];
+  return new URLSearchParams(url.slice(start + 1)).getAll('limit');
+}

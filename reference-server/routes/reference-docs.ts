@@ -1,0 +1,44 @@
+/**
+ * The contract and its reference page, without a key: `GET /openapi.yaml` (the spec file itself)
+ * and `GET /docs` (the page `npm run docs:build` renders; 503 in the envelope until it exists).
+ */
+import { readFile } from 'node:fs/promises';
+import { Router } from 'express';
+import { sendError } from '../envelope.ts';
+import { DOCS_NOT_BUILT } from '../errors.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
+
+export interface ReferenceDocsOptions {
+  specPath: string;
+  docsPath: string;
+}
+
+export function referenceDocsRouter({ specPath, docsPath }: ReferenceDocsOptions): Router {
+  const router = Router({ caseSensitive: true, strict: false });
+
+  router
+    .route('/openapi.yaml')
+    .get(async (_req, res) => {
+      const spec = await readFile(specPath);
+      res.setHeader('Content-Type', 'application/yaml; charset=utf-8');
+      res.setHeader('Content-Length', spec.length);
+      res.end(spec);
+    })
+    .all(methodNotAllowed);
+
+  router
+    .route('/docs')
+    .get(async (_req, res) => {
+      const page = await readFile(docsPath).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      if (!page) return sendError(res, DOCS_NOT_BUILT);
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.setHeader('Content-Length', page.length);
+      res.end(page);
+    })
+    .all(methodNotAllowed);
+
+  return router;
+}

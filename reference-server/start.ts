@@ -1,0 +1,113 @@
+/**
+ * Starts the reference server in-process (for the conformance suite, the sandbox and tests) on the
+ * seeded demo data set, and stops it cleanly.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  type DatasetOptions,
+  type DemoCredentials,
+  demoCredentials,
+  generateDataset,
+} from '../fixtures/index.ts';
+import { createApp } from './app.ts';
+import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './config.ts';
+import { errorAnswer } from './errors.ts';
+import type { RateLimitConfig } from './auth/rate-limit.ts';
+import { JSON_CONTENT_TYPE } from './envelope.ts';
+
+export interface StartOptions extends DatasetOptions {
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  webBaseUrl?: string;
+  /** Structured log records go here; `false` for silence. Default: JSON lines on stdout. */
+  log?: false | ((record: object) => void);
+  rateLimit?: RateLimitConfig | false;
+}
+
+export interface RunningServer {
+  /** For example `http://127.0.0.1:43123` (no trailing slash). */
+  baseUrl: string;
+  credentials: DemoCredentials & { CONFORMANCE_WEB_BASE_URL: string };
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** How long open requests may run on after `close()` before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+export async function startReferenceServer(options: StartOptions = {}): Promise<RunningServer> {
+  const {
+    host = '127.0.0.1',
+    port = 0,
+    webBaseUrl = DEFAULT_WEB_BASE_URL,
+    log,
+    rateLimit,
+    ...sizes
+  } = options;
+  const dataset = generateDataset(sizes);
+  const app = createApp({
+    dataset,
+    config: {
+      webBaseUrl,
+      ...(log === undefined ? {} : { log }),
+      ...(rateLimit === undefined ? {} : { rateLimit }),
+    },
+  });
+  const server = createServer(app);
+  server.on('clientError', answerUnparseableRequest);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    baseUrl: `http://${hostInUrl}:${address.port}`,
+    credentials: {
+      ...demoCredentials({ seed: dataset.seed }),
+      CONFORMANCE_WEB_BASE_URL: normalizeWebBaseUrl(webBaseUrl),
+    },
+    server,
+    close: () => closeServer(server),
+  };
+}
+
+/** Stops accepting, lets open requests finish, cuts what is left after the grace period. */
+export function closeServer(server: Server, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!server.listening) return resolve();
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close((error) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+const UNPARSEABLE = errorAnswer(400, 'bad_request', 'The request could not be parsed as HTTP.');
+const HEADERS_TOO_LARGE = errorAnswer(431, 'headers_too_large', 'The request headers are too large.');
+
+/**
+ * Node answers requests it cannot parse before Express sees them; give those the envelope too,
+ * instead of Node's bare `400 Bad Request`.
+ */
+function answerUnparseableRequest(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || (error as { code?: string }).code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const answer = error.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : UNPARSEABLE;
+  const head =
+    `HTTP/1.1 ${answer.status} ${answer.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${answer.body.length}\r\n` +
+    'X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n';
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), answer.body]));
+}
