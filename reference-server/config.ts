@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { LIVE_SPEC_PATH } from '../spec/contract.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { jsonLines, type LogSink } from './log.ts';
+import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 
-/** D-WEB-BASE */
-export const DEFAULT_WEB_BASE_URL = 'https://dashboard.canvassing.example';
+export { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
+
 export const DEFAULT_DOCS_PATH = fileURLToPath(
   new URL('../spec/generated/api-reference.html', import.meta.url),
 );
@@ -35,23 +36,4 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     specPath: config.specPath ?? LIVE_SPEC_PATH,
     docsPath: config.docsPath ?? DEFAULT_DOCS_PATH,
   };
-}
-
-/** An absolute http(s) URL without query or fragment; trailing slashes dropped. */
-export function normalizeWebBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new RangeError(`web base URL is not a URL: ${value}`);
-  }
-  if (
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    url.search ||
-    url.hash ||
-    value.includes('#')
-  ) {
-    throw new RangeError(`web base URL must be http(s) without query or fragment: ${value}`);
-  }
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }

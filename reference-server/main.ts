@@ -4,9 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_STOPS, DEFAULT_SEED, DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
-import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './config.ts';
+import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { jsonLines, logRecord } from './log.ts';
-import { type RunningServer, startReferenceServer } from './start.ts';
+import type { RunningServer } from './start.ts';
 
 const USAGE = `Usage: npm run reference-server -- [options]
 
@@ -127,6 +127,8 @@ async function main(argv: string[]): Promise<void> {
   const startedAt = performance.now();
   let running: RunningServer;
   try {
+    // Loaded here so that --help and --print-credentials need neither Express nor a data set.
+    const { startReferenceServer } = await import('./start.ts');
     running = await startReferenceServer({
       host: flags.host,
       port: flags.port,

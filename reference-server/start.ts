@@ -2,7 +2,7 @@
  * Starts the reference server in-process (for the conformance suite, the sandbox and tests) on the
  * seeded demo data set, and stops it cleanly.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
   type DatasetOptions,
@@ -11,7 +11,7 @@ import {
   generateDataset,
 } from '../fixtures/index.ts';
 import { createApp } from './app.ts';
-import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './config.ts';
+import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { errorAnswer } from './errors.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { JSON_CONTENT_TYPE } from './envelope.ts';
@@ -55,8 +55,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
       ...(rateLimit === undefined ? {} : { rateLimit }),
     },
   });
-  const server = createServer(app);
-  server.on('clientError', answerUnparseableRequest);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -77,6 +76,13 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
   };
 }
 
+/** An HTTP server for the app whose own parse errors are answered in the envelope too. */
+export function createHttpServer(app: RequestListener): Server {
+  const server = createServer(app);
+  server.on('clientError', answerUnparseableRequest);
+  return server;
+}
+
 /** Stops accepting, lets open requests finish, cuts what is left after the grace period. */
 export function closeServer(server: Server, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -94,20 +100,32 @@ export function closeServer(server: Server, graceMs = SHUTDOWN_GRACE_MS): Promis
 
 const UNPARSEABLE = errorAnswer(400, 'bad_request', 'The request could not be parsed as HTTP.');
 const HEADERS_TOO_LARGE = errorAnswer(431, 'headers_too_large', 'The request headers are too large.');
+const REQUEST_TIMEOUT = errorAnswer(408, 'request_timeout', 'The request took too long to arrive.');
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * Node answers requests it cannot parse before Express sees them; give those the envelope too,
- * instead of Node's bare `400 Bad Request`.
+ * instead of Node's bare `400 Bad Request`. Like Node's own handler, answer only when nothing has
+ * been written on the connection yet (otherwise the bytes would corrupt an answer in flight).
  */
 function answerUnparseableRequest(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable || (error as { code?: string }).code === 'ECONNRESET') {
+  if (!socket.writable || socket.bytesWritten > 0 || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
-  const answer = error.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : UNPARSEABLE;
+  const answer =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? HEADERS_TOO_LARGE
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? REQUEST_TIMEOUT
+        : UNPARSEABLE;
   const head =
-    `HTTP/1.1 ${answer.status} ${answer.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${answer.status} ${REASONS[answer.status]}\r\n` +
     `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${answer.body.length}\r\n` +
-    'X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n';
+    'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n';
   socket.end(Buffer.concat([Buffer.from(head, 'latin1'), answer.body]));
 }

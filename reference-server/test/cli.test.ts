@@ -1,0 +1,158 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { demoCredentials, KEY_PREFIX } from '../../fixtures/index.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CONTRACT_NAMES = [
+  'CONFORMANCE_API_KEY',
+  'CONFORMANCE_NO_SCOPE_KEY',
+  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
+  'CONFORMANCE_REVOKED_KEY',
+  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
+  'CONFORMANCE_WEB_BASE_URL',
+];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function spawnCli(command: string, args: string[]): ChildProcess {
+  return spawn(command, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+}
+
+async function run(command: string, args: string[]): Promise<Run> {
+  const child = spawnCli(command, args);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+const main = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', ...args]);
+
+function parseDotenv(text: string): Map<string, string> {
+  return new Map(
+    text
+      .trimEnd()
+      .split('\n')
+      .map(
+        (line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as [string, string],
+      ),
+  );
+}
+
+describe('reference-server command line (../shared/CONTRACT.md)', () => {
+  it('`npm run --silent reference-server -- --print-credentials` prints exactly the six dotenv lines', async () => {
+    const { code, stdout } = await run('npm', [
+      'run',
+      '--silent',
+      'reference-server',
+      '--',
+      '--print-credentials',
+    ]);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines.slice(0, -1).map((line) => line.split('=')[0])).toEqual(CONTRACT_NAMES);
+    const values = parseDotenv(stdout);
+    const keys = demoCredentials();
+    for (const [name, key] of Object.entries(keys)) {
+      expect(values.get(name) === key).toBe(true);
+      expect(key.startsWith(KEY_PREFIX) && key.length >= KEY_PREFIX.length + 32).toBe(true);
+    }
+    expect(values.get('CONFORMANCE_WEB_BASE_URL')).toBe('https://dashboard.canvassing.example');
+  });
+
+  it('--seed changes the keys to that seed’s, and --web-base-url the base line', async () => {
+    const { code, stdout } = await main(
+      '--print-credentials',
+      '--seed',
+      '7',
+      '--web-base-url',
+      'https://x.example/',
+    );
+    expect(code).toBe(0);
+    const values = parseDotenv(stdout);
+    expect([...values.keys()]).toEqual(CONTRACT_NAMES);
+    const seven = demoCredentials({ seed: 7 });
+    const standard = demoCredentials();
+    for (const [name, key] of Object.entries(seven)) {
+      expect(values.get(name) === key).toBe(true);
+      expect(key === standard[name as keyof typeof standard]).toBe(false);
+    }
+    expect(values.get('CONFORMANCE_WEB_BASE_URL')).toBe('https://x.example');
+  });
+
+  it('--help describes every flag and exits 0', async () => {
+    const { code, stdout } = await main('--help');
+    expect(code).toBe(0);
+    for (const flag of [
+      '--port',
+      '--host',
+      '--seed',
+      '--walks',
+      '--max-stops',
+      '--web-base-url',
+      '--print-credentials',
+    ]) {
+      expect(stdout).toContain(flag);
+    }
+  });
+
+  it('refuses a bad flag with exit status 2 and a message on stderr only', async () => {
+    for (const args of [
+      ['--port', 'eighty'],
+      ['--walks', '-1'],
+      ['--frobnicate'],
+      ['--web-base-url', 'ftp://x'],
+    ]) {
+      const { code, stdout, stderr } = await main(...args);
+      expect([args.join(' '), code]).toEqual([args.join(' '), 2]);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^reference-server: /);
+    }
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('serves the demo data and stops cleanly on %s', async (signal) => {
+    const child = spawnCli(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', '--port', '0']);
+    try {
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      const url = await new Promise<string>((resolve, reject) => {
+        const onData = () => {
+          const line = stdout.split('\n').find((candidate) => candidate.includes('"listening"'));
+          if (line) resolve((JSON.parse(line) as { url: string }).url);
+        };
+        child.stdout?.on('data', onData);
+        child.once('exit', () => reject(new Error(`exited before listening: ${stdout}`)));
+      });
+      const answer = await fetch(`${url}/api/v1/walks?limit=200`, {
+        headers: { authorization: `Bearer ${demoCredentials().CONFORMANCE_API_KEY}` },
+      });
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { data: unknown[] }).data).toHaveLength(200);
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+      const messages = stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages).toEqual(['listening', 'request', 'shutting down', 'stopped']);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
