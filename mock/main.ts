@@ -1,0 +1,131 @@
+/**
+ * `npm run mock -- [--port N] [--host H] [--planned]`: serves spec/openapi.yaml (or, with
+ * --planned, spec/planned.openapi.yaml alone) with Prism, forwards SIGINT/SIGTERM to it and exits
+ * when it does.
+ */
+import { parseArgs } from 'node:util';
+import {
+  DEFAULT_MOCK_HOST,
+  DEFAULT_MOCK_PORT,
+  isPortTaken,
+  type MockedSpec,
+  PrismStartError,
+  type RunningPrism,
+  startPrism,
+} from './prism.ts';
+import { parsePort } from './cli-flags.ts';
+
+const USAGE = `Usage: npm run mock -- [--port N] [--host H] [--planned]
+
+Serves the API's OpenAPI contract with the Prism mock server (example answers, no real data).
+  --port N     port to listen on (default ${DEFAULT_MOCK_PORT})
+  --host H     address to listen on (default ${DEFAULT_MOCK_HOST})
+  --planned    mock the PLANNED endpoints (spec/planned.openapi.yaml) instead of the live ones
+  --help       show this help
+Ctrl-C stops it.`;
+
+interface MockFlags {
+  host: string;
+  port: number;
+  spec: MockedSpec;
+}
+
+function parseFlags(argv: string[]): MockFlags | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      planned: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return 'help';
+  return {
+    host: values.host ?? DEFAULT_MOCK_HOST,
+    port: values.port === undefined ? DEFAULT_MOCK_PORT : parsePort(values.port, '--port'),
+    spec: values.planned ? 'planned' : 'live',
+  };
+}
+
+function banner(prism: RunningPrism): string {
+  const sample = prism.spec === 'planned' ? '/api/v1/lists' : '/api/v1/walks';
+  const lines =
+    prism.spec === 'planned'
+      ? [
+          '',
+          '*** PLANNED ENDPOINTS — NOT ACTIVE. Shapes may change before launch; do not build production code on them. ***',
+          `Prism mock of spec/planned.openapi.yaml at ${prism.baseUrl}`,
+        ]
+      : ['', `Prism mock of spec/openapi.yaml (live endpoints) at ${prism.baseUrl}`];
+  return [
+    ...lines,
+    "Answers come from the spec's examples; any key is accepted (only its presence is checked).",
+    `  curl -H 'x-api-key: svc_sk_live_anything' ${prism.baseUrl}${sample}`,
+    `  curl -H 'x-api-key: svc_sk_live_anything' -H 'Prefer: code=403' ${prism.baseUrl}${sample}`,
+    'Ctrl-C stops it.',
+    '',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  let flags: MockFlags | 'help';
+  try {
+    flags = parseFlags(argv);
+  } catch (error) {
+    console.error(`mock: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (flags === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (await isPortTaken(flags.host, flags.port)) {
+    console.error(`mock: ${flags.host}:${flags.port} is already in use; pass another --port.`);
+    return 1;
+  }
+
+  // A terminal's Ctrl-C reaches Prism directly as well (same process group), and npm forwards the
+  // signal once more: the first signal stops Prism, later ones change nothing. Stopping is bounded
+  // (SIGKILL after a grace period), so no second Ctrl-C is ever needed.
+  let stopping = false;
+  let prism: RunningPrism | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    void prism?.stop(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  console.log(
+    flags.spec === 'planned' ? 'mock: starting Prism on the PLANNED endpoints…' : 'mock: starting Prism…',
+  );
+  try {
+    prism = await startPrism({ spec: flags.spec, host: flags.host, port: flags.port, output: 'inherit' });
+  } catch (error) {
+    if (stopping) return 0;
+    const output = error instanceof PrismStartError && error.output ? `\n${error.output}` : '';
+    console.error(`mock: ${error instanceof Error ? error.message : String(error)}${output}`);
+    return 1;
+  }
+  if (stopping) {
+    await prism.stop();
+    return 0;
+  }
+  console.log(banner(prism));
+  const ended = await prism.exited;
+  if (stopping) return 0;
+  console.error(`mock: Prism exited on its own (${String(ended)}).`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`mock: ${String(error)}`);
+    process.exit(1);
+  },
+);

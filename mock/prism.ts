@@ -1,0 +1,195 @@
+/**
+ * Runs Prism (`@stoplight/prism-cli`) as a child process serving one of our specs, and waits until
+ * it answers. The mock launcher, the sandbox and the tests all start Prism through this module so
+ * the flags that make the mock honest (`--errors`, no CORS) are written once.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/contract.ts';
+
+const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
+
+/**
+ * Prism runs under this small preamble: it exits as soon as its stdin (a pipe from us) closes,
+ * which happens whenever we go away, even by SIGKILL. So no Prism is ever left orphaned.
+ * (`prism` fills argv[1], where the CLI expects its own script name.)
+ */
+const EXIT_WITH_PARENT = [
+  "process.stdin.on('end', () => process.exit(0));",
+  "process.stdin.on('error', () => process.exit(0));",
+  'process.stdin.resume();',
+  `require(${JSON.stringify(PRISM_CLI)});`,
+].join(' ');
+
+export const DEFAULT_MOCK_HOST = '127.0.0.1';
+export const DEFAULT_MOCK_PORT = 4010;
+
+export type MockedSpec = 'live' | 'planned';
+
+export const SPEC_PATHS: Record<MockedSpec, string> = { live: LIVE_SPEC_PATH, planned: PLANNED_SPEC_PATH };
+
+export interface PrismOptions {
+  spec?: MockedSpec;
+  /** Serves this file instead of the spec's own (tests use it to prove that a drifted example fails). */
+  specPath?: string;
+  host?: string;
+  port?: number;
+  /**
+   * `inherit`: Prism writes its request log straight to this terminal (colours kept).
+   * `capture` (default): its output is kept in memory and only shown when it fails to start.
+   * A function receives each chunk of output (for prefixing).
+   */
+  output?: 'inherit' | 'capture' | ((chunk: string) => void);
+  /** Prism's log level: `info` logs every request, `warn` only violations and errors. */
+  logLevel?: 'info' | 'warn';
+  /** How long to wait for the first answer; Prism needs a few seconds to load the spec. */
+  startTimeoutMs?: number;
+}
+
+export interface RunningPrism {
+  baseUrl: string;
+  spec: MockedSpec;
+  pid: number;
+  /** Resolves with the exit code (or the signal's name) once Prism has exited. */
+  exited: Promise<number | NodeJS.Signals>;
+  /** Sends `signal` (SIGTERM by default), then SIGKILL if Prism is still there after `graceMs`. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
+}
+
+/**
+ * The Prism command line: `--errors` so an example that drifts from its schema becomes a loud 500
+ * instead of a silently wrong body, and `--cors=false` because the API grants no CORS (D-CORS);
+ * Prism's default would answer any origin with credentials allowed.
+ */
+export function prismArguments(specPath: string, host: string, port: number, logLevel = 'info'): string[] {
+  return [
+    'mock',
+    specPath,
+    '--host',
+    host,
+    '--port',
+    String(port),
+    '--errors',
+    '--cors=false',
+    '-v',
+    logLevel,
+  ];
+}
+
+export class PrismStartError extends Error {
+  readonly code = 'prism_start_failed';
+  constructor(
+    message: string,
+    readonly output: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startPrism(options: PrismOptions = {}): Promise<RunningPrism> {
+  const spec = options.spec ?? 'live';
+  const host = options.host ?? DEFAULT_MOCK_HOST;
+  const port = options.port ?? DEFAULT_MOCK_PORT;
+  const output = options.output ?? 'capture';
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const args = prismArguments(options.specPath ?? SPEC_PATHS[spec], host, port, options.logLevel);
+  const child = spawn(process.execPath, ['-e', EXIT_WITH_PARENT, 'prism', ...args], {
+    stdio: output === 'inherit' ? ['pipe', 'inherit', 'inherit'] : ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: output === 'inherit' ? process.env.FORCE_COLOR : '0' },
+  });
+  const tail = outputTail(child, output);
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
+    child.once('exit', (code, signal) => resolve(signal ?? code ?? 0));
+  });
+  const stop = (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5_000) =>
+    stopChild(child, exited, signal, graceMs);
+
+  try {
+    await waitUntilAnswering(baseUrl, { timeoutMs: options.startTimeoutMs ?? 30_000, gaveUp: exited });
+  } catch (error) {
+    await stop('SIGKILL');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PrismStartError(`Prism did not start on ${baseUrl}: ${reason}`, tail());
+  }
+  if (child.pid === undefined) throw new PrismStartError('Prism has no process id', tail());
+  return { baseUrl, spec, pid: child.pid, exited, stop };
+}
+
+/** Keeps the last 16 KB of Prism's output, so a failed start can say why. */
+function outputTail(child: ChildProcess, output: PrismOptions['output']): () => string {
+  let kept = '';
+  const take = (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    if (typeof output === 'function') output(text);
+    kept = (kept + text).slice(-16_384);
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return () => kept;
+}
+
+async function stopChild(
+  child: ChildProcess,
+  exited: Promise<number | NodeJS.Signals>,
+  signal: NodeJS.Signals,
+  graceMs: number,
+): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface WaitOptions {
+  timeoutMs: number;
+  intervalMs?: number;
+  /** Stops waiting as soon as this settles (e.g. the process exited before answering). */
+  gaveUp?: Promise<unknown>;
+}
+
+/** Polls `url` until any HTTP answer comes back; bounded in time and in attempts. */
+export async function waitUntilAnswering(url: string, options: WaitOptions): Promise<void> {
+  const intervalMs = options.intervalMs ?? 150;
+  const deadline = Date.now() + options.timeoutMs;
+  let gaveUp: string | undefined;
+  void options.gaveUp?.then((value) => {
+    gaveUp = `the process exited (${String(value)}) before answering`;
+  });
+  const maxAttempts = Math.ceil(options.timeoutMs / intervalMs) + 1;
+  for (let attempt = 0; attempt < maxAttempts && Date.now() < deadline; attempt++) {
+    if (gaveUp) throw new Error(gaveUp);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+  throw new Error(gaveUp ?? `no answer within ${options.timeoutMs} ms`);
+}
+
+/** Whether something already listens on host:port (checked before starting, for a clear message). */
+export function isPortTaken(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(true));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(false)));
+  });
+}
+
+/** A port that was free a moment ago (for child processes that cannot be told to use port 0). */
+export function freePort(host = DEFAULT_MOCK_HOST): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port: 0 }, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:net';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../prism.ts';
+import { isListening, type Launched, killGroup, launch, waitForGroupGone } from './child-launcher.ts';
+
+const HOST = '127.0.0.1';
+let launched: Launched | undefined;
+
+afterEach(() => {
+  if (launched) killGroup(launched.pgid);
+  launched = undefined;
+});
+
+describe('npm run mock (mock/main.ts)', () => {
+  it('serves the live spec, and SIGTERM to the launcher alone stops Prism too', async () => {
+    const port = await freePort();
+    launched = launch('mock/main.ts', ['--port', String(port)]);
+    await launched.waitForOutput('Ctrl-C stops it.');
+    expect(launched.output()).toContain(`spec/openapi.yaml (live endpoints) at http://${HOST}:${port}`);
+    const answer = await request(`http://${HOST}:${port}/api/v1/walks`, { headers: { 'x-api-key': 'k' } });
+    await answer.body.dump();
+    expect(answer.statusCode).toBe(200);
+
+    launched.child.kill('SIGTERM');
+    expect(await launched.exited).toBe(0);
+    expect(await waitForGroupGone(launched.pgid)).toBe(true);
+    expect(await isListening(HOST, port)).toBe(false);
+  });
+
+  it('serves the planned spec alone with --planned, marked as planned', async () => {
+    const port = await freePort();
+    launched = launch('mock/main.ts', ['--planned', '--port', String(port)]);
+    await launched.waitForOutput('Ctrl-C stops it.');
+    expect(launched.output()).toContain('PLANNED ENDPOINTS — NOT ACTIVE');
+    const lists = await request(`http://${HOST}:${port}/api/v1/lists`, { headers: { 'x-api-key': 'k' } });
+    await lists.body.dump();
+    expect(lists.statusCode).toBe(200);
+
+    process.kill(-launched.pgid, 'SIGINT');
+    expect(await launched.exited).toBe(0);
+    expect(await waitForGroupGone(launched.pgid)).toBe(true);
+  });
+
+  it('leaves no orphaned Prism even when the launcher is killed outright (SIGKILL)', async () => {
+    const port = await freePort();
+    launched = launch('mock/main.ts', ['--port', String(port)]);
+    await launched.waitForOutput('Ctrl-C stops it.');
+    launched.child.kill('SIGKILL');
+    expect(await launched.exited).toBe('SIGKILL');
+    expect(await waitForGroupGone(launched.pgid)).toBe(true);
+    expect(await isListening(HOST, port)).toBe(false);
+  });
+
+  it('exits 1 with a clear message when the port is taken', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, HOST, resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      launched = launch('mock/main.ts', ['--port', String(port)]);
+      expect(await launched.exited).toBe(1);
+      expect(launched.output()).toContain(`${HOST}:${port} is already in use`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it.each([['0'], ['70000'], ['4010x']])('exits 2 with the usage on --port %s', async (port) => {
+    launched = launch('mock/main.ts', ['--port', port]);
+    expect(await launched.exited).toBe(2);
+    expect(launched.output()).toContain('--port must be a port number');
+    expect(launched.output()).toContain('Usage: npm run mock');
+  });
+});
