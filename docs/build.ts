@@ -1,0 +1,144 @@
+/**
+ * Builds the API reference page: one self-contained HTML file rendered offline by Redocly from
+ * spec/openapi.yaml, so the page a partner opens at /docs never asks anything of another machine.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const REDOCLY_CLI = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+
+// The spec's path is spelled here rather than imported from spec/contract.ts: that module loads Ajv,
+// which would double the cost of the up-to-date check that runs before every test run.
+export const SPEC_PATH = join(REPO_ROOT, 'spec', 'openapi.yaml');
+export const API_REFERENCE_PATH = join(REPO_ROOT, 'spec', 'generated', 'api-reference.html');
+export const PAGE_TITLE = 'Campaign Canvassing Read API — reference';
+
+/**
+ * Redoc's bundle loads a few images from Redocly's CDN at run time (the "API docs by Redocly"
+ * logo; icon sets its components can use). Each is replaced by an inline `data:` URL: the logo by
+ * a small text badge that keeps the attribution, the icon bases by an empty SVG.
+ */
+const EMPTY_SVG = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"/>')}#`;
+const LOGO_SVG = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16" viewBox="0 0 64 16">' +
+    '<text x="0" y="12" font-family="sans-serif" font-size="12" font-weight="600" fill="#0044d4">Redocly</text></svg>',
+)}`;
+const CDN_REPLACEMENTS: ReadonlyArray<readonly [string, string]> = [
+  ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', LOGO_SVG],
+  ['https://cdn.redoc.ly/redoc/logo-mini.svg', LOGO_SVG],
+  ['https://cdn.redocly.com/icons/fa/7.0.0', EMPTY_SVG],
+  ['https://cdn.redocly.com/icons/code/5.24.0', EMPTY_SVG],
+];
+
+/** Hosts a page bundle must never load from; finding one fails the build (a Redocly upgrade may add some). */
+const REMOTE_ASSET_HOSTS = [
+  'cdn.redoc.ly',
+  'cdn.redocly.com',
+  'fonts.googleapis.com',
+  'fonts.gstatic.com',
+  'unpkg.com',
+  'cdn.jsdelivr.net',
+];
+
+/** An empty favicon, so the browser does not ask the server for /favicon.ico. */
+const FAVICON = '<link rel="icon" href="data:,">';
+
+export interface BuildOptions {
+  specPath?: string;
+  outputPath?: string;
+  /** Rebuild even when the page is newer than its inputs. */
+  force?: boolean;
+}
+
+export interface BuildResult {
+  built: boolean;
+  outputPath: string;
+  bytes: number;
+}
+
+/** The files the page is made from: the spec, Redocly's config, and this build script. */
+function inputsOf(specPath: string): string[] {
+  return [specPath, join(REPO_ROOT, 'redocly.yaml'), fileURLToPath(import.meta.url)].filter((path) =>
+    existsSync(path),
+  );
+}
+
+export function isFresh(outputPath: string, inputs: string[]): boolean {
+  if (!existsSync(outputPath)) return false;
+  const builtAt = statSync(outputPath).mtimeMs;
+  return inputs.every((input) => statSync(input).mtimeMs < builtAt);
+}
+
+export async function buildApiReference(options: BuildOptions = {}): Promise<BuildResult> {
+  const specPath = options.specPath ?? SPEC_PATH;
+  const outputPath = options.outputPath ?? API_REFERENCE_PATH;
+  if (!options.force && isFresh(outputPath, inputsOf(specPath))) {
+    return { built: false, outputPath, bytes: statSync(outputPath).size };
+  }
+
+  mkdirSync(dirname(outputPath), { recursive: true });
+  const rendered = `${outputPath}.${process.pid}.redoc.html`;
+  await renderWithRedocly(specPath, rendered);
+  const html = makeSelfContained(readFileSync(rendered, 'utf8'));
+  // Written under a temporary name and renamed, so a server never serves half a page.
+  writeFileSync(rendered, html);
+  renameSync(rendered, outputPath);
+  return { built: true, outputPath, bytes: Buffer.byteLength(html) };
+}
+
+async function renderWithRedocly(specPath: string, outputPath: string): Promise<void> {
+  const args = [
+    REDOCLY_CLI,
+    'build-docs',
+    specPath,
+    '--output',
+    outputPath,
+    '--inlineBundle',
+    '--title',
+    PAGE_TITLE,
+    // Every field of every schema expanded, so each one shows its meaning without a click.
+    '--openapi.schemasExpansionLevel=all',
+    '--openapi.jsonSamplesExpandLevel=all',
+  ];
+  try {
+    await promisify(execFile)(process.execPath, args, {
+      cwd: REPO_ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+      // No usage telemetry and no update check: building the page must not talk to the network.
+      env: {
+        ...process.env,
+        REDOCLY_TELEMETRY: 'off',
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+        NO_COLOR: '1',
+      },
+    });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`redocly build-docs failed:\n${stdout}${stderr}`, { cause: error });
+  }
+}
+
+/** Inlines the CDN assets Redoc's bundle refers to, and checks nothing remote is left. */
+export function makeSelfContained(html: string): string {
+  let out = html;
+  for (const [remote, inline] of CDN_REPLACEMENTS) out = out.replaceAll(remote, inline);
+  out = out.replace(/<head>/i, `<head>\n  ${FAVICON}`);
+  const left = REMOTE_ASSET_HOSTS.filter((host) => out.includes(host));
+  if (left.length > 0) {
+    throw new Error(
+      `the rendered page still refers to ${left.join(', ')}; add an inline replacement in docs/build.ts`,
+    );
+  }
+  if (
+    /<(script|img|iframe)\b[^>]*\ssrc=["']?https?:/i.test(out) ||
+    /<link\b[^>]*\shref=["']?https?:/i.test(out)
+  ) {
+    throw new Error('the rendered page loads a remote script, image or stylesheet');
+  }
+  return out;
+}

@@ -1,0 +1,164 @@
+import { mkdirSync } from 'node:fs';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
+import { loadSpec, operationsOf, resolveRef } from '../../spec/contract.ts';
+import { buildApiReference } from '../build.ts';
+
+const doc = loadSpec();
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOT = new URL('../../reports/docs.png', import.meta.url);
+
+let server: RunningServer;
+let baseUrl: string;
+let browser: Browser;
+let page: Page;
+const requested: string[] = [];
+
+beforeAll(async () => {
+  await buildApiReference();
+  server = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
+  baseUrl = server.baseUrl;
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 1800 } });
+  context.on('request', (request) => requested.push(request.url()));
+  page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Markdown as the page shows it: no emphasis, code or list marks, whitespace collapsed. */
+function asRendered(markdown: string): string {
+  return markdown
+    .replace(/^\s*[-*]\s+/gm, '')
+    .replace(/\*\*|`/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+type Schema = OpenAPIV3_1.SchemaObject;
+
+/** The description of every property reachable from a schema, as the docs page should list them. */
+function fieldDescriptions(schema: Schema | OpenAPIV3_1.ReferenceObject, seen = new Set<Schema>()): string[] {
+  const resolved = resolveRef<Schema>(doc, schema);
+  if (seen.has(resolved)) return [];
+  seen.add(resolved);
+  const found: string[] = [];
+  for (const property of Object.values(resolved.properties ?? {})) {
+    const target = resolveRef<Schema>(doc, property);
+    const description = (property as Schema).description ?? target.description;
+    if (description) found.push(description);
+    found.push(...fieldDescriptions(property, seen));
+  }
+  if (resolved.type === 'array' && resolved.items) found.push(...fieldDescriptions(resolved.items, seen));
+  return found;
+}
+
+/**
+ * The fields of an operation's success body: those of the payload (`data`) and of `meta`. The
+ * envelope's own `ok` and `data` are left out: the page describes them once, as the envelope does.
+ */
+function successFields(op: OpenAPIV3_1.OperationObject): string[] {
+  const response = resolveRef<OpenAPIV3_1.ResponseObject>(doc, op.responses?.['200']);
+  const schema = response.content?.['application/json']?.schema;
+  if (!schema) throw new Error(`${op.operationId} documents no 200 body`);
+  const envelope = resolveRef<Schema>(doc, schema);
+  return Object.entries(envelope.properties ?? {}).flatMap(([name, property]) => {
+    if (name === 'ok') return [];
+    if (name === 'data') return fieldDescriptions(property);
+    const own = (property as Schema).description ?? resolveRef<Schema>(doc, property).description;
+    return [...(own ? [own] : []), ...fieldDescriptions(property)];
+  });
+}
+
+/** The visible text of the element with this `data-section-id` (the whole page when null), whitespace collapsed. */
+async function textOf(sectionId: string | null): Promise<string> {
+  const root = sectionId === null ? page.locator('body') : page.locator(`[data-section-id="${sectionId}"]`);
+  return (await root.innerText()).replace(/\s+/g, ' ');
+}
+
+/** Waits (bounded in time and attempts) until every text is shown; nested fields render after the rest. */
+async function waitForTexts(sectionId: string | null, texts: string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let attempt = 0; attempt < 100 && Date.now() < deadline; attempt++) {
+    const shown = await textOf(sectionId);
+    if (texts.every((text) => shown.includes(text))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // the assertions that follow say which text is missing
+}
+
+describe('the API reference page at /docs, in headless Chromium', () => {
+  it('opens on the overview: both endpoints, the private-beta note and both auth headers', async () => {
+    await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
+    const paragraphs = (doc.info.description ?? '').split(/\n\s*\n/).map(asRendered);
+    expect(paragraphs.some((p) => p.startsWith('Private beta.'))).toBe(true);
+    const paths = operationsOf(doc).map((op) => op.path);
+    await waitForTexts(null, [...paths, ...paragraphs]);
+    const text = await textOf(null);
+    for (const path of paths) expect(text).toContain(path);
+    for (const paragraph of paragraphs) expect(text).toContain(paragraph);
+    expect(text).toContain('Authorization: Bearer <API_KEY>');
+    expect(text).toContain('x-api-key: <API_KEY>');
+  });
+
+  it.each(operationsOf(doc).map((op) => [op.operationId, op] as const))(
+    'shows %s: its summary, every response field with its meaning, and every status with its meaning',
+    async (_id, op) => {
+      await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
+      await page.getByText(op.path, { exact: true }).first().click();
+      // Both operations render on one page: everything below is looked up inside this one's section.
+      const section = page
+        .locator('[data-section-id]')
+        .filter({ has: page.locator('h2').getByText(op.definition.summary ?? '', { exact: true }) });
+      await section.getByRole('tab', { name: '200', exact: true }).waitFor();
+      expect(await section.count()).toBe(1);
+      const sectionId = await section.getAttribute('data-section-id');
+      for (const scheme of (op.definition.security ?? []).flatMap(Object.keys)) {
+        expect(await textOf(sectionId)).toContain(scheme);
+      }
+
+      const fields = successFields(op.definition).map(asRendered);
+      expect(fields.length).toBeGreaterThan(4);
+      await waitForTexts(sectionId, fields);
+      const withFields = await textOf(sectionId);
+      for (const description of fields) expect(withFields).toContain(description);
+
+      for (const status of op.statuses) {
+        await section.getByRole('tab', { name: status, exact: true }).click();
+        const response = resolveRef<OpenAPIV3_1.ResponseObject>(doc, op.definition.responses?.[status]);
+        const meaning = asRendered(response.description);
+        await waitForTexts(sectionId, [meaning]);
+        expect(await textOf(sectionId), `${op.operationId} ${status}`).toContain(meaning);
+      }
+      if (op.operationId === 'listWalks') {
+        mkdirSync(new URL('./', SCREENSHOT), { recursive: true });
+        await section.getByRole('tab', { name: '200', exact: true }).click();
+        await page.screenshot({ path: SCREENSHOT.pathname });
+      }
+    },
+  );
+
+  it('never made a request that left 127.0.0.1', () => {
+    expect(requested.length).toBeGreaterThan(0);
+    const remote = requested.filter((url) => {
+      const { protocol, hostname } = new URL(url);
+      return !(protocol === 'blob:' || protocol === 'data:' || hostname === '127.0.0.1');
+    });
+    expect(remote).toEqual([]);
+  });
+});
