@@ -1,0 +1,198 @@
+/**
+ * `npm start [-- --port N] [--mock-port N] [--host H] [--seed S]`: the partners' sandbox. The
+ * reference server (real seeded data, real keys, real errors) runs in this process; the Prism mock
+ * (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
+ */
+import { parseArgs } from 'node:util';
+import { buildApiReference } from '../docs/build.ts';
+import { parsePort } from '../mock/cli-flags.ts';
+import { isPortTaken, PrismStartError, type RunningPrism, startPrism } from '../mock/prism.ts';
+import { type RunningServer, startReferenceServer } from '../reference-server/start.ts';
+
+const USAGE = `Usage: npm start -- [--port N] [--mock-port N] [--host H] [--seed S]
+
+Starts the sandbox: the reference server (seeded demo data, real keys) and the Prism mock.
+  --port N        reference server port (default 8080)
+  --mock-port N   Prism mock port (default 4010)
+  --host H        address both listen on (default 127.0.0.1)
+  --seed S        demo data set seed (default: the reference server's)
+  --help          show this help
+Ctrl-C stops both.`;
+
+/** How long both may take to stop before the sandbox gives up waiting and exits anyway. */
+const STOP_TIMEOUT_MS = 8_000;
+
+interface SandboxFlags {
+  host: string;
+  port: number;
+  mockPort: number;
+  seed: number | undefined;
+}
+
+function parseFlags(argv: string[]): SandboxFlags | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      'mock-port': { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return 'help';
+  const seed = values.seed;
+  if (seed !== undefined && !/^\d{1,10}$/.test(seed))
+    throw new Error('--seed must be a non-negative integer.');
+  const flags = {
+    host: values.host ?? '127.0.0.1',
+    port: values.port === undefined ? 8080 : parsePort(values.port, '--port'),
+    mockPort: values['mock-port'] === undefined ? 4010 : parsePort(values['mock-port'], '--mock-port'),
+    seed: seed === undefined ? undefined : Number(seed),
+  };
+  if (flags.port === flags.mockPort) throw new Error('--port and --mock-port must differ.');
+  return flags;
+}
+
+/** Prefixes every line of a child's output, so the two servers' logs can be told apart. */
+function linePrefixer(prefix: string): (chunk: string) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) process.stdout.write(`${prefix}${line}\n`);
+  };
+}
+
+/** One short line per request of the reference server (its records never contain a key). */
+function serverLog(record: object): void {
+  const { msg, method, path, status, duration_ms: ms } = record as Record<string, unknown>;
+  const took = typeof ms === 'number' ? ` ${ms.toFixed(1)} ms` : '';
+  const summary = method === undefined ? msg : `${String(method)} ${String(path)} ${String(status)}${took}`;
+  process.stdout.write(`[server] ${String(summary ?? JSON.stringify(record))}\n`);
+}
+
+function banner(server: RunningServer, prism: RunningPrism): string {
+  const { credentials } = server;
+  const dotenv = Object.entries(credentials).map(([name, value]) => `${name}=${value}`);
+  return [
+    '',
+    'Sandbox ready.',
+    `  Reference server (seeded demo data, real keys): ${server.baseUrl}`,
+    `  API reference page:                            ${server.baseUrl}/docs`,
+    `  OpenAPI contract:                              ${server.baseUrl}/openapi.yaml`,
+    `  Prism mock (the spec's examples, any key):     ${prism.baseUrl}`,
+    '',
+    'Demo credentials (published demo keys of the seeded data set; save them as .env):',
+    ...dotenv.map((line) => `  ${line}`),
+    '',
+    'Try:',
+    `  curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server.baseUrl}/api/v1/walks?limit=2'`,
+    `  curl -H 'x-api-key: svc_sk_live_anything' -H 'Prefer: code=404' ${prism.baseUrl}/api/v1/walks/any-id`,
+    '',
+    'Ctrl-C stops both.',
+    '',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  let flags: SandboxFlags | 'help';
+  try {
+    flags = parseFlags(argv);
+  } catch (error) {
+    console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (flags === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  for (const [flag, port] of [
+    ['--port', flags.port],
+    ['--mock-port', flags.mockPort],
+  ] as const) {
+    if (await isPortTaken(flags.host, port)) {
+      console.error(`sandbox: ${flags.host}:${port} is already in use; pass another ${flag}.`);
+      return 1;
+    }
+  }
+
+  await buildApiReference().catch((error: unknown) => {
+    console.error(
+      `sandbox: the API reference page could not be built (/docs will answer 503): ${String(error)}`,
+    );
+  });
+
+  // Ctrl-C in a terminal reaches this process twice (from the terminal and forwarded by npm) and
+  // Prism directly: the first signal starts the stop, later ones change nothing. Stopping is
+  // bounded in time, so no second Ctrl-C is ever needed.
+  let stopRequested: (signal: NodeJS.Signals) => void = () => undefined;
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
+    stopRequested = resolve;
+  });
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = true;
+    stopRequested(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  console.log('sandbox: starting the reference server and the Prism mock…');
+  const [server, prism] = await Promise.allSettled([
+    startReferenceServer({
+      host: flags.host,
+      port: flags.port,
+      log: serverLog,
+      ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    }),
+    startPrism({ host: flags.host, port: flags.mockPort, logLevel: 'warn', output: linePrefixer('[mock] ') }),
+  ]);
+  if (server.status === 'rejected' || prism.status === 'rejected') {
+    for (const failed of [server, prism]) {
+      if (failed.status !== 'rejected') continue;
+      const error: unknown = failed.reason;
+      const output = error instanceof PrismStartError && error.output ? `\n${error.output}` : '';
+      if (!signalled)
+        console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}${output}`);
+    }
+    await stopBoth(
+      server.status === 'fulfilled' ? server.value : undefined,
+      prism.status === 'fulfilled' ? prism.value : undefined,
+    );
+    return signalled ? 0 : 1;
+  }
+
+  if (!signalled) console.log(banner(server.value, prism.value));
+  const ended = await Promise.race([stopSignal, prism.value.exited.then((code) => ({ prismExited: code }))]);
+  await stopBoth(server.value, prism.value);
+  if (typeof ended === 'object') {
+    console.error(
+      `sandbox: the Prism mock exited on its own (${String(ended.prismExited)}); stopped the sandbox.`,
+    );
+    return 1;
+  }
+  console.log(`sandbox: stopped (${ended}).`);
+  return 0;
+}
+
+/** Stops whatever is running, bounded in time: a hung close must not keep the terminal. */
+async function stopBoth(server: RunningServer | undefined, prism: RunningPrism | undefined): Promise<void> {
+  const stopped = Promise.allSettled([server?.close(), prism?.stop('SIGTERM', 3_000)]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, STOP_TIMEOUT_MS);
+  });
+  await Promise.race([stopped, timeout]);
+  clearTimeout(timer);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`sandbox: ${String(error)}`);
+    process.exit(1);
+  },
+);

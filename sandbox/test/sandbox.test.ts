@@ -1,0 +1,80 @@
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoCredentials } from '../../fixtures/index.ts';
+import { freePort } from '../../mock/prism.ts';
+import {
+  isListening,
+  type Launched,
+  killGroup,
+  launchNpm,
+  waitForGroupGone,
+} from '../../mock/test/child-launcher.ts';
+import { DEFAULT_WEB_BASE_URL } from '../../reference-server/config.ts';
+
+const HOST = '127.0.0.1';
+let launched: Launched | undefined;
+
+afterEach(() => {
+  if (launched) killGroup(launched.pgid);
+  launched = undefined;
+});
+
+async function startSandbox(): Promise<{ sandbox: Launched; port: number; mockPort: number }> {
+  const port = await freePort();
+  let mockPort = await freePort();
+  while (mockPort === port) mockPort = await freePort();
+  const sandbox = launchNpm(['start', '--', '--port', String(port), '--mock-port', String(mockPort)]);
+  launched = sandbox;
+  await sandbox.waitForOutput('Ctrl-C stops both.');
+  return { sandbox, port, mockPort };
+}
+
+async function statusOf(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const response = await request(url, { headers });
+  await response.body.dump();
+  return response.statusCode;
+}
+
+describe('npm start (the sandbox)', () => {
+  it('serves both, prints what a partner needs, and Ctrl-C (SIGINT to the group) stops everything', async () => {
+    const { sandbox, port, mockPort } = await startSandbox();
+    const server = `http://${HOST}:${port}`;
+    const mock = `http://${HOST}:${mockPort}`;
+    const output = sandbox.output();
+
+    // The published demo credentials, as the contract's dotenv lines (compared, never printed here).
+    const credentials = { ...demoCredentials(), CONFORMANCE_WEB_BASE_URL: DEFAULT_WEB_BASE_URL };
+    for (const [name, value] of Object.entries(credentials)) {
+      expect(output.includes(`${name}=${value}\n`), `${name} line`).toBe(true);
+    }
+    expect(output).toContain(`${server}/docs`);
+    expect(output).toContain(mock);
+    expect(
+      output.includes(
+        `curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server}/api/v1/walks`,
+      ),
+    ).toBe(true);
+
+    expect(await statusOf(`${server}/api/v1/walks`, { 'x-api-key': credentials.CONFORMANCE_API_KEY })).toBe(
+      200,
+    );
+    expect(await statusOf(`${server}/docs`)).toBe(200);
+    expect(await statusOf(`${mock}/api/v1/walks`, { 'x-api-key': 'svc_sk_live_anything' })).toBe(200);
+
+    process.kill(-sandbox.pgid, 'SIGINT');
+    expect(await sandbox.exited).toBe(0);
+    expect(await waitForGroupGone(sandbox.pgid)).toBe(true);
+    expect(await isListening(HOST, port)).toBe(false);
+    expect(await isListening(HOST, mockPort)).toBe(false);
+  });
+
+  it('stops both, leaving no process, on SIGTERM to npm alone', async () => {
+    const { sandbox, port, mockPort } = await startSandbox();
+    sandbox.child.kill('SIGTERM');
+    expect(await sandbox.exited).toBe(0);
+    expect(await waitForGroupGone(sandbox.pgid)).toBe(true);
+    expect(await isListening(HOST, port)).toBe(false);
+    expect(await isListening(HOST, mockPort)).toBe(false);
+    expect(sandbox.output()).toContain('sandbox: stopped (SIGTERM).');
+  });
+});
