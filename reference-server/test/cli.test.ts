@@ -124,35 +124,39 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
     }
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('serves the demo data and stops cleanly on %s', async (signal) => {
-    const child = spawnCli(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', '--port', '0']);
-    try {
-      let stdout = '';
-      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      const url = await new Promise<string>((resolve, reject) => {
-        const onData = () => {
-          const line = stdout.split('\n').find((candidate) => candidate.includes('"listening"'));
-          if (line) resolve((JSON.parse(line) as { url: string }).url);
-        };
-        child.stdout?.on('data', onData);
-        child.once('exit', () => reject(new Error(`exited before listening: ${stdout}`)));
-      });
-      const answer = await fetch(`${url}/api/v1/walks?limit=200`, {
-        headers: { authorization: `Bearer ${demoCredentials().CONFORMANCE_API_KEY}` },
-      });
-      expect(answer.status).toBe(200);
-      expect(((await answer.json()) as { data: unknown[] }).data).toHaveLength(200);
-      const exited = once(child, 'exit');
-      child.kill(signal);
-      const [code] = (await exited) as [number | null];
-      expect(code).toBe(0);
-      const messages = stdout
-        .trim()
-        .split('\n')
-        .map((line) => (JSON.parse(line) as { msg: string }).msg);
-      expect(messages).toEqual(['listening', 'request', 'shutting down', 'stopped']);
-    } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '`npm run reference-server` serves the demo data and stops cleanly on %s',
+    async (signal) => {
+      // The signal goes to npm itself, as a supervisor would send it; it must reach the server.
+      const child = spawnCli('npm', ['run', '--silent', 'reference-server', '--', '--port', '0']);
+      try {
+        let stdout = '';
+        child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+        const url = await new Promise<string>((resolve, reject) => {
+          const onData = () => {
+            const line = stdout.split('\n').find((candidate) => candidate.includes('"listening"'));
+            if (line) resolve((JSON.parse(line) as { url: string }).url);
+          };
+          child.stdout?.on('data', onData);
+          child.once('exit', () => reject(new Error(`exited before listening: ${stdout}`)));
+        });
+        const answer = await fetch(`${url}/api/v1/walks?limit=200`, {
+          headers: { authorization: `Bearer ${demoCredentials().CONFORMANCE_API_KEY}` },
+        });
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { data: unknown[] }).data).toHaveLength(200);
+        const exited = once(child, 'exit');
+        child.kill(signal);
+        const [code] = (await exited) as [number | null];
+        expect(code).toBe(0);
+        const messages = stdout
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { msg: string }).msg);
+        expect(messages).toEqual(['listening', 'request', 'shutting down', 'stopped']);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    },
+  );
 });
