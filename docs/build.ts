@@ -21,7 +21,9 @@ export const PAGE_TITLE = 'Campaign Canvassing Read API — reference';
 /**
  * Redoc's bundle loads a few images from Redocly's CDN at run time (the "API docs by Redocly"
  * logo; icon sets its components can use). Each is replaced by an inline `data:` URL: the logo by
- * a small text badge that keeps the attribution, the icon bases by an empty SVG.
+ * a small text badge that keeps the attribution, the icon bases by an empty SVG. Its usage
+ * telemetry is switched off (`disableTelemetry`) and its collector address replaced as well, so a
+ * visitor's browser never reports to Redocly even if a later version ignored the option.
  */
 const EMPTY_SVG = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg"/>')}#`;
 const LOGO_SVG = `data:image/svg+xml,${encodeURIComponent(
@@ -33,12 +35,14 @@ const CDN_REPLACEMENTS: ReadonlyArray<readonly [string, string]> = [
   ['https://cdn.redoc.ly/redoc/logo-mini.svg', LOGO_SVG],
   ['https://cdn.redocly.com/icons/fa/7.0.0', EMPTY_SVG],
   ['https://cdn.redocly.com/icons/code/5.24.0', EMPTY_SVG],
+  ['https://otel.cloud.redocly.com/v1/traces', 'data:,'],
 ];
 
 /** Hosts a page bundle must never load from; finding one fails the build (a Redocly upgrade may add some). */
 const REMOTE_ASSET_HOSTS = [
   'cdn.redoc.ly',
   'cdn.redocly.com',
+  'otel.cloud.redocly.com',
   'fonts.googleapis.com',
   'fonts.gstatic.com',
   'unpkg.com',
@@ -104,6 +108,7 @@ async function renderWithRedocly(specPath: string, outputPath: string): Promise<
     // Every field of every schema expanded, so each one shows its meaning without a click.
     '--openapi.schemasExpansionLevel=all',
     '--openapi.jsonSamplesExpandLevel=all',
+    '--openapi.disableTelemetry=true',
   ];
   try {
     await promisify(execFile)(process.execPath, args, {

@@ -22,6 +22,8 @@ describe('docs:build', () => {
       expect(html).toContain(op.definition.summary);
     }
     expect(html).not.toMatch(/cdn\.redoc(ly)?\.(ly|com)/);
+    expect(html).not.toContain('otel.cloud.redocly.com');
+    expect(html).toContain('"disableTelemetry":true');
     expect(html).not.toMatch(/<(script|link|img)\b[^>]*\s(src|href)=["']?https?:/i);
   });
 
