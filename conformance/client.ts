@@ -360,8 +360,15 @@ function failureOf(error: unknown): NetworkFailure {
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
     return { kind: 'reset', message: `the connection was closed before a complete answer (${code})` };
   }
-  if (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
-    return { kind: 'protocol', message: `the answer is not valid HTTP (${code}: ${message})` };
+  if (
+    code.startsWith('HPE_') ||
+    code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
+    (error as Error).name === 'HTTPParserError'
+  ) {
+    return {
+      kind: 'protocol',
+      message: `the answer is not valid HTTP (${code ? `${code}: ` : ''}${message})`,
+    };
   }
   return { kind: 'network', message: code ? `${code}: ${message}` : message };
 }

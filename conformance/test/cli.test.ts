@@ -1,0 +1,162 @@
+/** The command line: flags and environment, reporters and files, exit statuses, no key in any output. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCredentials } from '../../fixtures/index.ts';
+import { main } from '../cli.ts';
+import type { Report } from '../types.ts';
+import { listen } from './harness.ts';
+import type { MutationServer } from './mutations.ts';
+import { MUTATIONS, startMutationServer } from './mutations.ts';
+
+interface Captured {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<Captured> {
+  let stdout = '';
+  let stderr = '';
+  const status = await main(argv, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { status, stdout, stderr };
+}
+
+const demo = demoCredentials();
+const expectNoKeys = (text: string) => {
+  for (const value of Object.values(demo)) expect(text).not.toContain(value);
+};
+
+let dir: string;
+let variants: MutationServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
+  variants = await startMutationServer();
+});
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await variants.close();
+});
+
+describe('npm run conformance', () => {
+  it('documents every option and variable in --help', async () => {
+    const { status, stdout } = await cli(['--help']);
+    expect(status).toBe(0);
+    for (const word of [
+      '--base-url',
+      '--profile',
+      '--strict',
+      '--concurrency',
+      '--timeout',
+      '--max-requests',
+      '--reporter',
+      '--output',
+      'CONFORMANCE_STRICT=1',
+      'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
+      'Exit status',
+    ]) {
+      expect(stdout).toContain(word);
+    }
+  });
+
+  it('checks the embedded reference server without a base URL, writing JUnit and JSON', async () => {
+    const junit = join(dir, 'r.xml');
+    const json = join(dir, 'r.json');
+    const { status, stdout } = await cli(['--reporter', 'junit,json', '--output', junit, '--output', json], {
+      CONFORMANCE_STRICT: '1',
+    });
+    expect(status).toBe(0);
+    expect(stdout).toContain('(embedded reference server)');
+    expect(stdout).toContain('strict on');
+    expect(stdout).toMatch(/Verdict: PASS/);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+    expect(report.summary.verdict).toBe('pass');
+    expect(report.target.embedded).toBe(true);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/<testsuites name="canvassing-conformance" tests="\d+" failures="0"/);
+    expect(xml).toContain('<testsuite name="isolation"');
+    for (const text of [stdout, xml, readFileSync(json, 'utf8')]) expectNoKeys(text);
+  });
+
+  it('exits 1 on a required failure and prints the requirement, a hint and a curl with the key variable', async () => {
+    const broken = MUTATIONS.find((m) => m.name === 'limit-1-gives-2');
+    if (!broken) throw new Error('variant missing');
+    const { status, stdout } = await cli(['--base-url', variants.urlOf(broken)], { ...demo });
+    expect(status).toBe(1);
+    expect(stdout).toContain('✗ WALKS-LIST-003 [required, §4.2, §8] limit=1 returns exactly one walk');
+    expect(stdout).toContain('expected:  exactly 1 walk');
+    expect(stdout).toContain('actual:    2 walks');
+    expect(stdout).toContain('hint:');
+    expect(stdout).toContain(
+      `reproduce: curl -sS -i '${variants.urlOf(broken)}/api/v1/walks?limit=1' -H "Authorization: Bearer $CONFORMANCE_API_KEY"`,
+    );
+    expectNoKeys(stdout);
+  });
+
+  it('skips the checks whose key is not set, naming the variable', async () => {
+    const { status, stdout } = await cli(['--base-url', variants.urlOf('none')], {
+      CONFORMANCE_API_KEY: demo.CONFORMANCE_API_KEY,
+    });
+    expect(status).toBe(0);
+    expect(stdout).toContain(
+      'AUTH-009 A revoked key is refused (4xx error envelope) [skip]: set CONFORMANCE_REVOKED_KEY to run this check',
+    );
+    expect(stdout).toContain('[skip]: set CONFORMANCE_OTHER_CAMPAIGN_KEY to run this check');
+    expect(stdout).toContain('[skip]: set CONFORMANCE_WEB_BASE_URL to run this check');
+  });
+
+  it('lets flags override the environment', async () => {
+    const { stdout } = await cli(['--base-url', variants.urlOf('none'), '--only', 'WALKS-LIST-001'], {
+      ...demo,
+      CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/never-used',
+    });
+    expect(stdout).toContain(`conformance — ${variants.urlOf('none')}`);
+  });
+
+  it('exits 2 when nothing answers at the base URL', async () => {
+    const gone = await listen(() => undefined);
+    await gone.close();
+    const { status, stderr } = await cli(['--base-url', gone.baseUrl], {
+      CONFORMANCE_API_KEY: demo.CONFORMANCE_API_KEY,
+    });
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/cannot be reached: connection refused/);
+  });
+
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['--concurrency', '0'], /--concurrency must be an integer from 1 to 64/],
+    [['--profile', 'staging'], /--profile must be live or mock/],
+    [['--base-url', 'ftp://example.org'], /must be an http or https URL/],
+    [['--base-url', 'http://127.0.0.1:1'], /CONFORMANCE_API_KEY is not set/],
+    [['--reporter', 'html'], /--reporter must be one of console, junit, json/],
+    [['--profile', 'mock'], /--profile mock needs --base-url/],
+  ])('exits 2 on unusable configuration: %j', async (argv, message) => {
+    const { status, stderr } = await cli(argv);
+    expect(status).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+
+  it('never echoes a key from a bad configuration', async () => {
+    const { status, stderr } = await cli(
+      ['--base-url', `http://127.0.0.1:1/${demo.CONFORMANCE_API_KEY}?x=1`],
+      { ...demo },
+    );
+    expect(status).toBe(2);
+    expectNoKeys(stderr);
+  });
+
+  it('runs as a process: npm run conformance -- --list', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'conformance/main.ts', '--list'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^ENVELOPE-001\trequired\t§4.1\t/m);
+    expect(run.stdout).toMatch(/^DRIFT-003\tdrift\t/m);
+  });
+});

@@ -1,0 +1,132 @@
+/** The client's manners toward a target: concurrency, budget, memoization, 429, identity. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpClient } from '../client.ts';
+import { USER_AGENT } from '../config.ts';
+import type { Listening } from './harness.ts';
+import { configFor, listen } from './harness.ts';
+
+const KEY = 'svc_sk_live_clienttestkey00000000000000000001';
+const opened: (Listening | HttpClient)[] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((o) => o.close()));
+});
+
+async function setUp(handler: (req: IncomingMessage, res: ServerResponse) => void, overrides = {}) {
+  const listening = await listen(handler);
+  const client = new HttpClient(configFor(listening.baseUrl, { CONFORMANCE_API_KEY: KEY }, overrides));
+  opened.push(client, listening);
+  return client;
+}
+
+const ok = (res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end('{"ok":true,"data":[]}');
+};
+
+describe('the HTTP client', () => {
+  it('never has more requests in flight than the concurrency bound', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const client = await setUp(
+      (_req, res) => {
+        most = Math.max(most, ++inFlight);
+        setTimeout(() => {
+          inFlight--;
+          ok(res);
+        }, 20);
+      },
+      { concurrency: 3 },
+    );
+    await Promise.all(Array.from({ length: 12 }, (_, i) => client.send({ path: `/p${i}` })));
+    expect(most).toBe(3);
+    expect(client.sent).toBe(12);
+  });
+
+  it('fetches identical GETs once and shares the answer', async () => {
+    let hits = 0;
+    const client = await setUp((_req, res) => {
+      hits++;
+      ok(res);
+    });
+    const spec = {
+      path: '/api/v1/walks',
+      query: 'limit=1',
+      auth: { key: 'CONFORMANCE_API_KEY', via: 'bearer' },
+    } as const;
+    const [a, b] = await Promise.all([client.send(spec), client.send(spec)]);
+    await client.send({ ...spec, auth: { key: 'CONFORMANCE_API_KEY', via: 'x-api-key' } });
+    expect(a).toBe(b);
+    expect(hits).toBe(2);
+    expect(client.memoized).toBe(1);
+  });
+
+  it('stops at the request budget without sending more', async () => {
+    let hits = 0;
+    const client = await setUp(
+      (_req, res) => {
+        hits++;
+        ok(res);
+      },
+      { maxRequests: 2 },
+    );
+    const exchanges = await Promise.all([1, 2, 3].map((i) => client.send({ path: `/p${i}` })));
+    expect(hits).toBe(2);
+    expect(exchanges.filter((e) => e.error?.kind === 'budget')).toHaveLength(1);
+  });
+
+  it('waits out a 429 with Retry-After once, then takes the answer', async () => {
+    let hits = 0;
+    const client = await setUp((_req, res) => {
+      if (++hits === 1) {
+        res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+        res.end('{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}');
+      } else ok(res);
+    });
+    const exchange = await client.send({ path: '/api/v1/walks' });
+    expect(exchange.response?.status).toBe(200);
+    expect(exchange.retries).toBe(1);
+  });
+
+  it('does not wait longer than allowed: a long Retry-After is reported, not slept on', async () => {
+    const client = await setUp((_req, res) => {
+      res.writeHead(429, { 'retry-after': '3600', 'content-type': 'application/json' });
+      res.end('{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}');
+    });
+    const exchange = await client.send({ path: '/api/v1/walks' });
+    expect(exchange.response?.status).toBe(429);
+    expect(exchange.retries).toBe(0);
+  });
+
+  it('names itself and sends keys only as asked, showing them by name', async () => {
+    const seen: IncomingMessage['headers'][] = [];
+    const client = await setUp((req, res) => {
+      seen.push(req.headers);
+      ok(res);
+    });
+    const exchange = await client.send({
+      path: '/api/v1/walks',
+      auth: { key: 'CONFORMANCE_API_KEY', via: 'x-api-key' },
+    });
+    expect(seen[0]?.['user-agent']).toBe(USER_AGENT);
+    expect(USER_AGENT).toMatch(/^canvassing-conformance\/\d+\.\d+\.\d+/);
+    expect(seen[0]?.['x-api-key']).toBe(KEY);
+    expect(exchange.request.keys).toEqual(['CONFORMANCE_API_KEY']);
+    expect(JSON.stringify(exchange.request)).not.toContain(KEY);
+    expect(exchange.request.curl).toBe(
+      `curl -sS -i '${exchange.request.url}' -H "x-api-key: $CONFORMANCE_API_KEY"`,
+    );
+  });
+
+  it('sends a made-up key shown as a shell expression that makes another one', async () => {
+    const seen: (string | undefined)[] = [];
+    const client = await setUp((req, res) => {
+      seen.push(req.headers.authorization);
+      ok(res);
+    });
+    const exchange = await client.send({ path: '/api/v1/walks', madeUpKey: 'bearer' });
+    expect(seen[0]).toMatch(/^Bearer svc_sk_live_[0-9a-f]{48}$/);
+    expect(exchange.request.curl).toContain('-H "Authorization: Bearer svc_sk_live_$(openssl rand -hex 24)"');
+  });
+});

@@ -1,0 +1,61 @@
+/** What the suite's tests share: a config for a target, and small servers that listen on port 0. */
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo, Server as NetServer } from 'node:net';
+import type { KeyName, SuiteConfig } from '../config.ts';
+import { DEFAULTS } from '../config.ts';
+import type { CheckResult, Report } from '../types.ts';
+
+export type Credentials = Partial<Record<KeyName | 'CONFORMANCE_WEB_BASE_URL', string>>;
+
+export function configFor(
+  baseUrl: string,
+  credentials: Credentials,
+  overrides: Partial<SuiteConfig> = {},
+): SuiteConfig {
+  const { CONFORMANCE_WEB_BASE_URL, ...keys } = credentials;
+  const config: SuiteConfig = {
+    ...DEFAULTS,
+    baseUrl,
+    strict: false,
+    keys,
+    embedded: false,
+    ...overrides,
+  };
+  if (CONFORMANCE_WEB_BASE_URL && !('webBaseUrl' in overrides)) config.webBaseUrl = CONFORMANCE_WEB_BASE_URL;
+  return config;
+}
+
+export interface Listening {
+  baseUrl: string;
+  server: Server | NetServer;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1, a free port; `close` also cuts connections a hostile handler left open. */
+export async function listen(handler: RequestListener | Server | NetServer): Promise<Listening> {
+  const server = typeof handler === 'function' ? createServer(handler) : handler;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  };
+}
+
+export function resultOf(report: Report, id: string): CheckResult {
+  const result = report.results.find((r) => r.id === id);
+  if (!result) throw new Error(`the report has no result for ${id}`);
+  return result;
+}
+
+/** The failures of required checks, as `ID: actual` lines (empty when the verdict is pass). */
+export function requiredFailures(report: Report): string[] {
+  return report.results
+    .filter((r) => r.status === 'fail' && r.effectiveLevel === 'required')
+    .map((r) => `${r.id}: ${r.actual}`);
+}

@@ -1,0 +1,752 @@
+/**
+ * Deliberately broken variants of the reference server, one rule broken each. A small handler in
+ * front of the real `createApp(...)` rewrites the request before the app sees it, or the answer
+ * after the app wrote it. One server serves every variant under `/v/<name>`, so each variant is a
+ * base URL: `http://127.0.0.1:<port>/v/<name>`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
+import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
+import { demoCredentials, generateDataset } from '../../fixtures/index.ts';
+import { createApp } from '../../reference-server/app.ts';
+import { DEFAULT_WEB_BASE_URL } from '../../reference-server/config.ts';
+import type { KeyName } from '../config.ts';
+import { KEY_NAMES } from '../config.ts';
+import { BAD_LIMITS } from '../checks/limits.ts';
+import type { Listening } from './harness.ts';
+import { listen } from './harness.ts';
+
+export interface World {
+  credentials: DemoCredentials & { CONFORMANCE_WEB_BASE_URL: string };
+  primaryIds: Set<string>;
+  otherIds: Set<string>;
+  /** A summary of an archived walk of the primary campaign, shaped as the list would show it. */
+  archivedSummary: Record<string, unknown>;
+}
+
+export interface RequestView {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  rawQuery: string;
+  /** The demo key the request carries, `unknown` for any other value, undefined for none. */
+  key: KeyName | 'unknown' | undefined;
+  via: 'bearer' | 'x-api-key' | undefined;
+  accept: string;
+}
+
+export interface Answer {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: Buffer;
+}
+
+export interface Mutation {
+  /** Short name, used in the URL and the coverage table. */
+  name: string;
+  /** The check meant to catch it. */
+  breaks: string;
+  /** The broken rule, in words. */
+  description: string;
+  /** Drift: caught only under --strict (and the run passes without it). */
+  strictOnly?: true;
+  request?: (req: IncomingMessage, view: RequestView, world: World) => void;
+  response?: (answer: Answer, view: RequestView, world: World) => Answer | undefined;
+}
+
+const isList = (v: RequestView) => v.path === '/api/v1/walks';
+const isDetail = (v: RequestView) => /^\/api\/v1\/walks\/[^/]+$/.test(v.path);
+const detailId = (v: RequestView) => decodeURIComponent(v.path.split('/').pop() ?? '');
+
+/** Node keeps headers twice (`headers` and `rawHeaders`, behind `headersDistinct`): rewrite both. */
+function setHeader(req: IncomingMessage, name: string, value: string | undefined): void {
+  const raw: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() !== name)
+      raw.push(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+  }
+  if (value !== undefined) raw.push(name, value);
+  req.rawHeaders = raw;
+  if (value === undefined) delete req.headers[name];
+  else req.headers[name] = value;
+  // Node derives headersDistinct from the original header count; pin it to the rewritten list.
+  const distinct: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    (distinct[(raw[i] as string).toLowerCase()] ??= []).push(raw[i + 1] as string);
+  Object.defineProperty(req, 'headersDistinct', { value: distinct, configurable: true });
+}
+
+function setKey(req: IncomingMessage, world: World, name: KeyName): void {
+  setHeader(req, 'x-api-key', undefined);
+  setHeader(req, 'authorization', `Bearer ${world.credentials[name]}`);
+}
+
+function setQuery(req: IncomingMessage, view: RequestView, rawQuery: string): void {
+  req.url = `${view.path}${rawQuery ? `?${rawQuery}` : ''}`;
+}
+
+type Json = Record<string, unknown> & {
+  data?: unknown;
+  meta?: { count?: number };
+  error?: { code?: string; message?: string };
+};
+
+/** Rewrites a JSON answer; answers that are not JSON pass unchanged. */
+function json(answer: Answer, edit: (body: Json) => Json | void): Answer {
+  let body: Json;
+  try {
+    body = JSON.parse(answer.body.toString('utf8')) as Json;
+  } catch {
+    return answer;
+  }
+  const edited = edit(body) ?? body;
+  return { ...answer, body: Buffer.from(JSON.stringify(edited)) };
+}
+
+const walksOf = (body: Json) => (Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []);
+const stopsOf = (body: Json) => {
+  const data = body.data as { stops?: Record<string, unknown>[] } | undefined;
+  return Array.isArray(data?.stops) ? data.stops : [];
+};
+
+function errorAnswer(
+  status: number,
+  code: string,
+  message: string,
+  headers: OutgoingHttpHeaders = {},
+): Answer {
+  return {
+    status,
+    headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
+    body: Buffer.from(JSON.stringify({ ok: false, error: { code, message } })),
+  };
+}
+
+const success = (data: unknown): Answer => ({
+  status: 200,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: Buffer.from(JSON.stringify({ ok: true, data })),
+});
+
+export const MUTATIONS: Mutation[] = [
+  // envelope
+  {
+    name: 'success-without-ok',
+    breaks: 'ENVELOPE-001',
+    description: 'success answers lack `ok`',
+    response: (a) => (a.status === 200 ? json(a, (b) => void delete b.ok) : undefined),
+  },
+  {
+    name: 'meta-count-off-by-one',
+    breaks: 'ENVELOPE-002',
+    description: 'meta.count is one more than the items returned',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => void (b.meta = { count: walksOf(b).length + 1 }))
+        : undefined,
+  },
+  {
+    name: 'html-404',
+    breaks: 'ENVELOPE-003',
+    description: 'a 404 is an HTML error page',
+    response: (a) =>
+      a.status === 404
+        ? {
+            status: 404,
+            headers: { 'content-type': 'text/html' },
+            body: Buffer.from('<html><body><h1>Not Found</h1></body></html>'),
+          }
+        : undefined,
+  },
+  {
+    name: 'error-without-message',
+    breaks: 'ENVELOPE-003',
+    description: 'error envelopes lack error.message',
+    response: (a) => (a.status >= 400 ? json(a, (b) => void delete b.error?.message) : undefined),
+  },
+  {
+    name: 'text-plain',
+    breaks: 'ENVELOPE-004',
+    description: 'every answer is labelled text/plain',
+    response: (a) => ({ ...a, headers: { ...a.headers, 'content-type': 'text/plain; charset=utf-8' } }),
+  },
+  {
+    name: 'lat-as-string',
+    breaks: 'ENVELOPE-005',
+    description: 'summary lat is a string',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => walksOf(b).forEach((w) => void (w.lat = w.lat === null ? null : String(w.lat))))
+        : undefined,
+  },
+  {
+    name: 'xml-on-accept',
+    breaks: 'ENVELOPE-006',
+    description: 'Accept: application/xml gets XML',
+    response: (_a, v) =>
+      v.accept.includes('xml')
+        ? { status: 200, headers: { 'content-type': 'application/xml' }, body: Buffer.from('<walks/>') }
+        : undefined,
+  },
+  // walks list
+  {
+    name: 'list-data-object',
+    breaks: 'WALKS-LIST-001',
+    description: 'the list data is an object keyed by id',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => void (b.data = Object.fromEntries(walksOf(b).map((w) => [String(w.id), w]))))
+        : undefined,
+  },
+  {
+    name: 'default-limit-20',
+    breaks: 'WALKS-LIST-002',
+    description: 'the default limit is 20',
+    request: (req, v) => (isList(v) && !v.query.has('limit') ? setQuery(req, v, 'limit=20') : undefined),
+  },
+  {
+    name: 'limit-1-gives-2',
+    breaks: 'WALKS-LIST-003',
+    description: 'limit=1 returns two walks',
+    request: (req, v) => (isList(v) && v.rawQuery === 'limit=1' ? setQuery(req, v, 'limit=2') : undefined),
+  },
+  {
+    name: 'limit-200-gives-201',
+    breaks: 'WALKS-LIST-004',
+    description: 'limit=200 returns 201 walks',
+    response: (a, v) =>
+      isList(v) && v.rawQuery === 'limit=200' && a.status === 200
+        ? json(a, (b) => {
+            const walks = walksOf(b);
+            walks.push({ ...walks[0], id: randomUUID() });
+            b.meta = { count: walks.length };
+          })
+        : undefined,
+  },
+  {
+    name: 'limit-200-gives-10',
+    breaks: 'WALKS-LIST-004',
+    description: 'limit=200 returns fewer walks than the default list',
+    request: (req, v) => (isList(v) && v.rawQuery === 'limit=200' ? setQuery(req, v, 'limit=10') : undefined),
+  },
+  {
+    name: 'duplicate-walk',
+    breaks: 'WALKS-LIST-005',
+    description: 'the second walk repeats the first',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => {
+            const walks = walksOf(b);
+            if (walks.length > 1) walks[1] = { ...walks[0] };
+          })
+        : undefined,
+  },
+  {
+    name: 'summary-without-name',
+    breaks: 'WALKS-LIST-006',
+    description: 'summaries lack `name`',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => walksOf(b).forEach((w) => void delete w.name))
+        : undefined,
+  },
+  {
+    name: 'counts-key-missing',
+    breaks: 'WALKS-LIST-007',
+    description: 'counts lacks visited_moved_away',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) =>
+            walksOf(b).forEach((w) => void delete (w.counts as Record<string, number>).visited_moved_away),
+          )
+        : undefined,
+  },
+  {
+    name: 'web-url-wrong-id',
+    breaks: 'WALKS-LIST-008',
+    description: "web_url names another walk's id",
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => {
+            const walks = walksOf(b);
+            walks.forEach((w, i) => {
+              const other = walks[(i + 1) % walks.length];
+              if (other && walks.length > 1)
+                w.web_url = String(w.web_url).replace(String(w.id), String(other.id));
+            });
+          })
+        : undefined,
+  },
+  {
+    name: 'app-link-other-slug',
+    breaks: 'WALKS-LIST-008',
+    description: 'app_link carries another slug than web_url',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) =>
+            walksOf(b).forEach((w) => void (w.app_link = String(w.app_link).replace('/open/', '/open/x-'))),
+          )
+        : undefined,
+  },
+  {
+    name: 'slug-varies',
+    breaks: 'WALKS-LIST-009',
+    description: 'one walk links under another campaign slug',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => {
+            const w = walksOf(b)[2];
+            if (!w) return;
+            w.web_url = String(w.web_url).replace('/dashboard/', '/dashboard/x-');
+            w.app_link = String(w.app_link).replace('/open/', '/open/x-');
+          })
+        : undefined,
+  },
+  {
+    name: 'wrong-web-base',
+    breaks: 'WALKS-LIST-010',
+    description: 'links use another web base URL than configured',
+    response: (a, v, world) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) =>
+            walksOf(b).forEach((w) => {
+              const base = world.credentials.CONFORMANCE_WEB_BASE_URL;
+              w.web_url = String(w.web_url).replace(base, 'https://dashboard.wrong.example');
+              w.app_link = String(w.app_link).replace(base, 'https://dashboard.wrong.example');
+            }),
+          )
+        : undefined,
+  },
+  {
+    name: 'empty-campaign-404',
+    breaks: 'WALKS-LIST-011',
+    description: 'a campaign without walks gets 404',
+    response: (a, v) =>
+      isList(v) && v.key === 'CONFORMANCE_EMPTY_CAMPAIGN_KEY'
+        ? errorAnswer(404, 'not_found', 'No walks.')
+        : undefined,
+  },
+  // walk detail
+  {
+    name: 'archived-walk-listed',
+    breaks: 'WALK-DETAIL-001',
+    description: 'an archived walk is listed first',
+    response: (a, v, world) =>
+      isList(v) && v.key === 'CONFORMANCE_API_KEY' && a.status === 200
+        ? json(a, (b) => {
+            const walks = walksOf(b);
+            walks.unshift(world.archivedSummary);
+            if (v.query.has('limit')) walks.pop();
+            b.meta = { count: walks.length };
+          })
+        : undefined,
+  },
+  {
+    name: 'detail-name-differs',
+    breaks: 'WALK-DETAIL-002',
+    description: "the detail's name differs from the summary's",
+    response: (a, v) =>
+      isDetail(v) && a.status === 200
+        ? json(a, (b) => void ((b.data as Json).name = `${String((b.data as Json).name)} (copy)`))
+        : undefined,
+  },
+  {
+    name: 'stops-out-of-order',
+    breaks: 'WALK-DETAIL-003',
+    description: 'the first two stops are swapped',
+    response: (a, v) =>
+      isDetail(v) && a.status === 200
+        ? json(a, (b) => {
+            const stops = stopsOf(b);
+            if (stops.length > 1)
+              [stops[0], stops[1]] = [
+                stops[1] as Record<string, unknown>,
+                stops[0] as Record<string, unknown>,
+              ];
+          })
+        : undefined,
+  },
+  {
+    name: 'positions-from-0',
+    breaks: 'WALK-DETAIL-004',
+    description: 'positions count from 0',
+    response: (a, v) =>
+      isDetail(v) && a.status === 200
+        ? json(a, (b) => stopsOf(b).forEach((s) => void (s.position = Number(s.position) - 1)))
+        : undefined,
+  },
+  {
+    name: 'unknown-status',
+    breaks: 'WALK-DETAIL-005',
+    description: 'a stop has the status "knocked"',
+    response: (a, v) =>
+      isDetail(v) && a.status === 200
+        ? json(a, (b) => {
+            const stop = stopsOf(b)[0];
+            if (stop) stop.status = 'knocked';
+          })
+        : undefined,
+  },
+  {
+    name: 'duplicate-stop-ids',
+    breaks: 'WALK-DETAIL-006',
+    description: 'two stops share an id',
+    response: (a, v) =>
+      isDetail(v) && a.status === 200
+        ? json(a, (b) => {
+            const stops = stopsOf(b);
+            if (stops[1] && stops[0]) stops[1].id = stops[0].id;
+          })
+        : undefined,
+  },
+  // consistency
+  {
+    name: 'count-off-by-one',
+    breaks: 'CONSISTENCY-001',
+    description: 'summary count is one more than the stops',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => walksOf(b).forEach((w) => void (w.count = Number(w.count) + 1)))
+        : undefined,
+  },
+  {
+    name: 'counts-shifted',
+    breaks: 'CONSISTENCY-002',
+    description: 'one stop is counted under another status',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) =>
+            walksOf(b).forEach((w) => {
+              const counts = w.counts as Record<string, number>;
+              const from = Object.keys(counts).find((k) => (counts[k] ?? 0) > 0);
+              const to = Object.keys(counts).find((k) => k !== from);
+              if (from && to) {
+                counts[from] = (counts[from] ?? 0) - 1;
+                counts[to] = (counts[to] ?? 0) + 1;
+              }
+            }),
+          )
+        : undefined,
+  },
+  {
+    name: 'centroid-off',
+    breaks: 'CONSISTENCY-003',
+    description: 'the centroid is 0.001° north',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) =>
+            walksOf(b).forEach((w) => void (w.lat = typeof w.lat === 'number' ? w.lat + 0.001 : w.lat)),
+          )
+        : undefined,
+  },
+  {
+    name: 'null-island',
+    breaks: 'CONSISTENCY-003',
+    description: 'walks without located stops get 0, 0 instead of null',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) =>
+            walksOf(b).forEach((w) => {
+              if (w.lat === null) Object.assign(w, { lat: 0, lng: 0 });
+            }),
+          )
+        : undefined,
+  },
+  // auth
+  {
+    name: 'bearer-ignored',
+    breaks: 'AUTH-001',
+    description: 'Authorization: Bearer is not read',
+    request: (req) => setHeader(req, 'authorization', undefined),
+  },
+  {
+    name: 'x-api-key-ignored',
+    breaks: 'AUTH-002',
+    description: 'x-api-key is not read',
+    request: (req) => setHeader(req, 'x-api-key', undefined),
+  },
+  {
+    name: 'x-api-key-other-data',
+    breaks: 'AUTH-002',
+    description: 'x-api-key lists one walk less than Bearer',
+    response: (a, v) =>
+      isList(v) && v.via === 'x-api-key' && a.status === 200
+        ? json(a, (b) => {
+            walksOf(b).pop();
+            b.meta = { count: walksOf(b).length };
+          })
+        : undefined,
+  },
+  {
+    name: 'no-key-accepted',
+    breaks: 'AUTH-003',
+    description: 'a request without a key is served',
+    request: (req, v, world) => (v.key === undefined ? setKey(req, world, 'CONFORMANCE_API_KEY') : undefined),
+  },
+  {
+    name: 'unknown-key-accepted',
+    breaks: 'AUTH-005',
+    description: 'an unknown well-formed key is served',
+    request: (req, v, world) => {
+      const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+      if (v.key === 'unknown' && token.startsWith('svc_sk_live_')) setKey(req, world, 'CONFORMANCE_API_KEY');
+    },
+  },
+  {
+    name: 'basic-auth-accepted',
+    breaks: 'AUTH-007',
+    description: 'Basic auth is served',
+    request: (req, _v, world) =>
+      /^basic /i.test(String(req.headers.authorization))
+        ? setKey(req, world, 'CONFORMANCE_API_KEY')
+        : undefined,
+  },
+  {
+    name: 'revoked-key-accepted',
+    breaks: 'AUTH-009',
+    description: 'the revoked key still works',
+    request: (req, v, world) =>
+      v.key === 'CONFORMANCE_REVOKED_KEY' ? setKey(req, world, 'CONFORMANCE_API_KEY') : undefined,
+  },
+  {
+    name: 'no-scope-served',
+    breaks: 'AUTH-011',
+    description: 'a key without walks:read gets 200',
+    request: (req, v, world) =>
+      v.key === 'CONFORMANCE_NO_SCOPE_KEY' ? setKey(req, world, 'CONFORMANCE_API_KEY') : undefined,
+  },
+  {
+    name: 'no-scope-401',
+    breaks: 'AUTH-011',
+    description: 'a key without walks:read gets 401 unauthorized',
+    response: (a, v) =>
+      v.key === 'CONFORMANCE_NO_SCOPE_KEY' && a.status === 403
+        ? errorAnswer(401, 'unauthorized', 'The API key is not valid.')
+        : undefined,
+  },
+  // isolation
+  {
+    name: 'other-campaign-lists-ours',
+    breaks: 'ISOLATION-001',
+    description: "the other campaign's key lists this campaign's walks",
+    request: (req, v, world) =>
+      isList(v) && v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY'
+        ? setKey(req, world, 'CONFORMANCE_API_KEY')
+        : undefined,
+  },
+  {
+    name: 'other-campaign-fetches-ours',
+    breaks: 'ISOLATION-002',
+    description: "the other campaign's key fetches this campaign's walks",
+    request: (req, v, world) =>
+      isDetail(v) && v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY' && world.primaryIds.has(detailId(v))
+        ? setKey(req, world, 'CONFORMANCE_API_KEY')
+        : undefined,
+  },
+  {
+    name: 'other-campaign-404-differs',
+    breaks: 'ISOLATION-003',
+    description: "another campaign's walk gets a 404 with its own message",
+    response: (a, v, world) =>
+      isDetail(v) &&
+      a.status === 404 &&
+      world.primaryIds.has(detailId(v)) &&
+      v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY'
+        ? errorAnswer(404, 'not_found', 'This walk belongs to another campaign.')
+        : undefined,
+  },
+  {
+    name: 'we-fetch-theirs',
+    breaks: 'ISOLATION-004',
+    description: "this campaign's key fetches the other campaign's walks",
+    request: (req, v, world) =>
+      isDetail(v) && v.key === 'CONFORMANCE_API_KEY' && world.otherIds.has(detailId(v))
+        ? setKey(req, world, 'CONFORMANCE_OTHER_CAMPAIGN_KEY')
+        : undefined,
+  },
+  // not found
+  {
+    name: 'unknown-walk-code',
+    breaks: 'NOT-FOUND-001',
+    description: 'an unknown walk gets code "missing"',
+    response: (a, v) =>
+      isDetail(v) && a.status === 404
+        ? json(a, (b) => void (b.error = { code: 'missing', message: 'Walk not found.' }))
+        : undefined,
+  },
+  {
+    name: 'malformed-id-500',
+    breaks: 'NOT-FOUND-002',
+    description: 'an id that is not a UUID crashes (500)',
+    response: (a, v) =>
+      isDetail(v) && !/^[0-9a-f-]{36}$/i.test(detailId(v))
+        ? errorAnswer(500, 'internal_error', 'Something went wrong on our side; please retry later.')
+        : undefined,
+  },
+  {
+    name: 'unknown-path-html',
+    breaks: 'NOT-FOUND-004',
+    description: "unknown paths get the framework's HTML page",
+    response: (a, v) =>
+      !isList(v) && !isDetail(v) && a.status === 404
+        ? {
+            status: 404,
+            headers: { 'content-type': 'text/html; charset=utf-8' },
+            body: Buffer.from(`<pre>Cannot GET ${v.path}</pre>`),
+          }
+        : undefined,
+  },
+  // limits
+  ...BAD_LIMITS.map((bad): Mutation => ({
+    name: `limit-500-${bad.id.toLowerCase()}`,
+    breaks: bad.id,
+    description: `${bad.query} crashes (500)`,
+    response: (a, v) =>
+      isList(v) && v.rawQuery === bad.query
+        ? errorAnswer(500, 'internal_error', 'Something went wrong on our side; please retry later.')
+        : undefined,
+  })),
+  // methods
+  ...(['POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method, i): Mutation => ({
+    name: `${method.toLowerCase()}-allowed`,
+    breaks: `METHODS-00${i + 1}`,
+    description: `${method} is accepted`,
+    response: (_a, v) => (v.method === method ? success({}) : undefined),
+  })),
+  // drift (strict only)
+  {
+    name: 'undocumented-field',
+    breaks: 'DRIFT-001',
+    description: 'summaries carry an undocumented field',
+    strictOnly: true,
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => walksOf(b).forEach((w) => void (w.region = 'north')))
+        : undefined,
+  },
+  {
+    name: 'undocumented-status',
+    breaks: 'DRIFT-002',
+    description: 'a malformed id gets 422, a status the spec does not document',
+    strictOnly: true,
+    response: (a, v) =>
+      isDetail(v) && !/^[0-9a-f-]{36}$/i.test(detailId(v))
+        ? errorAnswer(422, 'invalid_id', 'The id is not a UUID.')
+        : undefined,
+  },
+  {
+    name: 'problem-json',
+    breaks: 'DRIFT-003',
+    description: 'error answers are labelled application/problem+json',
+    strictOnly: true,
+    response: (a) =>
+      a.status >= 400
+        ? { ...a, headers: { ...a.headers, 'content-type': 'application/problem+json' } }
+        : undefined,
+  },
+];
+
+export interface MutationServer extends Listening {
+  world: World;
+  urlOf(mutation: Mutation | 'none'): string;
+}
+
+/** One reference app behind a handler that applies the variant named in the path. */
+export async function startMutationServer(): Promise<MutationServer> {
+  const dataset = generateDataset();
+  const credentials = { ...demoCredentials(), CONFORMANCE_WEB_BASE_URL: DEFAULT_WEB_BASE_URL };
+  const world = worldOf(dataset, credentials);
+  const app = createApp({ dataset, config: { log: false, webBaseUrl: DEFAULT_WEB_BASE_URL } });
+  const byName = new Map(MUTATIONS.map((m) => [m.name, m]));
+  const listening = await listen(
+    createServer((req, res) => {
+      const match = /^\/v\/([^/?]+)(.*)$/.exec(req.url ?? '');
+      const mutation = match?.[1] ? byName.get(match[1]) : undefined;
+      req.url = match?.[2] || '/';
+      if (!req.url.startsWith('/')) req.url = `/${req.url}`;
+      if (mutation) apply(mutation, req, res, world);
+      app(req, res);
+    }),
+  );
+  return { ...listening, world, urlOf: (m) => `${listening.baseUrl}/v/${m === 'none' ? 'none' : m.name}` };
+}
+
+function apply(mutation: Mutation, req: IncomingMessage, res: ServerResponse, world: World): void {
+  const before = viewOf(req, world);
+  mutation.request?.(req, before, world);
+  const respond = mutation.response;
+  if (!respond) return;
+  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+  res.end = ((chunk?: unknown, encoding?: unknown) => {
+    const body =
+      chunk === undefined || typeof chunk === 'function'
+        ? Buffer.alloc(0)
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    const answer: Answer = { status: res.statusCode, headers: res.getHeaders(), body };
+    const out = respond(answer, before, world) ?? answer;
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    for (const [name, value] of Object.entries(out.headers))
+      if (value !== undefined) res.setHeader(name, value);
+    res.statusCode = out.status;
+    if (req.method !== 'HEAD') res.setHeader('content-length', out.body.length);
+    return end(req.method === 'HEAD' ? undefined : out.body);
+  }) as ServerResponse['end'];
+}
+
+function viewOf(req: IncomingMessage, world: World): RequestView {
+  const url = new URL(req.url ?? '/', 'http://mutation.invalid');
+  const bearer = /^bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+  const header = req.headers['x-api-key'];
+  const token = bearer ?? (typeof header === 'string' ? header : undefined);
+  const key =
+    token === undefined && req.headers.authorization === undefined
+      ? undefined
+      : (KEY_NAMES.find((name) => world.credentials[name] === token) ?? 'unknown');
+  return {
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: url.searchParams,
+    rawQuery: url.search.replace(/^\?/, ''),
+    key,
+    via: bearer !== undefined ? 'bearer' : typeof header === 'string' ? 'x-api-key' : undefined,
+    accept: String(req.headers.accept ?? ''),
+  };
+}
+
+function worldOf(dataset: Dataset, credentials: World['credentials']): World {
+  const [primary, second] = dataset.campaigns;
+  const active = (w: Walk, campaignId: string | undefined) =>
+    w.campaignId === campaignId && w.state === 'active';
+  const archived = dataset.walks.find((w) => w.campaignId === primary?.id && w.state !== 'active');
+  if (!primary || !archived)
+    throw new Error('the demo data set has no archived walk of the primary campaign');
+  return {
+    credentials,
+    primaryIds: new Set(dataset.walks.filter((w) => active(w, primary.id)).map((w) => w.id)),
+    otherIds: new Set(dataset.walks.filter((w) => active(w, second?.id)).map((w) => w.id)),
+    archivedSummary: summaryOf(archived, primary.slug, credentials.CONFORMANCE_WEB_BASE_URL),
+  };
+}
+
+/** How the list would show a walk: only for the archived walk a broken server leaks. */
+function summaryOf(walk: Walk, slug: string, base: string): Record<string, unknown> {
+  const statuses = stopStatusesOf(loadSpec());
+  const located = walk.stops.filter((s) => s.lat !== null && s.lng !== null);
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return {
+    id: walk.id,
+    name: walk.name,
+    lat: located.length ? mean(located.map((s) => s.lat as number)) : null,
+    lng: located.length ? mean(located.map((s) => s.lng as number)) : null,
+    count: walk.stops.length,
+    counts: Object.fromEntries(
+      statuses.map((s) => [s, walk.stops.filter((stop) => stop.status === s).length]),
+    ),
+    web_url: `${base}/dashboard/${slug}/walks/${walk.id}`,
+    app_link: `${base}/open/${slug}/walks/${walk.id}`,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * No configured key value ever appears in any output, even when a target echoes keys back in its
+ * bodies, messages and headers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPORTER_NAMES } from '../config.ts';
+import { redactorFor } from '../redact.ts';
+import { formatReport } from '../reporters/index.ts';
+import { runSuite } from '../runner.ts';
+import type { Report } from '../types.ts';
+import type { Listening } from './harness.ts';
+import { configFor, listen } from './harness.ts';
+
+const KEYS = {
+  CONFORMANCE_API_KEY: 'svc_sk_live_echoPrimary+/=0000000000000000001',
+  CONFORMANCE_NO_SCOPE_KEY: 'svc_sk_live_echoNoScope00000000000000000002',
+  CONFORMANCE_OTHER_CAMPAIGN_KEY: 'svc_sk_live_echoOther0000000000000000000003',
+  CONFORMANCE_REVOKED_KEY: 'svc_sk_live_echoRevoked00000000000000000004',
+  CONFORMANCE_EMPTY_CAMPAIGN_KEY: 'svc_sk_live_echoEmpty0000000000000000000005',
+};
+
+let echo: Listening;
+let report: Report;
+
+beforeAll(async () => {
+  // Echoes whatever key it got: in the body, in an error message, URL-encoded, in a header.
+  echo = await listen((req, res) => {
+    const key = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const status = req.url?.includes('limit=1') ? 200 : 401;
+    res.writeHead(status, { 'content-type': 'text/plain', 'x-echo': encodeURIComponent(key) });
+    res.end(
+      status === 200
+        ? JSON.stringify({
+            ok: true,
+            data: [{ id: key, name: `walk of ${encodeURIComponent(key)}` }],
+            meta: { count: 1 },
+          })
+        : JSON.stringify({ ok: false, error: { code: 'unauthorized', message: `key ${key} is not valid` } }),
+    );
+  });
+  report = await runSuite(configFor(echo.baseUrl, KEYS));
+});
+
+afterAll(async () => {
+  await echo.close();
+});
+
+describe('redaction', () => {
+  it('has the keys in the raw report, so the test can see redaction work', () => {
+    expect(JSON.stringify(report)).toContain(KEYS.CONFORMANCE_API_KEY);
+  });
+
+  it('keeps every key out of every reporter’s output', () => {
+    const redact = redactorFor(KEYS);
+    for (const name of REPORTER_NAMES) {
+      const text = formatReport(name, report, redact);
+      for (const [keyName, value] of Object.entries(KEYS)) {
+        expect(text, `${name} output leaks ${keyName}`).not.toContain(value);
+        expect(text).not.toContain(encodeURIComponent(value));
+      }
+    }
+    expect(formatReport('console', report, redact)).toContain('$CONFORMANCE_API_KEY');
+  });
+
+  it('replaces every form a key can take with its variable name', () => {
+    const redact = redactorFor(KEYS);
+    const value = KEYS.CONFORMANCE_API_KEY;
+    const text = `${value} ${encodeURIComponent(value)} ${JSON.stringify({ value })}`;
+    expect(redact(text)).toBe('$CONFORMANCE_API_KEY $CONFORMANCE_API_KEY {"value":"$CONFORMANCE_API_KEY"}');
+  });
+});

@@ -1,0 +1,74 @@
+/** The suite against the reference server: every required check holds, live and strict. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../reference-server/start.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
+import { CHECKS } from '../checks/index.ts';
+import { createContractValidator } from '../../spec/contract.ts';
+import { HttpClient } from '../client.ts';
+import { SuiteData } from '../data.ts';
+import { runSuite } from '../runner.ts';
+import type { Report } from '../types.ts';
+import { configFor, requiredFailures } from './harness.ts';
+
+let server: RunningServer;
+let live: Report;
+let strict: Report;
+
+beforeAll(async () => {
+  server = await startReferenceServer({ port: 0, log: false });
+  live = await runSuite(configFor(server.baseUrl, server.credentials));
+  strict = await runSuite(configFor(server.baseUrl, server.credentials, { strict: true }));
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe('the suite against the reference server', () => {
+  it('passes every required check in live mode', () => {
+    expect(requiredFailures(live)).toEqual([]);
+    expect(live.summary.verdict).toBe('pass');
+  });
+
+  it('passes every required check in strict mode, drift included', () => {
+    expect(requiredFailures(strict)).toEqual([]);
+    expect(strict.results.filter((r) => r.drift).map((r) => [r.id, r.status])).toEqual([
+      ['DRIFT-001', 'pass'],
+      ['DRIFT-002', 'pass'],
+      ['DRIFT-003', 'pass'],
+    ]);
+  });
+
+  it('runs every check with the demo data set: nothing skipped or inconclusive', () => {
+    const notRun = live.results.filter((r) => r.status === 'skip' || r.status === 'inconclusive');
+    expect(notRun.map((r) => `${r.id}: ${r.reason}`)).toEqual([]);
+    expect(live.results).toHaveLength(CHECKS.length);
+  });
+
+  it('reports advisory checks as advisory, never as pass or fail', () => {
+    const advisory = live.results.filter((r) => r.level === 'advisory' && !r.drift);
+    expect(advisory.length).toBeGreaterThan(0);
+    expect(advisory.filter((r) => r.status !== 'advisory').map((r) => r.id)).toEqual([]);
+  });
+
+  it('stays within the request budget', () => {
+    expect(live.requests.sent).toBeLessThanOrEqual(500);
+    expect(live.requests.memoized).toBeGreaterThan(0);
+  });
+
+  it('samples the empty walk and the walk without coordinates first, then a handful spread out', async () => {
+    const config = configFor(server.baseUrl, server.credentials);
+    const client = new HttpClient(config);
+    try {
+      const sample = await new SuiteData(client, config, createContractValidator()).sample();
+      expect(sample).toHaveLength(config.sampleSize);
+      expect(sample[0]?.count).toBe(0);
+      expect(sample[1]?.count).toBeGreaterThan(0);
+      expect(sample[1]?.lat).toBeNull();
+      expect(new Set(sample.map((w) => w.id)).size).toBe(sample.length);
+      expect(client.sent).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
