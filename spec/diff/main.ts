@@ -43,8 +43,15 @@ export async function main(argv: string[]): Promise<number> {
     } finally {
       dispose();
     }
-  } catch (error) {
-    if (!(error instanceof SpecDiffError)) throw error;
+  } catch (caught) {
+    // Anything unforeseen is still unusable input to a CI gate, never a "breaking" exit 1.
+    const error =
+      caught instanceof SpecDiffError
+        ? caught
+        : new SpecDiffError(
+            'engine_failed',
+            `unexpected failure: ${(caught as Error)?.stack ?? String(caught)}`,
+          );
     if (format === 'json') {
       const envelope = { ok: false, error: { code: error.code, message: error.message } };
       process.stdout.write(`${JSON.stringify(envelope, null, 2)}\n`);
