@@ -12,6 +12,7 @@ import {
   PrismStartError,
   type RunningPrism,
   startPrism,
+  stoppedBySignal,
 } from './prism.ts';
 import { parsePort } from './cli-flags.ts';
 
@@ -106,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     prism = await startPrism({ spec: flags.spec, host: flags.host, port: flags.port, output: 'inherit' });
   } catch (error) {
-    if (stopping) return 0;
+    if (stopping || (error instanceof PrismStartError && stoppedBySignal(error.exit))) return 0;
     const output = error instanceof PrismStartError && error.output ? `\n${error.output}` : '';
     console.error(`mock: ${error instanceof Error ? error.message : String(error)}${output}`);
     return 1;
@@ -117,7 +118,7 @@ async function main(argv: string[]): Promise<number> {
   }
   console.log(banner(prism));
   const ended = await prism.exited;
-  if (stopping) return 0;
+  if (stopping || stoppedBySignal(ended)) return 0;
   console.error(`mock: Prism exited on its own (${String(ended)}).`);
   return 1;
 }

@@ -82,9 +82,19 @@ export class PrismStartError extends Error {
   constructor(
     message: string,
     readonly output: string,
+    /** How Prism ended, when it exited before answering. */
+    readonly exit?: number | NodeJS.Signals,
   ) {
     super(message);
   }
+}
+
+/**
+ * Whether Prism was stopped by a signal rather than failing: a Ctrl-C in a terminal reaches Prism
+ * directly (same process group), possibly before it reaches its launcher.
+ */
+export function stoppedBySignal(exit: number | NodeJS.Signals | undefined): boolean {
+  return exit === 'SIGINT' || exit === 'SIGTERM';
 }
 
 export async function startPrism(options: PrismOptions = {}): Promise<RunningPrism> {
@@ -102,16 +112,21 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   const tail = outputTail(child, output);
   const exited = new Promise<number | NodeJS.Signals>((resolve) => {
     child.once('exit', (code, signal) => resolve(signal ?? code ?? 0));
+    child.once('error', () => resolve(1)); // could not be spawned at all
   });
   const stop = (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5_000) =>
     stopChild(child, exited, signal, graceMs);
 
+  let exit: number | NodeJS.Signals | undefined;
+  void exited.then((value) => {
+    exit = value;
+  });
   try {
     await waitUntilAnswering(baseUrl, { timeoutMs: options.startTimeoutMs ?? 30_000, gaveUp: exited });
   } catch (error) {
     await stop('SIGKILL');
     const reason = error instanceof Error ? error.message : String(error);
-    throw new PrismStartError(`Prism did not start on ${baseUrl}: ${reason}`, tail());
+    throw new PrismStartError(`Prism did not start on ${baseUrl}: ${reason}`, tail(), exit);
   }
   if (child.pid === undefined) throw new PrismStartError('Prism has no process id', tail());
   return { baseUrl, spec, pid: child.pid, exited, stop };

@@ -6,7 +6,13 @@
 import { parseArgs } from 'node:util';
 import { buildApiReference } from '../docs/build.ts';
 import { parsePort } from '../mock/cli-flags.ts';
-import { isPortTaken, PrismStartError, type RunningPrism, startPrism } from '../mock/prism.ts';
+import {
+  isPortTaken,
+  PrismStartError,
+  type RunningPrism,
+  startPrism,
+  stoppedBySignal,
+} from '../mock/prism.ts';
 import { type RunningServer, startReferenceServer } from '../reference-server/start.ts';
 
 const USAGE = `Usage: npm start -- [--port N] [--mock-port N] [--host H] [--seed S]
@@ -151,23 +157,31 @@ async function main(argv: string[]): Promise<number> {
     startPrism({ host: flags.host, port: flags.mockPort, logLevel: 'warn', output: linePrefixer('[mock] ') }),
   ]);
   if (server.status === 'rejected' || prism.status === 'rejected') {
+    const interrupted =
+      signalled ||
+      (prism.status === 'rejected' &&
+        prism.reason instanceof PrismStartError &&
+        stoppedBySignal(prism.reason.exit));
     for (const failed of [server, prism]) {
-      if (failed.status !== 'rejected') continue;
+      if (failed.status !== 'rejected' || interrupted) continue;
       const error: unknown = failed.reason;
       const output = error instanceof PrismStartError && error.output ? `\n${error.output}` : '';
-      if (!signalled)
-        console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}${output}`);
+      console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}${output}`);
     }
     await stopBoth(
       server.status === 'fulfilled' ? server.value : undefined,
       prism.status === 'fulfilled' ? prism.value : undefined,
     );
-    return signalled ? 0 : 1;
+    return interrupted ? 0 : 1;
   }
 
   if (!signalled) console.log(banner(server.value, prism.value));
   const ended = await Promise.race([stopSignal, prism.value.exited.then((code) => ({ prismExited: code }))]);
   await stopBoth(server.value, prism.value);
+  if (typeof ended === 'object' && stoppedBySignal(ended.prismExited)) {
+    console.log(`sandbox: stopped (${String(ended.prismExited)}).`);
+    return 0;
+  }
   if (typeof ended === 'object') {
     console.error(
       `sandbox: the Prism mock exited on its own (${String(ended.prismExited)}); stopped the sandbox.`,
