@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CHECKS } from './checks/index.ts';
-import type { KeyName, SuiteConfig } from './config.ts';
+import type { CliOptions, KeyName, SuiteConfig } from './config.ts';
 import { ConfigError, HELP, KEY_NAMES, parseCli } from './config.ts';
 import { redactorFor } from './redact.ts';
 import { formatReport } from './reporters/index.ts';
@@ -36,20 +36,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
       );
       return EXIT.pass;
     }
-    let config: SuiteConfig;
-    if (options.config.baseUrl === undefined) {
-      if (options.config.profile === 'mock') {
-        throw new ConfigError(
-          '--profile mock needs --base-url of a running mock (npm run mock serves one on http://127.0.0.1:4010)',
-        );
-      }
-      const embedded = await startEmbedded();
-      stop = embedded.close;
-      config = { ...options.config, ...embedded.settings, embedded: true };
-      redact = redactorFor(config.keys);
-    } else {
-      config = { ...options.config, baseUrl: options.config.baseUrl, embedded: false };
-    }
+    const target = await resolveTarget(options.config);
+    stop = target.close;
+    const config = target.config;
+    redact = redactorFor(config.keys, options.config.keys);
     const report = await runSuite(config);
     for (const reporter of options.reporters) {
       const text = formatReport(reporter.name, report, redact);
@@ -75,7 +65,29 @@ export function exitStatusOf(report: Report): number {
   return report.summary.verdict === 'pass' ? EXIT.pass : EXIT.fail;
 }
 
-/** The embedded default: the reference server in-process on a free port, with its demo credentials. */
+/**
+ * The configured target, or the embedded default when no base URL is set: the reference server
+ * in-process on a free port, checked with its demo credentials. `close` stops what was started.
+ */
+export async function resolveTarget(
+  options: CliOptions['config'],
+): Promise<{ config: SuiteConfig; close: () => Promise<void> }> {
+  if (options.baseUrl !== undefined) {
+    return {
+      config: { ...options, baseUrl: options.baseUrl, embedded: false },
+      close: async () => undefined,
+    };
+  }
+  if (options.profile === 'mock') {
+    throw new ConfigError(
+      '--profile mock needs --base-url of a running mock (npm run mock serves one on http://127.0.0.1:4010)',
+    );
+  }
+  const embedded = await startEmbedded();
+  return { config: { ...options, ...embedded.settings, embedded: true }, close: embedded.close };
+}
+
+/** The reference server in-process on a free port, with its demo credentials. */
 async function startEmbedded(): Promise<{
   settings: Pick<SuiteConfig, 'baseUrl' | 'keys' | 'webBaseUrl'>;
   close: () => Promise<void>;

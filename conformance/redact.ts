@@ -6,8 +6,9 @@ import type { KeyName } from './config.ts';
 
 export type Redactor = (text: string) => string;
 
-export function redactorFor(keys: Partial<Record<KeyName, string>>): Redactor {
-  const secrets = Object.entries(keys)
+export function redactorFor(...keySets: Partial<Record<KeyName, string>>[]): Redactor {
+  const secrets = keySets
+    .flatMap((keys) => Object.entries(keys))
     .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '')
     .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, `$${name}`] as const))
     .sort((a, b) => b[0].length - a[0].length);

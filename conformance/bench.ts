@@ -1,0 +1,120 @@
+/**
+ * `npm run conformance:bench`: prints the figures of issue 4 — wall time and request count of a full
+ * live run against the local reference server, including the CLI's start-up, plain and with 100 ms
+ * added to every answer by a delaying proxy. Figures are printed, never asserted.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as forward } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startReferenceServer } from '../reference-server/start.ts';
+import type { Report } from './types.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const DELAY_MS = 100;
+
+interface Figures {
+  scenario: string;
+  wallMs: number;
+  requests: number;
+  verdict: string;
+  target: string;
+}
+
+/** Runs the CLI as a user would (a fresh process) and times it from spawn to exit. */
+async function timeCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ wallMs: number; report: Report }> {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-bench-'));
+  const output = join(dir, 'report.json');
+  const started = performance.now();
+  const status = await new Promise<number | null>((resolve) => {
+    const child = spawn(TSX, ['conformance/main.ts', ...args, '--reporter', 'json', '--output', output], {
+      cwd: ROOT,
+      env,
+      stdio: 'ignore',
+    });
+    child.on('exit', resolve);
+  });
+  const wallMs = performance.now() - started;
+  try {
+    if (status === 2) throw new Error('the run could not reach its target');
+    return { wallMs, report: JSON.parse(readFileSync(output, 'utf8')) as Report };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A proxy that holds every request for `DELAY_MS` before passing it on. */
+async function delayingProxy(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const upstream = new URL(target);
+  const proxy = createServer((req, res) => {
+    setTimeout(() => {
+      const out = forward(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      out.on('error', () => res.destroy());
+      req.pipe(out);
+    }, DELAY_MS);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        proxy.close(() => resolve());
+        proxy.closeAllConnections();
+      }),
+  };
+}
+
+async function bench(): Promise<Figures[]> {
+  const figures: Figures[] = [];
+  const embedded = await timeCli([], { ...process.env, CONFORMANCE_BASE_URL: '' });
+  figures.push({
+    scenario: 'embedded reference server (no base URL), start-up included',
+    wallMs: embedded.wallMs,
+    requests: embedded.report.requests.sent,
+    verdict: embedded.report.summary.verdict,
+    target: '≤ 8 s, ≤ 500 requests',
+  });
+
+  const server = await startReferenceServer({ port: 0, log: false });
+  const proxy = await delayingProxy(server.baseUrl);
+  try {
+    const env = { ...process.env, ...server.credentials, CONFORMANCE_BASE_URL: proxy.url };
+    const delayed = await timeCli([], env);
+    figures.push({
+      scenario: `every answer ${DELAY_MS} ms later (delaying proxy), CLI start-up included`,
+      wallMs: delayed.wallMs,
+      requests: delayed.report.requests.sent,
+      verdict: delayed.report.summary.verdict,
+      target: '≤ 15 s, ≤ 500 requests',
+    });
+  } finally {
+    await proxy.close();
+    await server.close();
+  }
+  return figures;
+}
+
+const figures = await bench();
+console.log('conformance benchmark (default concurrency 4, timeout 10 s)');
+for (const f of figures) {
+  console.log(
+    `  ${f.scenario}\n    wall ${(f.wallMs / 1000).toFixed(2)} s · ${f.requests} requests · verdict ${f.verdict} · target ${f.target}`,
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * Runs the suite once against the configured target (or the embedded reference server) and maps
+ * every requirement to a test: fail → a failed test with expected, actual, hint and curl; skip and
+ * inconclusive → a skipped test with the reason; pass and advisory → a passed test.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { CHECKS } from '../checks/index.ts';
+import { resolveTarget } from '../cli.ts';
+import { parseCli } from '../config.ts';
+import type { Redactor } from '../redact.ts';
+import { redactorFor } from '../redact.ts';
+import { runSuite } from '../runner.ts';
+import type { Report } from '../types.ts';
+import { AREAS } from '../types.ts';
+
+let report: Report;
+let redact: Redactor = (text) => text;
+let stop: () => Promise<void> = async () => undefined;
+
+beforeAll(async () => {
+  const options = parseCli([], process.env);
+  const target = await resolveTarget(options.config);
+  stop = target.close;
+  redact = redactorFor(target.config.keys, options.config.keys);
+  report = await runSuite(target.config);
+  if (report.unreachable) throw new Error(redact(report.unreachable));
+});
+
+afterAll(async () => {
+  await stop();
+});
+
+for (const area of AREAS) {
+  describe(area, () => {
+    for (const check of CHECKS.filter((c) => c.area === area)) {
+      it(`${check.id} ${check.title}`, async (ctx) => {
+        const result = report.results.find((r) => r.id === check.id);
+        if (!result) return ctx.skip('not selected');
+        if (result.status === 'skip' || result.status === 'inconclusive') {
+          return ctx.skip(redact(`${result.status}: ${result.reason ?? ''}`));
+        }
+        if (result.status === 'advisory') await ctx.annotate(redact(`advisory: ${result.actual}`));
+        if (result.status === 'fail') {
+          const lines = [
+            `${result.id} [${result.effectiveLevel}, ${result.section}]`,
+            `expected: ${result.expected}`,
+            `actual:   ${result.actual}`,
+            ...(result.hint ? [`hint:     ${result.hint}`] : []),
+            ...(result.details ?? []).map((d) => `  - ${d}`),
+            ...(result.request ? [`reproduce: ${result.request.curl}`] : []),
+          ];
+          throw new Error(redact(lines.join('\n')));
+        }
+      });
+    }
+  });
+}
