@@ -1,8 +1,8 @@
 /** Configuration of the reference app, checked once when the app is built. */
 import { fileURLToPath } from 'node:url';
-import { LIVE_SPEC_PATH } from '../spec/contract.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { jsonLines, type LogSink } from './log.ts';
+import { LIVE_SPEC_FILE } from './spec-files.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 
 export { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
@@ -33,7 +33,7 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     webBaseUrl: normalizeWebBaseUrl(config.webBaseUrl ?? DEFAULT_WEB_BASE_URL),
     log: config.log === undefined ? jsonLines() : config.log,
     rateLimit,
-    specPath: config.specPath ?? LIVE_SPEC_PATH,
+    specPath: config.specPath ?? LIVE_SPEC_FILE,
     docsPath: config.docsPath ?? DEFAULT_DOCS_PATH,
   };
 }

@@ -3,13 +3,13 @@
  * `spec/planned.openapi.yaml`, so a path planned there is answered here without a second list.
  */
 import { Router } from 'express';
-import { loadSpec, PLANNED_SPEC_PATH } from '../../spec/contract.ts';
+import { PLANNED_SPEC_FILE, pathTemplatesOf } from '../spec-files.ts';
 import { ApiError, PLANNED_ENDPOINT } from '../errors.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
-export function plannedRouter(specPath: string = PLANNED_SPEC_PATH): Router {
+export function plannedRouter(specFile: string = PLANNED_SPEC_FILE): Router {
   const router = Router({ caseSensitive: true, strict: false });
-  for (const template of Object.keys(loadSpec(specPath).paths ?? {})) {
+  for (const template of pathTemplatesOf(specFile)) {
     router
       .route(pathPattern(template))
       .get((_req, _res, next) => next(new ApiError(PLANNED_ENDPOINT)))
