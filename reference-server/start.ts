@@ -76,9 +76,25 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
   };
 }
 
-/** An HTTP server for the app whose own parse errors are answered in the envelope too. */
+/**
+ * An HTTP server for the app whose own refusals are answered in the envelope too: requests Node
+ * cannot parse, and HTTP/1.1 requests without `Host` (RFC 9112 §3.2 says 400; Node's built-in
+ * check would answer it with an empty body).
+ */
 export function createHttpServer(app: RequestListener): Server {
-  const server = createServer(app);
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      res.writeHead(MISSING_HOST.status, {
+        'Content-Type': JSON_CONTENT_TYPE,
+        'Content-Length': MISSING_HOST.body.length,
+        'X-Content-Type-Options': 'nosniff',
+        Connection: 'close',
+      });
+      res.end(MISSING_HOST.body);
+      return;
+    }
+    app(req, res);
+  });
   server.on('clientError', answerUnparseableRequest);
   return server;
 }
@@ -98,6 +114,7 @@ export function closeServer(server: Server, graceMs = SHUTDOWN_GRACE_MS): Promis
   });
 }
 
+const MISSING_HOST = errorAnswer(400, 'bad_request', 'HTTP/1.1 requests must carry a Host header.');
 const UNPARSEABLE = errorAnswer(400, 'bad_request', 'The request could not be parsed as HTTP.');
 const HEADERS_TOO_LARGE = errorAnswer(431, 'headers_too_large', 'The request headers are too large.');
 const REQUEST_TIMEOUT = errorAnswer(408, 'request_timeout', 'The request took too long to arrive.');

@@ -233,21 +233,32 @@ describe('the spec and the reference page', () => {
 });
 
 describe('requests Express or Node cannot take as they are', () => {
-  it('answers an unparseable request with a JSON 400, not Node’s bare text', async () => {
+  it.each([
+    ['a malformed header line', 'GET /api/v1/walks HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400],
+    ['raw non-ASCII bytes in the path', 'GET /api/v1/walks/caf\u00c3\u00a9 HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['an unknown method token', 'BREW /api/v1/walks HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['HTTP/1.1 without Host', 'GET /api/v1/walks HTTP/1.1\r\n\r\n', 400],
+    [
+      '20 KB of headers',
+      `GET /api/v1/walks HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+    ],
+  ])('answers %s with a JSON %i, not Node’s bare text', async (_label, request, status) => {
     const port = Number(new URL(server.baseUrl).port);
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () =>
-        socket.write('GET /api/v1/walks HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
-      );
+      const socket = connect(port, '127.0.0.1', () => socket.write(Buffer.from(request, 'latin1')));
       let text = '';
       socket.on('data', (chunk) => (text += chunk.toString('utf8')));
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
     });
-    expect(raw.startsWith('HTTP/1.1 400 ')).toBe(true);
-    expect(raw).toContain('Content-Type: application/json; charset=utf-8');
+    expect(raw.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
+    expect(raw).toMatch(/content-type: application\/json; charset=utf-8/i);
     const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as unknown;
-    expect(body).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(body).toMatchObject({
+      ok: false,
+      error: { code: status === 431 ? 'headers_too_large' : 'bad_request' },
+    });
   });
 
   it('answers an unexpected failure with 500 internal_error, no internal detail, and logs it', async () => {
