@@ -59,6 +59,8 @@ export interface ResponseData {
 }
 
 export type FailureKind =
+  /** No connection within the connect timeout (a host that drops packets). */
+  | 'connect'
   | 'timeout'
   | 'refused'
   | 'dns'
@@ -90,7 +92,13 @@ export interface Exchange {
 export const MADE_UP_KEY_SHELL = 'svc_sk_live_$(openssl rand -hex 24)';
 
 /** Consecutive failures of these kinds make the client stop asking a target that is gone. */
-const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set(['timeout', 'refused', 'dns', 'reset']);
+const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set([
+  'connect',
+  'timeout',
+  'refused',
+  'dns',
+  'reset',
+]);
 const GIVE_UP_AFTER = 3;
 
 type ClientOptions = Pick<
@@ -115,7 +123,8 @@ export class HttpClient {
 
   constructor(private readonly options: ClientOptions) {
     this.agent = new Agent({
-      connect: { timeout: options.timeoutMs },
+      // Shorter than the request timeout, so a host that never accepts is told from one that never answers.
+      connect: { timeout: Math.max(50, Math.floor(options.timeoutMs * 0.8)) },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       connections: options.concurrency,

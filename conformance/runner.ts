@@ -27,7 +27,7 @@ function contractValidators() {
 }
 
 /** Failures that mean nothing answers at that address at all (exit status 2). */
-const UNREACHABLE = new Set(['refused', 'dns']);
+const UNREACHABLE = new Set(['refused', 'dns', 'connect']);
 
 export async function runSuite(config: SuiteConfig, checks: readonly Check[] = CHECKS): Promise<Report> {
   const startedAt = new Date();
