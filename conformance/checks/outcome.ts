@@ -21,7 +21,7 @@ function outcome(
   return result;
 }
 
-const MAX_DETAILS = 10;
+const MAX_DETAILS = 25;
 
 export const pass = (expected: string, actual: string, exchange?: Exchange, extra?: Extra): Outcome =>
   outcome('pass', expected, actual, exchange, extra);
