@@ -33,7 +33,7 @@ export function walksRouter({ repository, keyring, limiter }: WalksRouteOptions)
       const limit = parseLimit(limitValuesOf(req.url));
       if (limit === undefined) return next(new ApiError(INVALID_LIMIT));
       const walks = repository.campaign(grantOf(res).campaignId);
-      if (!walks) return next(new Error(`campaign of a valid key has no walks view`));
+      if (!walks) return next(new Error('campaign of a valid key has no walks view'));
       sendPrepared(req, res, walks.list(limit));
     })
     .all(methodNotAllowed);
