@@ -171,6 +171,34 @@ export const walksListChecks: Check[] = [
     },
   },
   {
+    id: 'WALKS-LIST-014',
+    section: '§4.2, §8',
+    title:
+      'A limit within bounds is honoured: limit=7 returns 7 walks (fewer only when the campaign has fewer)',
+    area: 'walks-list',
+    level: 'required',
+    mock: PRISM_IGNORES_LIMIT,
+    hint: 'Return min(limit, walks in the campaign) walks for every limit from 1 to 200.',
+    async run(ctx) {
+      const big = await ctx.data.list200();
+      if (!big.walks)
+        return inconclusive(
+          '7 walks',
+          'limit=200 gave no list, so the campaign size is unknown',
+          big.exchange,
+        );
+      const want = Math.min(7, big.walks.length);
+      const expected = `${want} walks (limit=200 returns ${big.walks.length})`;
+      const seven = await ctx.data.list('limit=7');
+      const missing = noAnswer(expected, seven.exchange);
+      if (missing) return missing;
+      if (!seven.walks)
+        return fail(expected, `answered ${describe(seven.exchange.response)}`, seven.exchange);
+      const got = seven.walks.length;
+      return verdict(expected, got === want ? [] : [`${got} walks`], `${got} walks`, seven.exchange);
+    },
+  },
+  {
     id: 'WALKS-LIST-005',
     section: '§2.1',
     title: 'Walk ids are unique within a list',

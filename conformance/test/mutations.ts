@@ -232,6 +232,15 @@ export const MUTATIONS: Mutation[] = [
     request: (req, v) => (isList(v) && v.rawQuery === 'limit=200' ? setQuery(req, v, 'limit=10') : undefined),
   },
   {
+    name: 'limit-ignored',
+    breaks: 'WALKS-LIST-014',
+    description: 'every limit but 1 and 200 is ignored (the default 50 comes back)',
+    request: (req, v) =>
+      isList(v) && v.query.has('limit') && !['1', '200'].includes(v.rawQuery.replace('limit=', ''))
+        ? setQuery(req, v, '')
+        : undefined,
+  },
+  {
     name: 'duplicate-walk',
     breaks: 'WALKS-LIST-005',
     description: 'the second walk repeats the first',
