@@ -105,8 +105,9 @@ export class SuiteData {
   }
 
   /**
-   * The walks whose details the suite fetches: the first empty walk and the first walk without
-   * coordinates (the edge cases), then the first, the last and walks spread evenly between.
+   * The walks whose details the suite fetches: the first empty walk, the first walk without
+   * coordinates and the largest walk (the edge cases), then the first, the last and walks spread
+   * evenly between.
    * Under the mock profile, only walks the spec has a detail example for.
    */
   async sample(): Promise<WalkSummary[]> {
@@ -118,6 +119,12 @@ export class SuiteData {
     };
     add(pool.find((w) => w.count === 0));
     add(pool.find((w) => typeof w.count === 'number' && w.count > 0 && w.lat === null));
+    add(
+      pool.reduce<WalkSummary | undefined>(
+        (big, w) => (Number(w.count) > Number(big?.count ?? -1) ? w : big),
+        undefined,
+      ),
+    );
     const spread = Math.max(2, this.config.sampleSize - chosen.size);
     for (let i = 0; i < spread && pool.length > 0; i++) {
       add(pool[Math.round((i * (pool.length - 1)) / (spread - 1))]);

@@ -39,6 +39,18 @@ function notFound(ctx: CheckContext, expected: string, exchange: Exchange): Outc
     : fail(expected, `answered ${describe(exchange.response)}`, exchange);
 }
 
+/**
+ * Status, code and message of a refusal. A message may echo the id it was asked about, which tells
+ * nothing, so that id is masked before answers are compared.
+ */
+function shownAnswer(exchange: Exchange): string {
+  if (!exchange.response) return `no answer: ${exchange.error?.message ?? ''}`;
+  const { code, message } = errorOf(exchange.response);
+  const id = decodeURIComponent(exchange.request.url.split('/').pop() ?? '');
+  const masked = typeof message === 'string' && id ? message.replaceAll(id, '<id>') : message;
+  return `${exchange.response.status} ${JSON.stringify(code)} ${JSON.stringify(masked)}`;
+}
+
 const idsOf = (walks: unknown[] | undefined) =>
   new Set((walks ?? []).map((w) => (isObject(w) ? w.id : undefined)));
 
@@ -108,25 +120,11 @@ export const isolationChecks: Check[] = [
         ctx.data.detail(ctx.data.unknownId, OTHER),
       ]);
       if (exchanges.length === 0) return inconclusive(expected, 'this campaign listed no walk to try');
-      const base = unknown.exchange.response;
-      if (!base) return noAnswer(expected, unknown.exchange) as Outcome;
-      const shown = (r: NonNullable<Exchange['response']>) => {
-        const { code, message } = errorOf(r);
-        return `${r.status} ${JSON.stringify(code)} ${JSON.stringify(message)}`;
-      };
-      const problems = exchanges.flatMap((e) =>
-        !e.response
-          ? [`no answer: ${e.error?.message}`]
-          : shown(e.response) === shown(base)
-            ? []
-            : [`${e.request.url}: ${shown(e.response)}, unknown id: ${shown(base)}`],
-      );
-      return verdict(
-        expected,
-        problems,
-        `both ${shown(base)}`,
-        exchanges.find((e) => e.response && shown(e.response) !== shown(base)) ?? exchanges[0],
-      );
+      if (!unknown.exchange.response) return noAnswer(expected, unknown.exchange) as Outcome;
+      const baseline = shownAnswer(unknown.exchange);
+      const differing = exchanges.filter((e) => shownAnswer(e) !== baseline);
+      const problems = differing.map((e) => `${e.request.url}: ${shownAnswer(e)}, unknown id: ${baseline}`);
+      return verdict(expected, problems, `both ${baseline}`, differing[0] ?? exchanges[0]);
     },
   },
   {

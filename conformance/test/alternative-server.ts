@@ -4,7 +4,8 @@
  * the reference server: 401/403/400 for bad keys, clamping `limit`, walks ordered by name, another
  * web base URL (with a path), stop ids that are not UUIDs, stops with one coordinate and a per-
  * coordinate centroid rounded to 7 decimals, x-api-key winning over Authorization, 400 for ids that
- * are not UUIDs, 405 without Allow, no charset, `Cache-Control: no-store`. The suite must pass it.
+ * are not UUIDs, a 404 message that echoes the id, 405 without Allow, no charset,
+ * `Cache-Control: no-store`. The suite must pass it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Listening } from './harness.ts';
@@ -177,7 +178,7 @@ export async function startAlternativeServer(): Promise<AlternativeServer> {
       return refuse(400, 'invalid_id', 'Walk ids are UUIDs.');
     }
     const walk = mine.find((w) => w.id === id);
-    if (!walk) return refuse(404, 'not_found', 'No walk with that id.');
+    if (!walk) return refuse(404, 'not_found', `No walk with the id ${id}.`);
     return send(200, { ok: true, data: { id: walk.id, name: walk.name, stops: walk.stops } });
   };
 
