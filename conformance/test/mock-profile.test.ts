@@ -2,59 +2,23 @@
  * `--profile mock` against a real Prism mock of spec/openapi.yaml: checks needing real data or keys
  * are skipped as not applicable, the others run (some through `Prefer`), and the run passes.
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_SPEC_PATH } from '../../spec/contract.ts';
+import { freePort, type RunningPrism, startPrism } from '../../mock/prism.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
-import { configFor, listen, requiredFailures, resultOf } from './harness.ts';
+import { configFor, requiredFailures, resultOf } from './harness.ts';
 
-let prism: ChildProcess;
-let baseUrl: string;
+let prism: RunningPrism | undefined;
 let report: Report;
 
-async function freePort(): Promise<number> {
-  const probe = await listen(() => undefined);
-  await probe.close();
-  return Number(new URL(probe.baseUrl).port);
-}
-
-/** Prism takes a few seconds to start: poll until it answers, for at most 30 s. */
-async function waitForPrism(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 150; attempt++) {
-    if (prism.exitCode !== null) throw new Error(`prism exited with ${prism.exitCode}`);
-    try {
-      await fetch(`${url}/api/v1/walks`, { signal: AbortSignal.timeout(1_000) });
-      return;
-    } catch {
-      await sleep(200);
-    }
-  }
-  throw new Error('prism did not answer within 30 s');
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  prism = spawn(
-    'node_modules/.bin/prism',
-    ['mock', LIVE_SPEC_PATH, '--errors', '-h', '127.0.0.1', '-p', String(port)],
-    {
-      stdio: 'ignore',
-    },
-  );
-  await waitForPrism(baseUrl);
-  report = await runSuite(configFor(baseUrl, {}, { profile: 'mock', strict: true }));
+  // The same launcher and flags as `npm run mock` (--errors, --cors=false), on a free port.
+  prism = await startPrism({ host: '127.0.0.1', port: await freePort('127.0.0.1'), logLevel: 'warn' });
+  report = await runSuite(configFor(prism.baseUrl, {}, { profile: 'mock', strict: true }));
 }, 60_000);
 
 afterAll(async () => {
-  if (prism.exitCode === null) {
-    const exited = new Promise((resolve) => prism.once('exit', resolve));
-    prism.kill('SIGTERM');
-    await exited;
-  }
+  await prism?.stop();
 });
 
 describe('--profile mock against Prism', () => {
@@ -81,6 +45,10 @@ describe('--profile mock against Prism', () => {
     }
     expect(resultOf(report, 'AUTH-011').request?.headers.Prefer).toBe('code=403');
     expect(resultOf(report, 'NOT-FOUND-001').request?.headers.Prefer).toBe('code=404');
+  });
+
+  it('checks the mock as npm run mock serves it: no CORS grant (--cors=false)', () => {
+    expect(resultOf(report, 'ENVELOPE-008').actual).toBe('no Access-Control-Allow-Origin');
   });
 
   it('marks the checks that need real data or real keys as not applicable', () => {
