@@ -12,6 +12,7 @@ import { RateLimiter } from './auth/rate-limit.ts';
 import { resolveConfig, type ServerConfig } from './config.ts';
 import { errorHandler, noSuchEndpoint } from './error-handler.ts';
 import { WalkRepository } from './repository.ts';
+import { drainRequestBody } from './request-body.ts';
 import { requestContext } from './request-context.ts';
 import { DEFAULT_LIMIT } from './routes/limit.ts';
 import { plannedRouter } from './routes/planned.ts';
@@ -40,6 +41,7 @@ export function createApp({ dataset, config }: AppOptions): Express {
   app.disable('etag'); // our ETags are precomputed per body
 
   app.use(requestContext(settings.log));
+  app.use(drainRequestBody());
   app.use(walksRouter({ repository, keyring, ...(limiter ? { limiter } : {}) }));
   app.use(plannedRouter());
   app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath }));

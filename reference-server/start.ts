@@ -2,8 +2,15 @@
  * Starts the reference server in-process (for the conformance suite, the sandbox and tests) on the
  * seeded demo data set, and stops it cleanly.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import {
   type DatasetOptions,
   type DemoCredentials,
@@ -12,7 +19,7 @@ import {
 } from '../fixtures/index.ts';
 import { createApp } from './app.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
-import { errorAnswer } from './errors.ts';
+import { errorAnswer, METHOD_NOT_ALLOWED } from './errors.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { JSON_CONTENT_TYPE } from './envelope.ts';
 
@@ -88,6 +95,7 @@ export function createHttpServer(app: RequestListener): Server {
         'Content-Type': JSON_CONTENT_TYPE,
         'Content-Length': MISSING_HOST.body.length,
         'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-store',
         Connection: 'close',
       });
       res.end(MISSING_HOST.body);
@@ -96,6 +104,10 @@ export function createHttpServer(app: RequestListener): Server {
     app(req, res);
   });
   server.on('clientError', answerUnparseableRequest);
+  // Without these listeners Node cuts a CONNECT without a word and answers an unknown `Expect`
+  // with an empty 417; the API has no tunnels and ignores expectations it does not know.
+  server.on('connect', refuseTunnel);
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => app(req, res));
   return server;
 }
 
@@ -123,6 +135,17 @@ const REASONS: Record<number, string> = {
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
 };
+
+/** D-METHOD for `CONNECT`, which Node hands over as a raw socket instead of a request. */
+function refuseTunnel(_req: IncomingMessage, socket: Duplex): void {
+  const answer = METHOD_NOT_ALLOWED;
+  const head =
+    `HTTP/1.1 ${answer.status} Method Not Allowed\r\n` +
+    `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${answer.body.length}\r\nAllow: ${answer.headers.Allow}\r\n` +
+    'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n';
+  socket.on('error', () => socket.destroy());
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), answer.body]));
+}
 
 /**
  * Node answers requests it cannot parse before Express sees them; give those the envelope too,
