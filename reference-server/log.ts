@@ -1,7 +1,7 @@
 /**
  * Structured logs: one record per request (method, path, status, duration, request id) and a few
  * lifecycle records. A key never reaches a record: the path is the only request text logged, and
- * anything key-shaped in it is masked.
+ * anything key-shaped in it (a prefixed key, or a long run of letters and digits) is masked.
  */
 import { KEY_PREFIX } from '../fixtures/index.ts';
 
@@ -12,6 +12,11 @@ export type LogRecord = { time: string; level: 'info' | 'warn' | 'error'; msg: s
 export type LogSink = (record: LogRecord) => void;
 
 const KEY_IN_TEXT = new RegExp(`${KEY_PREFIX}[^/?#&\\s]*`, 'gi');
+/**
+ * A run of letters and digits longer than any id segment (UUID parts are at most 12): a key body
+ * sent without its prefix, or after a percent-encoded one, is masked too.
+ */
+const LONG_TOKEN = /[A-Za-z0-9]{24,}/g;
 const MAX_LOGGED_PATH = 512;
 
 /** A sink writing one JSON line per record. */
@@ -33,6 +38,6 @@ export function logRecord(
 export function loggablePath(url: string): string {
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
-  const masked = path.replace(KEY_IN_TEXT, `${KEY_PREFIX}[redacted]`);
+  const masked = path.replace(KEY_IN_TEXT, `${KEY_PREFIX}[redacted]`).replace(LONG_TOKEN, '[redacted]');
   return masked.length > MAX_LOGGED_PATH ? `${masked.slice(0, MAX_LOGGED_PATH)}…` : masked;
 }

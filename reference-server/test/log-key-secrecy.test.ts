@@ -1,0 +1,197 @@
+/**
+ * Keys are secrets the server holds only as SHA-256 hashes and never writes down: not in the data
+ * set, not in the keyring, not in any log line — whatever header, path, query or body a client put
+ * a key in, and whatever the answer (200, 4xx, 429, 500).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCredentials, generateDataset, KEY_PREFIX } from '../../fixtures/index.ts';
+import { Keyring } from '../auth/keyring.ts';
+import { jsonLines } from '../log.ts';
+import { activeWalksOf, datasetFor, rawRequest, startTestServer, type TestServer } from './harness.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dataset = datasetFor();
+const demoKeys = Object.values(demoCredentials({ seed: dataset.seed }));
+/** Well-formed keys nobody issued, and one far too long: bad keys must not be logged either. */
+const badKeys = [
+  `${KEY_PREFIX}${randomBytes(20).toString('hex')}`,
+  `${KEY_PREFIX}${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x')}`,
+  `${KEY_PREFIX}${'Q'.repeat(6_000)}`,
+];
+const secrets = [...demoKeys, ...badKeys];
+
+/** Every form a key could take on its way into a log line. */
+function secretForms(key: string): string[] {
+  const body = key.slice(KEY_PREFIX.length);
+  return [key, body.slice(0, 24), encodeURIComponent(key), Buffer.from(`${key}:`).toString('base64')];
+}
+
+function expectNoSecret(text: string): void {
+  for (const key of secrets) {
+    for (const form of secretForms(key)) expect(text.includes(form)).toBe(false);
+  }
+}
+
+/** Requests carrying `key` in every place a client might put one. */
+function requestsWith(
+  key: string,
+  walkId: string,
+): { method: string; path: string; headers: OutgoingHttpHeaders; body?: string }[] {
+  const body = key.slice(KEY_PREFIX.length);
+  return [
+    { method: 'GET', path: '/api/v1/walks?limit=2', headers: { authorization: `Bearer ${key}` } },
+    { method: 'GET', path: `/api/v1/walks/${walkId}`, headers: { 'x-api-key': key } },
+    { method: 'GET', path: '/api/v1/walks', headers: { authorization: `bearer  ${key}`, 'x-api-key': key } },
+    {
+      method: 'GET',
+      path: '/api/v1/walks',
+      headers: { authorization: `Bearer ${key}`, 'x-api-key': demoKeys[2] },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/walks',
+      headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+    },
+    { method: 'GET', path: `/api/v1/walks?api_key=${key}&limit=${key}`, headers: {} },
+    { method: 'GET', path: `/api/v1/walks/${key}`, headers: { authorization: `Bearer ${key}` } },
+    { method: 'GET', path: `/api/v1/walks/${body}`, headers: { 'x-api-key': key } },
+    { method: 'GET', path: `/api/v1/walks/svc%5Fsk%5Flive%5F${body}`, headers: { 'x-api-key': key } },
+    { method: 'GET', path: `/${key}/${body}`, headers: {} },
+    { method: 'HEAD', path: '/api/v1/walks', headers: { 'x-api-key': key } },
+    { method: 'POST', path: '/api/v1/walks', headers: { 'x-api-key': key }, body: JSON.stringify({ key }) },
+    {
+      method: 'OPTIONS',
+      path: '/api/v1/walks',
+      headers: { authorization: `Bearer ${key}`, origin: 'https://evil.example' },
+    },
+  ];
+}
+
+describe('keys at rest', () => {
+  it('the data set holds hashes, never a plaintext key or key body', () => {
+    const fresh = generateDataset();
+    const text = JSON.stringify(fresh);
+    for (const key of demoKeys) {
+      expect(text.includes(key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 24))).toBe(false);
+      const hash = createHash('sha256').update(key).digest('hex');
+      expect(fresh.apiKeys.filter((record) => record.hash === hash)).toHaveLength(1);
+    }
+    for (const record of fresh.apiKeys) {
+      expect(record.hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(Object.values(record).some((value) => String(value).startsWith(KEY_PREFIX))).toBe(false);
+    }
+  });
+
+  it('the keyring the server builds keeps no plaintext either', () => {
+    const keyring = new Keyring(dataset.apiKeys);
+    expect(keyring.grantFor(demoKeys[0] ?? '')).toBeDefined();
+    const dump = inspect(keyring, { depth: Infinity, showHidden: true, maxArrayLength: Infinity });
+    for (const key of demoKeys)
+      expect(dump.includes(key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 24))).toBe(false);
+    expect(dump).toContain(
+      createHash('sha256')
+        .update(demoKeys[0] ?? '')
+        .digest('hex'),
+    );
+  });
+});
+
+describe('keys in the log', () => {
+  let captured = '';
+  const servers: TestServer[] = [];
+  beforeAll(async () => {
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => (captured += chunk.toString('utf8')));
+    const log = jsonLines(stream);
+    // A campaign missing from the data set makes the primary key's requests fail inside the route (500).
+    const broken = structuredClone(dataset);
+    const primaryHash = createHash('sha256')
+      .update(demoKeys[0] ?? '')
+      .digest('hex');
+    const record = broken.apiKeys.find((candidate) => candidate.hash === primaryHash);
+    if (record) record.campaignId = 'no-such-campaign';
+    servers.push(
+      await startTestServer({ log }),
+      await startTestServer({ log, rateLimit: { requestsPerMinute: 2 } }),
+      await startTestServer({ log }, broken),
+    );
+  });
+  afterAll(() => Promise.all(servers.map((server) => server.close())));
+
+  it('never holds a key, whatever the request carried and whatever the answer', async () => {
+    const walkId = activeWalksOf(dataset, 0)[0]?.id ?? '';
+    const statuses = new Set<number>();
+    let sent = 0;
+    for (const server of servers) {
+      const port = Number(new URL(server.baseUrl).port);
+      for (const key of secrets) {
+        for (const { method, path, headers, body } of requestsWith(key, walkId)) {
+          statuses.add((await rawRequest(port, method, path, headers, body)).status);
+          sent++;
+        }
+      }
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const records = captured
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; path?: string });
+    expect(records.filter((record) => record.msg === 'request')).toHaveLength(sent);
+    expect(records.some((record) => record.msg === 'unexpected failure')).toBe(true);
+    for (const status of [200, 400, 401, 404, 405, 429, 500]) expect(statuses.has(status)).toBe(true);
+    expectNoSecret(captured);
+    // Masked, not dropped: the log still shows where a key was sent.
+    expect(captured).toContain(`${KEY_PREFIX}[redacted]`);
+  });
+});
+
+describe('keys in the log of `npm run reference-server`', () => {
+  it('a run that used every demo key in both headers prints none of them', async () => {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'reference-server/main.ts', '--port', '0', '--rate-limit', '5/min'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+    );
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const closed = once(child, 'close');
+    try {
+      const baseUrl = await listeningUrl(() => output);
+      const port = Number(new URL(baseUrl).port);
+      const walkId = activeWalksOf(dataset, 0)[0]?.id ?? '';
+      for (const key of secrets) {
+        for (const { method, path, headers, body } of requestsWith(key, walkId)) {
+          await rawRequest(port, method, path, headers, body);
+        }
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await closed;
+    }
+    const lines = output.trim().split('\n');
+    expect(lines.filter((line) => line.includes('"msg":"request"')).length).toBe(secrets.length * 13);
+    expect(output).toContain('"status":429');
+    expect(output).toContain('"msg":"stopped"');
+    expectNoSecret(output);
+  }, 60_000);
+});
+
+/** The `url` of the server's `listening` record, waiting at most 30 s for it. */
+async function listeningUrl(output: () => string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const match = /"msg":"listening","url":"([^"]+)"/.exec(output());
+    if (match?.[1]) return match[1];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the server did not report listening: ${output().slice(0, 500)}`);
+}
