@@ -263,8 +263,17 @@ const CASES: [string, RawRequest, Expected][] = [
     DETAIL_OK,
   ],
   [
-    'a 2 MB body on POST',
-    { method: 'POST', target: '/api/v1/walks', headers: withKey(), body: 'x'.repeat(2_000_000) },
+    // Refused on the declared length, before the bytes arrive.
+    'a declared 2 MB body on POST',
+    { method: 'POST', target: '/api/v1/walks', headers: [['Content-Length', '2000000']], body: 'x' },
+    { status: 413, code: 'payload_too_large' },
+  ],
+  [
+    'a chunked body over 1 MB on GET',
+    {
+      ...get('/api/v1/walks', [['Transfer-Encoding', 'chunked']]),
+      body: `100001\r\n${'x'.repeat(0x100001)}\r\n0\r\n\r\n`,
+    },
     { status: 413, code: 'payload_too_large' },
   ],
   [
