@@ -5,6 +5,8 @@
  */
 export interface RateLimitConfig {
   requestsPerMinute: number;
+  /** Milliseconds since the epoch; tests inject a clock instead of sleeping. Default `Date.now`. */
+  now?: () => number;
 }
 
 const WINDOW_MS = 60_000;
@@ -14,7 +16,7 @@ export class RateLimiter {
 
   constructor(
     private readonly config: RateLimitConfig,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = config.now ?? Date.now,
   ) {}
 
   /** Counts one request; returns the seconds to wait when over the limit, else undefined. */
