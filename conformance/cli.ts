@@ -5,11 +5,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CHECKS } from './checks/index.ts';
+import { compareReports, loadPreviousReport } from './compare.ts';
 import type { CliOptions, KeyName, SuiteConfig } from './config.ts';
 import { ConfigError, HELP, KEY_NAMES, parseCli } from './config.ts';
+import { applyExpectedFailures, loadExpectedFailures } from './expectations.ts';
+import { harText } from './har.ts';
 import { redactorFor } from './redact.ts';
 import { formatReport } from './reporters/index.ts';
-import { runSuite } from './runner.ts';
+import { runSuiteWithTraffic } from './runner.ts';
 import type { Report } from './types.ts';
 
 export interface Io {
@@ -36,11 +39,22 @@ export async function main(argv: string[], env: Record<string, string | undefine
       );
       return EXIT.pass;
     }
+    // The files are checked before anything is sent: a bad one is unusable configuration (exit 2).
+    const expected = options.expectFailures
+      ? loadExpectedFailures(options.expectFailures, CHECKS)
+      : undefined;
+    const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
     const target = await resolveTarget(options.config);
     stop = target.close;
     const config = target.config;
     redact = redactorFor(config.keys, options.config.keys);
-    const report = await runSuite(config);
+    const run = await runSuiteWithTraffic(config);
+    let report = run.report;
+    if (expected && options.expectFailures)
+      report = applyExpectedFailures(report, options.expectFailures, expected);
+    if (previous && options.compare)
+      report = { ...report, comparison: compareReports(report, previous, options.compare) };
+    if (options.har) await writeReport(options.har, harText(run.exchanges, report, redact));
     for (const reporter of options.reporters) {
       const text = formatReport(reporter.name, report, redact);
       if (!reporter.output) io.stdout(text);

@@ -80,6 +80,8 @@ export interface NetworkFailure {
 
 export interface Exchange {
   seq: number;
+  /** When it was sent (ms since the epoch): the HAR's `startedDateTime`. */
+  startedAt?: number;
   request: RequestInfo;
   response?: ResponseData;
   error?: NetworkFailure;
@@ -172,6 +174,7 @@ export class HttpClient {
     this.exchanges.push(exchange);
     await this.acquire();
     const started = performance.now();
+    exchange.startedAt = Date.now();
     try {
       for (;;) {
         const outcome = await this.attempt(method, url, wire, spec.body);

@@ -14,7 +14,7 @@ export const KEY_NAMES = [
 ] as const;
 export type KeyName = (typeof KEY_NAMES)[number];
 
-export const REPORTER_NAMES = ['console', 'junit', 'json'] as const;
+export const REPORTER_NAMES = ['console', 'junit', 'json', 'html'] as const;
 export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 export const VERSION: string = (
@@ -63,6 +63,12 @@ export interface CliOptions {
   /** Missing when neither `--base-url` nor `CONFORMANCE_BASE_URL` is set: the embedded default. */
   config: Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
   reporters: { name: ReporterName; output?: string }[];
+  /** `--har FILE`: the run's traffic as HAR 1.2, keys redacted. */
+  har?: string;
+  /** `--expect-failures FILE`: known failing requirement ids with reasons (JSON or YAML). */
+  expectFailures?: string;
+  /** `--compare FILE`: a previous `--reporter json` report to compare with. */
+  compare?: string;
   help: boolean;
   list: boolean;
 }
@@ -126,12 +132,23 @@ export function parseCli(argv: string[], env: Env): CliOptions {
       'CONFORMANCE_API_KEY is not set: export it (the key of the campaign under test, scope walks:read)',
     );
   }
-  return {
+  const options: CliOptions = {
     config,
     reporters: parseReporters(flags.reporter ?? [], flags.output ?? []),
     help: !!flags.help,
     list: !!flags.list,
   };
+  for (const [flag, name] of [
+    ['har', 'har'],
+    ['expect-failures', 'expectFailures'],
+    ['compare', 'compare'],
+  ] as const) {
+    const value = flags[flag];
+    if (value === undefined) continue;
+    if (value.trim() === '') throw new ConfigError(`--${flag} needs a file`);
+    options[name] = value;
+  }
+  return options;
 }
 
 function parseFlags(argv: string[]) {
@@ -154,6 +171,9 @@ function parseFlags(argv: string[]) {
       reporter: { type: 'string', multiple: true },
       output: { type: 'string', multiple: true },
       only: { type: 'string', multiple: true },
+      har: { type: 'string' },
+      'expect-failures': { type: 'string' },
+      compare: { type: 'string' },
       list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -189,6 +209,13 @@ export function normalizeBaseUrl(raw: string, name: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+const DEFAULT_EXTENSION: Record<ReporterName, string> = {
+  console: 'txt',
+  junit: 'junit.xml',
+  json: 'json',
+  html: 'html',
+};
+
 /**
  * `--reporter junit,json --output a.xml --output b.json`: file reporters take the outputs in order;
  * console always prints to stdout. A file reporter without an output writes to `reports/`.
@@ -208,12 +235,12 @@ function parseReporters(rawNames: string[], outputs: string[]): CliOptions['repo
     }
     if (name === 'console') continue;
     if (chosen.some((r) => r.name === name)) continue;
-    const output = files.shift() ?? `reports/conformance.${name === 'junit' ? 'junit.xml' : 'json'}`;
+    const output = files.shift() ?? `reports/conformance.${DEFAULT_EXTENSION[name as ReporterName]}`;
     chosen.push({ name: name as ReporterName, output });
   }
   if (files.length > 0) {
     throw new ConfigError(
-      '--output given without a file reporter for it: add --reporter junit or --reporter json',
+      '--output given without a file reporter for it: add --reporter junit, json or html',
     );
   }
   return chosen;
@@ -256,8 +283,15 @@ Options (flags override the environment):
   --sample N              Walks whose detail is fetched (default ${DEFAULTS.sampleSize}; empty and unlocated first)
   --web-base-url URL      Expected {web_base_url} of web_url/app_link (env CONFORMANCE_WEB_BASE_URL)
   --env-file FILE         Read CONFORMANCE_* variables from a dotenv file (the environment wins)
-  --reporter NAME         junit or json, in addition to the console (repeatable or a comma list)
+  --reporter NAME         junit, json or html, in addition to the console (repeatable or a comma list);
+                          html is one self-contained page QA can attach to a build
   --output FILE           File of the file reporter(s), in the order given (default reports/conformance.*)
+  --har FILE              Record the run's traffic as HAR 1.2; keys appear as $CONFORMANCE_API_KEY etc.
+  --expect-failures FILE  Known failing requirement ids, JSON or YAML: [{ id, reason }, ...]. They are
+                          reported but do not fail the run; a listed check that passes fails the run
+                          (remove its entry); an unknown id is unusable configuration (exit 2)
+  --compare FILE          A previous --reporter json report: prints and reports what changed since
+                          (newly failing, newly passing, new advisories, new and gone drift)
   --only PREFIX           Run only checks whose id starts with PREFIX (repeatable), e.g. --only AUTH
   --list                  Print the checks (id, level, section, title) and exit
   -h, --help              This text
@@ -276,7 +310,9 @@ Environment:
 Results: pass, fail, skip (with the reason), advisory (what the deployment decided where the
 written spec is silent) and inconclusive (the data could not show it). Failures print the
 requirement, expected, actual, a hint and a curl that uses $CONFORMANCE_API_KEY etc., never a key.
+Every report ends with the drift: each difference of the answers from spec/openapi.yaml once,
+grouped by operation, status and place, with how many answers showed it.
 
-Exit status: 0 every required check holds; 1 a required check failed; 2 unusable configuration or
-the target could not be reached at all.
+Exit status: 0 every required check holds; 1 a required check failed (or an expected failure no
+longer fails); 2 unusable configuration or the target could not be reached at all.
 `;

@@ -5,10 +5,12 @@
 import type { ContractValidator } from '../spec/contract.ts';
 import { createContractValidator, loadSpec } from '../spec/contract.ts';
 import { CHECKS } from './checks/index.ts';
+import type { Exchange } from './client.ts';
 import { HttpClient } from './client.ts';
 import type { KeyName, SuiteConfig } from './config.ts';
 import { KEY_NAMES, VERSION } from './config.ts';
 import { SuiteData } from './data.ts';
+import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
 import type { Check, CheckContext, CheckResult, Outcome, Report, ReportSummary } from './types.ts';
 
@@ -30,6 +32,14 @@ function contractValidators() {
 const UNREACHABLE = new Set(['refused', 'dns', 'connect']);
 
 export async function runSuite(config: SuiteConfig, checks: readonly Check[] = CHECKS): Promise<Report> {
+  return (await runSuiteWithTraffic(config, checks)).report;
+}
+
+/** The report and every exchange of the run, in the order sent (for `--har`). */
+export async function runSuiteWithTraffic(
+  config: SuiteConfig,
+  checks: readonly Check[] = CHECKS,
+): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   const startedAt = new Date();
   const started = performance.now();
   const effective = withMockKeys(config);
@@ -74,12 +84,13 @@ export async function runSuite(config: SuiteConfig, checks: readonly Check[] = C
       requests: { sent: client.sent, budget: config.maxRequests, memoized: client.memoized },
       summary: summarize(results),
       results,
+      drift: unreachable ? { judged: 0, findings: [], omitted: 0 } : driftSection(client.exchanges, ctx),
     };
     if (unreachable) {
       report.unreachable = unreachable;
       report.summary.verdict = 'fail';
     }
-    return report;
+    return { report, exchanges: client.exchanges };
   } finally {
     await client.close();
   }
@@ -158,8 +169,10 @@ const excerpt = (body: string) => (body.length > 500 ? `${body.slice(0, 500)}…
 export function summarize(results: CheckResult[]): ReportSummary {
   const count = (status: CheckResult['status']) => results.filter((r) => r.status === status).length;
   const requiredFailures = results.filter(
-    (r) => r.status === 'fail' && r.effectiveLevel === 'required',
+    (r) => r.status === 'fail' && r.effectiveLevel === 'required' && r.expectedFailure?.state !== 'failing',
   ).length;
+  const expectedFailures = results.filter((r) => r.expectedFailure?.state === 'failing').length;
+  const fixedExpectedFailures = results.filter((r) => r.expectedFailure?.state === 'fixed').length;
   return {
     total: results.length,
     pass: count('pass'),
@@ -168,7 +181,9 @@ export function summarize(results: CheckResult[]): ReportSummary {
     advisory: count('advisory'),
     inconclusive: count('inconclusive'),
     requiredFailures,
-    verdict: requiredFailures === 0 ? 'pass' : 'fail',
+    expectedFailures,
+    fixedExpectedFailures,
+    verdict: requiredFailures === 0 && fixedExpectedFailures === 0 ? 'pass' : 'fail',
   };
 }
 

@@ -4,8 +4,11 @@
  */
 import type { ContractValidator } from '../spec/contract.ts';
 import type { Exchange, HttpClient, RequestInfo } from './client.ts';
+import type { Comparison } from './compare.ts';
 import type { KeyName, SuiteConfig } from './config.ts';
 import type { SuiteData } from './data.ts';
+import type { DriftSection } from './drift.ts';
+import type { ExpectationsReport, ExpectedFailureMark } from './expectations.ts';
 import type { OperationMatcher } from './operations.ts';
 
 export type Status = 'pass' | 'fail' | 'skip' | 'advisory' | 'inconclusive';
@@ -101,6 +104,8 @@ export interface CheckResult {
   /** What came back to that request (the body cut to 500 characters). */
   response?: { status: number; contentType?: string; body: string };
   durationMs: number;
+  /** Set when `--expect-failures` lists the check. */
+  expectedFailure?: ExpectedFailureMark;
 }
 
 export interface ReportSummary {
@@ -110,8 +115,12 @@ export interface ReportSummary {
   skip: number;
   advisory: number;
   inconclusive: number;
-  /** Failures of checks whose effective level is required: they decide the exit status. */
+  /** Failures of checks whose effective level is required and that no expected failure covers. */
   requiredFailures: number;
+  /** Failures that `--expect-failures` lists: reported, but they do not fail the run. */
+  expectedFailures: number;
+  /** Listed expected failures whose check passed: each fails the run, so the list cannot rot. */
+  fixedExpectedFailures: number;
   verdict: 'pass' | 'fail';
 }
 
@@ -125,4 +134,10 @@ export interface Report {
   unreachable?: string;
   summary: ReportSummary;
   results: CheckResult[];
+  /** Every difference of the answers from spec/openapi.yaml, once each, grouped by where it occurs. */
+  drift: DriftSection;
+  /** The `--expect-failures` file and what became of each entry. */
+  expectations?: ExpectationsReport;
+  /** What changed since the `--compare` report. */
+  comparison?: Comparison;
 }

@@ -1,6 +1,10 @@
-/** The console report: a summary per area, then every failure with what it takes to reproduce it. */
+/**
+ * The console report: a summary per area, every failure with what it takes to reproduce it, the
+ * expected failures, advisories, the drift, and what changed since a previous report.
+ */
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
+import { comparisonLines, driftLines, expectationLines } from './sections.ts';
 
 const COLUMNS = ['pass', 'fail', 'skip', 'advisory', 'inconclusive'] as const;
 
@@ -18,18 +22,20 @@ export function consoleReport(report: Report): string {
   }
   lines.push('', areaTable(report.results));
 
-  const failures = report.results.filter((r) => r.status === 'fail');
+  const failures = report.results.filter(
+    (r) => r.status === 'fail' && r.expectedFailure?.state !== 'failing',
+  );
   if (failures.length > 0) {
     lines.push('', 'FAILURES');
     for (const result of failures) lines.push(...failureBlock(result));
   }
+  lines.push(...expectationLines(report));
   const advisories = report.results.filter((r) => r.status === 'advisory');
   if (advisories.length > 0) {
     lines.push('', 'ADVISORY (where the written spec is silent, and drift unless --strict)');
     for (const r of advisories) {
       lines.push(`  ~ ${r.id} ${r.title}: ${r.actual}`);
-      lines.push(`      ${r.expected}`);
-      for (const d of r.drift ? (r.details ?? []) : []) lines.push(`      - ${d}`);
+      lines.push(`      ${r.drift ? 'every difference is listed under DRIFT' : r.expected}`);
     }
   }
   const notRun = report.results.filter((r) => r.status === 'skip' || r.status === 'inconclusive');
@@ -37,9 +43,15 @@ export function consoleReport(report: Report): string {
     lines.push('', 'SKIPPED AND INCONCLUSIVE');
     for (const r of notRun) lines.push(`  - ${r.id} ${r.title} [${r.status}]: ${r.reason ?? ''}`);
   }
+  lines.push('', ...driftLines(report));
+  const since = comparisonLines(report);
+  if (since.length > 0) lines.push('', ...since);
+  const expectations = report.expectations
+    ? `, ${summary.expectedFailures} expected failure(s), ${summary.fixedExpectedFailures} expected failure(s) no longer failing`
+    : '';
   lines.push(
     '',
-    `Verdict: ${summary.verdict.toUpperCase()} — ${summary.requiredFailures} required check(s) failed ` +
+    `Verdict: ${summary.verdict.toUpperCase()} — ${summary.requiredFailures} required check(s) failed${expectations} ` +
       `(${summary.pass} passed, ${summary.fail} failed, ${summary.advisory} advisory, ${summary.skip} skipped, ${summary.inconclusive} inconclusive)`,
   );
   return `${lines.join('\n')}\n`;
@@ -64,7 +76,9 @@ function failureBlock(r: CheckResult): string[] {
     `    actual:    ${r.actual}`,
   ];
   if (r.hint) block.push(`    hint:      ${r.hint}`);
-  if (r.details && r.details.length > 1) {
+  if (r.drift) {
+    block.push('    details:   every difference is listed under DRIFT');
+  } else if (r.details && r.details.length > 1) {
     block.push('    details:');
     for (const d of r.details) block.push(`      - ${d}`);
   }

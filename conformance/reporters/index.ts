@@ -6,12 +6,14 @@ import type { ReporterName } from '../config.ts';
 import type { Redactor } from '../redact.ts';
 import type { Report } from '../types.ts';
 import { consoleReport } from './console.ts';
+import { htmlReport } from './html.ts';
 import { junitReport } from './junit.ts';
 
 const FORMATS: Record<ReporterName, (report: Report) => string> = {
   console: consoleReport,
   junit: junitReport,
   json: (report) => `${JSON.stringify(report, null, 2)}\n`,
+  html: htmlReport,
 };
 
 export function formatReport(name: ReporterName, report: Report, redact: Redactor): string {

@@ -1,13 +1,31 @@
-/** JUnit XML for CI: one test suite per area, one test case per requirement. */
+/**
+ * JUnit XML for CI: one test suite per area, one test case per requirement. An expected failure is
+ * a skipped test case (as pytest reports xfail); an expected failure that passed is a failure. The
+ * drift listing is the drift suite's system-out; the comparison has a suite of its own.
+ */
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
+import { comparisonLines, driftLines } from './sections.ts';
+
+type Outcome = 'failure' | 'skipped' | 'passed';
+
+/** How JUnit sees a result: failures are what fails the build's test report. */
+function outcomeOf(r: CheckResult): Outcome {
+  if (r.expectedFailure?.state === 'fixed') return 'failure';
+  if (r.expectedFailure?.state === 'failing') return 'skipped';
+  if (r.status === 'fail') return 'failure';
+  if (r.status === 'skip' || r.status === 'inconclusive') return 'skipped';
+  return 'passed';
+}
 
 export function junitReport(report: Report): string {
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const count = (results: CheckResult[], outcome: Outcome) =>
+    results.filter((r) => outcomeOf(r) === outcome).length;
   const { summary } = report;
   out.push(
-    `<testsuites name="canvassing-conformance" tests="${summary.total}" failures="${summary.fail}" skipped="${summary.skip + summary.inconclusive}" time="${seconds(report.durationMs)}">`,
+    `<testsuites name="canvassing-conformance" tests="${summary.total}" failures="${count(report.results, 'failure')}" skipped="${count(report.results, 'skipped')}" time="${seconds(report.durationMs)}">`,
   );
   if (report.unreachable) {
     out.push(`  <testsuite name="target" tests="1" failures="1" skipped="0">`);
@@ -18,28 +36,45 @@ export function junitReport(report: Report): string {
   }
   for (const area of AREAS) {
     const results = report.results.filter((r) => r.area === area);
-    if (results.length === 0) continue;
-    const failures = results.filter((r) => r.status === 'fail').length;
-    const skipped = results.filter((r) => r.status === 'skip' || r.status === 'inconclusive').length;
+    if (results.length === 0 && (area !== 'drift' || report.unreachable)) continue;
     out.push(
-      `  <testsuite name="${area}" tests="${results.length}" failures="${failures}" skipped="${skipped}">`,
+      `  <testsuite name="${area}" tests="${results.length}" failures="${count(results, 'failure')}" skipped="${count(results, 'skipped')}">`,
     );
-    for (const r of results) out.push(testCase(r));
+    for (const r of results) out.push(testCase(r, report));
+    if (area === 'drift') out.push(`    <system-out>${xml(driftLines(report).join('\n'))}</system-out>`);
+    out.push('  </testsuite>');
+  }
+  const since = comparisonLines(report);
+  if (since.length > 0) {
+    out.push('  <testsuite name="comparison" tests="0" failures="0" skipped="0">');
+    out.push(`    <system-out>${xml(since.join('\n'))}</system-out>`);
     out.push('  </testsuite>');
   }
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
 }
 
-function testCase(r: CheckResult): string {
+function testCase(r: CheckResult, report: Report): string {
   const open = `    <testcase classname="conformance.${r.area}" name="${xml(`${r.id} ${r.title}`)}" time="${(r.durationMs / 1000).toFixed(3)}">`;
   const body: string[] = [];
-  if (r.status === 'fail') {
+  const file = report.expectations?.file ?? 'the expected-failures file';
+  if (r.expectedFailure?.state === 'fixed') {
+    const message = `listed in ${file} as an expected failure, but it passed: remove the entry`;
+    body.push(
+      `      <failure type="${r.id}" message="${xml(message)}">${xml(`${message}\nlisted because: ${r.expectedFailure.reason}\nactual: ${r.actual}`)}</failure>`,
+    );
+  } else if (r.expectedFailure?.state === 'failing') {
+    body.push(`      <skipped message="${xml(`expected failure: ${r.expectedFailure.reason}`)}"/>`);
+    const repro = r.request ? `\nreproduce: ${r.request.curl}` : '';
+    body.push(`      <system-out>${xml(`expected failure (${file}): ${r.actual}${repro}`)}</system-out>`);
+  } else if (r.status === 'fail') {
     const text = [
       `expected: ${r.expected}`,
       `actual: ${r.actual}`,
       r.hint ? `hint: ${r.hint}` : '',
-      ...(r.details ?? []).map((d) => `- ${d}`),
+      ...(r.drift
+        ? ['every difference is listed in the drift suite']
+        : (r.details ?? []).map((d) => `- ${d}`)),
       r.request ? `reproduce: ${r.request.curl}` : '',
     ]
       .filter(Boolean)
@@ -49,7 +84,7 @@ function testCase(r: CheckResult): string {
     body.push(`      <skipped message="${xml(`${r.status}: ${r.reason ?? ''}`)}"/>`);
   } else if (r.status === 'advisory') {
     body.push(
-      `      <system-out>${xml(`advisory: ${r.actual}\n${r.expected}${(r.details ?? []).map((d) => `\n- ${d}`).join('')}`)}</system-out>`,
+      `      <system-out>${xml(`advisory: ${r.actual}\n${r.drift ? 'every difference is listed in the drift suite' : r.expected}`)}</system-out>`,
     );
   }
   return body.length ? [open, ...body, '    </testcase>'].join('\n') : `${open}</testcase>`;

@@ -55,6 +55,9 @@ describe('npm run conformance', () => {
       '--max-requests',
       '--reporter',
       '--output',
+      '--har',
+      '--expect-failures',
+      '--compare',
       'CONFORMANCE_STRICT=1',
       'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
       'Exit status',
@@ -133,7 +136,7 @@ describe('npm run conformance', () => {
     [['--profile', 'staging'], /--profile must be live or mock/],
     [['--base-url', 'ftp://example.org'], /must be an http or https URL/],
     [['--base-url', 'http://127.0.0.1:1'], /CONFORMANCE_API_KEY is not set/],
-    [['--reporter', 'html'], /--reporter must be one of console, junit, json/],
+    [['--reporter', 'pdf'], /--reporter must be one of console, junit, json, html/],
     [['--profile', 'mock'], /--profile mock needs --base-url/],
   ])('exits 2 on unusable configuration: %j', async (argv, message) => {
     const { status, stderr } = await cli(argv);

@@ -1,0 +1,250 @@
+/**
+ * Drift: every way the run's answers differ from spec/openapi.yaml, each difference once, grouped by
+ * where it occurs (operation, status, JSON path or header) and counted over the answers that showed
+ * it. The DRIFT checks judge the undocumented kinds from these findings and the reports list all of
+ * them, so a report's drift section and the checks' verdicts cannot disagree.
+ */
+import type { ContractValidator } from '../spec/contract.ts';
+import { mediaTypesOf, operationsOf } from '../spec/contract.ts';
+import type { Exchange, ResponseData } from './client.ts';
+import type { OperationMatcher } from './operations.ts';
+
+/**
+ * `field`: a field the spec does not document; `status`: a status the operation does not document;
+ * `content-type`: a media type it does not document; `schema`: a documented value the schema
+ * refuses (wrong type, missing required field, value outside its enum...).
+ */
+export const DRIFT_KINDS = ['status', 'content-type', 'field', 'schema'] as const;
+export type DriftKind = (typeof DRIFT_KINDS)[number];
+
+/** The check that turns each kind into a verdict; schema differences fail the area's required checks. */
+export const DRIFT_CHECK_OF: Record<DriftKind, string | undefined> = {
+  field: 'DRIFT-001',
+  status: 'DRIFT-002',
+  'content-type': 'DRIFT-003',
+  schema: undefined,
+};
+
+export interface DriftFinding {
+  kind: DriftKind;
+  /** The documented operation, e.g. `listWalks`, with its method and path template. */
+  operationId: string;
+  method: string;
+  path: string;
+  status: number;
+  /**
+   * A JSON path whose array indexes read `*` (a walk's `region` in a list is `/data/*` + `/region`),
+   * `header Content-Type`, or `status`.
+   */
+  where: string;
+  /** What differs, in words. */
+  message: string;
+  /** Answers that showed it (a list whose 50 walks all carry the field counts once). */
+  responses: number;
+  /** Answers of this operation with this status that were judged. */
+  of: number;
+  /** The first request that showed it, to reproduce it. */
+  example: { method: string; url: string; curl: string };
+}
+
+export interface DriftSection {
+  /** Answers of documented operations that were judged (HEAD and unanswered requests are not). */
+  judged: number;
+  findings: DriftFinding[];
+  /** Distinct findings left out beyond MAX_FINDINGS (a target inventing a new field per walk). */
+  omitted: number;
+}
+
+/** One finding with the exchange that first showed it (the checks report that exchange). */
+export interface DriftObservation {
+  finding: DriftFinding;
+  first: Exchange;
+}
+
+export interface DriftContext {
+  contract: ContractValidator;
+  closedContract: ContractValidator;
+  operations: OperationMatcher;
+}
+
+export const MAX_FINDINGS = 200;
+/** Field names and messages come from the target: long ones are cut so a report stays readable. */
+const MAX_TEXT = 160;
+
+const UNDOCUMENTED = /^must NOT have (?:additional|unevaluated) properties$/;
+
+interface Seen {
+  finding: Omit<DriftFinding, 'responses' | 'of' | 'example'>;
+  first: Exchange;
+  responses: number;
+}
+
+/** A run's traffic is judged once (by the DRIFT checks, then the report), and again if more was sent. */
+const analysed = new WeakMap<readonly Exchange[], { sent: number; observations: DriftObservation[] }>();
+
+/** Every difference of the exchanges from the spec, each once, in spec order of operation and status. */
+export function observeDrift(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
+  const known = analysed.get(exchanges);
+  if (known && known.sent === exchanges.length) return known.observations;
+  const observations = analyse(exchanges, ctx);
+  analysed.set(exchanges, { sent: exchanges.length, observations });
+  return observations;
+}
+
+function analyse(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
+  const seen = new Map<string, Seen>();
+  const judged = new Map<string, number>();
+  for (const exchange of exchanges) {
+    const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
+    if (!operationId || !exchange.response) continue;
+    const { status } = exchange.response;
+    judged.set(`${operationId} ${status}`, (judged.get(`${operationId} ${status}`) ?? 0) + 1);
+    const here = new Set<string>();
+    for (const difference of differencesOf(operationId, exchange.response, ctx)) {
+      const key = [operationId, status, difference.kind, difference.where, difference.message].join('\u0000');
+      if (here.has(key)) continue;
+      here.add(key);
+      const known = seen.get(key);
+      if (known) known.responses++;
+      else
+        seen.set(key, {
+          finding: { ...difference, ...operationOf(ctx, operationId), status },
+          first: exchange,
+          responses: 1,
+        });
+    }
+  }
+  const order = new Map(operationsOf(ctx.contract.doc).map((op, i) => [op.operationId, i]));
+  return [...seen.values()]
+    .sort(
+      (a, b) =>
+        (order.get(a.finding.operationId) ?? 0) - (order.get(b.finding.operationId) ?? 0) ||
+        a.finding.status - b.finding.status ||
+        DRIFT_KINDS.indexOf(a.finding.kind) - DRIFT_KINDS.indexOf(b.finding.kind) ||
+        a.finding.where.localeCompare(b.finding.where),
+    )
+    .map(({ finding, first, responses }) => ({
+      finding: {
+        ...finding,
+        responses,
+        of: judged.get(`${finding.operationId} ${finding.status}`) ?? responses,
+        example: { method: first.request.method, url: first.request.url, curl: first.request.curl },
+      },
+      first,
+    }));
+}
+
+/** The report's drift section: the findings (at most MAX_FINDINGS) and how many answers were judged. */
+export function driftSection(exchanges: readonly Exchange[], ctx: DriftContext): DriftSection {
+  const observations = observeDrift(exchanges, ctx);
+  const judged = exchanges.filter((e) => e.response && documentedOperation(e, ctx)).length;
+  return {
+    judged,
+    findings: observations.slice(0, MAX_FINDINGS).map((o) => o.finding),
+    omitted: Math.max(0, observations.length - MAX_FINDINGS),
+  };
+}
+
+/** The key two runs' findings are compared by (counts and examples left out). */
+export function driftKey(
+  f: Pick<DriftFinding, 'operationId' | 'status' | 'kind' | 'where' | 'message'>,
+): string {
+  return `${f.operationId} ${f.status} ${f.where}: ${f.message}`;
+}
+
+/** Answers of documented operations with a body to judge: HEAD answers carry none. */
+function documentedOperation(exchange: Exchange, ctx: DriftContext): string | undefined {
+  if (exchange.request.method === 'HEAD') return undefined;
+  return ctx.operations.operationOf(exchange)?.operationId;
+}
+
+function operationOf(
+  ctx: DriftContext,
+  operationId: string,
+): { operationId: string; method: string; path: string } {
+  const { method, path } = ctx.contract.operation(operationId);
+  return { operationId, method, path };
+}
+
+type Difference = Pick<DriftFinding, 'kind' | 'where' | 'message'>;
+
+function differencesOf(operationId: string, response: ResponseData, ctx: DriftContext): Difference[] {
+  const { status } = response;
+  const documented = ctx.contract.documentsStatus(operationId, status);
+  const differences: Difference[] = [];
+  if (!documented)
+    differences.push({ kind: 'status', where: 'status', message: 'not documented for this operation' });
+
+  const allowed = documented
+    ? mediaTypesOf(ctx.contract.doc, ctx.contract.operation(operationId), String(status))
+    : ['application/json'];
+  if (response.body !== '' && !(response.mediaType && allowed.includes(response.mediaType))) {
+    differences.push({
+      kind: 'content-type',
+      where: 'header Content-Type',
+      message: `${cut(response.mediaType ?? 'none')} (documented: ${allowed.join(', ') || 'no body'})`,
+    });
+  }
+
+  // Which schema applies: the documented JSON body, or the error envelope for an undocumented error.
+  const judge = (contract: ContractValidator) =>
+    documented
+      ? allowed.includes('application/json')
+        ? contract.validateResponse(operationId, status, response.json)
+        : undefined
+      : status >= 400
+        ? contract.validateSchema('ErrorEnvelope', response.json)
+        : undefined;
+  if (response.json === undefined) {
+    if (response.body !== '' && (documented ? allowed.includes('application/json') : status >= 400)) {
+      differences.push({ kind: 'schema', where: '(body)', message: 'not JSON' });
+    }
+    return differences;
+  }
+  for (const error of judge(ctx.closedContract)?.errors ?? []) {
+    const { path, message, detail } = parseError(error);
+    if (UNDOCUMENTED.test(message) && detail !== undefined) {
+      differences.push({
+        kind: 'field',
+        where: cut(`${path}/${pointerToken(detail)}`),
+        message: 'not documented',
+      });
+    }
+  }
+  for (const error of judge(ctx.contract)?.errors ?? []) {
+    const { path, message, detail } = parseError(error);
+    const required = /^must have required property '(.*)'$/.exec(message);
+    differences.push(
+      required?.[1] !== undefined
+        ? { kind: 'schema', where: cut(`${path}/${pointerToken(required[1])}`), message: 'required, missing' }
+        : {
+            kind: 'schema',
+            where: cut(path || '(body)'),
+            message: cut(detail ? `${message} (${detail})` : message),
+          },
+    );
+  }
+  return differences;
+}
+
+/**
+ * Splits spec/contract.ts's `"/data/0 must NOT have additional properties (region)"` into the
+ * path with array indexes as `*` (`/data/*`, empty for the body), the message and the detail.
+ */
+export function parseError(text: string): { path: string; message: string; detail?: string } {
+  const match = /^(\S+) (.*?)(?: \((.*)\))?$/s.exec(text);
+  if (!match) return { path: '', message: text };
+  const path = match[1] === '(body)' ? '' : (match[1] ?? '').replace(/\/\d+(?=\/|$)/g, '/*');
+  const parsed: { path: string; message: string; detail?: string } = { path, message: match[2] ?? '' };
+  if (match[3] !== undefined) parsed.detail = match[3];
+  return parsed;
+}
+
+/** A property name as a JSON Pointer token (RFC 6901). */
+function pointerToken(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function cut(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}

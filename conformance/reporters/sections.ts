@@ -1,0 +1,140 @@
+/**
+ * The report sections the text reporters share (console, and JUnit's system-out): the drift, the
+ * expected failures and the comparison with a previous report, as plain lines.
+ */
+import type { CheckChange } from '../compare.ts';
+import { DRIFT_CHECK_OF, type DriftFinding } from '../drift.ts';
+import type { Report } from '../types.ts';
+
+export interface DriftGroup {
+  operationId: string;
+  method: string;
+  path: string;
+  status: number;
+  findings: DriftFinding[];
+}
+
+/** Findings grouped by operation and status, in the (spec) order the report lists them. */
+export function groupDrift(findings: readonly DriftFinding[]): DriftGroup[] {
+  const groups: DriftGroup[] = [];
+  for (const f of findings) {
+    const last = groups.at(-1);
+    if (last && last.operationId === f.operationId && last.status === f.status) last.findings.push(f);
+    else
+      groups.push({
+        operationId: f.operationId,
+        method: f.method,
+        path: f.path,
+        status: f.status,
+        findings: [f],
+      });
+  }
+  return groups;
+}
+
+export const answers = (f: Pick<DriftFinding, 'responses' | 'of'>): string =>
+  `${f.responses} of ${f.of} answer${f.of === 1 ? '' : 's'}`;
+
+export const judgedBy = (f: DriftFinding): string => DRIFT_CHECK_OF[f.kind] ?? 'required checks';
+
+export function driftLines(report: Report): string[] {
+  const { drift } = report;
+  if (drift.findings.length === 0) {
+    return [`DRIFT: none — the ${drift.judged} answers of documented operations match spec/openapi.yaml`];
+  }
+  const lines = [
+    `DRIFT (${drift.findings.length} difference(s) from spec/openapi.yaml in ${drift.judged} answers, each listed once)`,
+  ];
+  for (const group of groupDrift(drift.findings)) {
+    lines.push(`  ${group.method} ${group.path} (${group.operationId}) → ${group.status}`);
+    let lastCurl = '';
+    for (const f of group.findings) {
+      const place = f.where === f.kind ? '' : `${f.where}: `;
+      lines.push(`    ${f.kind.padEnd(13)} ${place}${f.message} — ${answers(f)} [${judgedBy(f)}]`);
+      if (f.example.curl !== lastCurl) lines.push(`        e.g. ${f.example.curl}`);
+      lastCurl = f.example.curl;
+    }
+  }
+  if (drift.omitted > 0) lines.push(`  … and ${drift.omitted} more difference(s), left out`);
+  return lines;
+}
+
+export function expectationLines(report: Report): string[] {
+  const expectations = report.expectations;
+  if (!expectations) return [];
+  const lines: string[] = [];
+  const byId = new Map(report.results.map((r) => [r.id, r]));
+  const of = (state: string) => expectations.entries.filter((e) => e.state === state);
+  const fixed = of('fixed');
+  if (fixed.length > 0) {
+    lines.push(
+      '',
+      `EXPECTED FAILURES THAT NO LONGER FAIL (remove them from ${expectations.file}; each fails the run)`,
+    );
+    for (const e of fixed) {
+      lines.push(`  ✗ ${e.id} ${byId.get(e.id)?.title ?? ''}: passed (${byId.get(e.id)?.actual ?? ''})`);
+      lines.push(`      listed because: ${e.reason}`);
+    }
+  }
+  const failing = of('failing');
+  if (failing.length > 0) {
+    lines.push('', `EXPECTED FAILURES (listed in ${expectations.file}: reported, not failing the run)`);
+    for (const e of failing) {
+      const r = byId.get(e.id);
+      lines.push(`  ≈ ${e.id} ${r?.title ?? ''}: ${r?.actual ?? ''}`);
+      lines.push(`      reason: ${e.reason}`);
+      if (r?.request) lines.push(`      reproduce: ${r.request.curl}`);
+    }
+  }
+  const notRun = of('not-run');
+  if (notRun.length > 0) {
+    lines.push('', `LISTED AS EXPECTED FAILURES BUT NOT RUN (${expectations.file}; the entries stay)`);
+    for (const e of notRun) {
+      const r = byId.get(e.id);
+      lines.push(`  - ${e.id} [${r ? `${r.status}: ${r.reason ?? ''}` : 'not selected'}]`);
+    }
+  }
+  return lines;
+}
+
+export function comparisonLines(report: Report): string[] {
+  const c = report.comparison;
+  if (!c) return [];
+  const when = [c.previous.startedAt, c.previous.baseUrl].filter(Boolean).join(', ');
+  const lines = [`SINCE ${c.previous.file}${when ? ` (${when})` : ''}`];
+  if (c.previous.unreachable)
+    lines.push(`  the previous run could not reach its target: ${c.previous.unreachable}`);
+  const checks = (label: string, changes: CheckChange[]) => {
+    if (changes.length === 0) return;
+    lines.push(`  ${label}:`);
+    for (const ch of changes) {
+      const was =
+        ch.wasActual !== undefined
+          ? ` (was: ${ch.wasActual})`
+          : ch.was === 'absent'
+            ? ' (new check)'
+            : ` (was ${ch.was})`;
+      lines.push(`    ${ch.id} ${ch.title}: ${ch.actual}${was}`);
+    }
+  };
+  checks('newly failing', c.newlyFailing);
+  checks('newly passing', c.newlyPassing);
+  checks('new advisories', c.newAdvisories);
+  const drift = (label: string, findings: DriftFinding[]) => {
+    if (findings.length === 0) return;
+    lines.push(`  ${label}:`);
+    for (const f of findings) lines.push(`    ${f.operationId} ${f.status} ${f.where}: ${f.message}`);
+  };
+  drift('new drift', c.newDrift);
+  drift('drift gone', c.goneDrift);
+  if (!c.driftCompared) lines.push('  drift not compared: the previous report has no drift section');
+  if (c.stillFailing.length > 0) lines.push(`  still failing: ${c.stillFailing.join(', ')}`);
+  const changed =
+    c.newlyFailing.length +
+    c.newlyPassing.length +
+    c.newAdvisories.length +
+    c.newDrift.length +
+    c.goneDrift.length;
+  if (changed === 0) lines.push('  nothing changed');
+  return lines;
+}

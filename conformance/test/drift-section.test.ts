@@ -1,0 +1,195 @@
+/**
+ * The drift section: every difference of a deployment's answers from spec/openapi.yaml, listed once,
+ * grouped by operation, status and place, counted over the answers that showed it; the same
+ * findings the DRIFT checks judge (advisory, failures under --strict), in every report.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContractValidator, loadSpec } from '../../spec/contract.ts';
+import { main } from '../cli.ts';
+import type { Exchange } from '../client.ts';
+import { REPORTER_NAMES } from '../config.ts';
+import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../drift.ts';
+import { operationMatcher } from '../operations.ts';
+import { redactorFor } from '../redact.ts';
+import { formatReport } from '../reporters/index.ts';
+import { runSuite, runSuiteWithTraffic } from '../runner.ts';
+import type { Report } from '../types.ts';
+import type { DriftServer } from './drift-server.ts';
+import { startDriftServer } from './drift-server.ts';
+import { configFor, requiredFailures, resultOf } from './harness.ts';
+
+let server: DriftServer;
+let strict: { report: Report; exchanges: readonly Exchange[] };
+let lenient: Report;
+let clean: Report;
+
+beforeAll(async () => {
+  server = await startDriftServer();
+  strict = await runSuiteWithTraffic(configFor(server.urlOf({}), server.credentials, { strict: true }));
+  lenient = await runSuite(configFor(server.urlOf({}), server.credentials));
+  clean = await runSuite(configFor(server.referenceUrl, server.credentials, { strict: true }));
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const finding = (report: Report, operationId: string, status: number, where: string) =>
+  report.drift.findings.find(
+    (f) => f.operationId === operationId && f.status === status && f.where === where,
+  );
+
+/** Answers of GET /api/v1/walks with this status (and, optionally, a non-empty list). */
+function listAnswers(exchanges: readonly Exchange[], status: number, nonEmpty = false): number {
+  return exchanges.filter((e) => {
+    if (e.request.method !== 'GET' || !new URL(e.request.url).pathname.endsWith('/api/v1/walks'))
+      return false;
+    if (e.response?.status !== status) return false;
+    return !nonEmpty || ((e.response.json as { data?: unknown[] }).data?.length ?? 0) > 0;
+  }).length;
+}
+
+describe('drift section', () => {
+  it('lists each difference once, grouped by operation, status and place', () => {
+    const keys = strict.report.drift.findings.map(driftKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(finding(strict.report, 'listWalks', 200, '/data/*/region')?.kind).toBe('field');
+    expect(finding(strict.report, 'listWalks', 200, '/meta/next_cursor')?.kind).toBe('field');
+    const invalidId = strict.report.drift.findings.filter(
+      (f) => f.operationId === 'getWalk' && f.status === 422,
+    );
+    expect(invalidId.map((f) => `${f.kind} ${f.where}`)).toEqual([
+      'status status',
+      'content-type header Content-Type',
+      'field /error/field',
+    ]);
+    expect(invalidId[1]?.message).toBe('application/problem+json (documented: application/json)');
+  });
+
+  it('counts the answers that showed each difference, out of the answers of that operation and status', () => {
+    const region = finding(strict.report, 'listWalks', 200, '/data/*/region');
+    const cursor = finding(strict.report, 'listWalks', 200, '/meta/next_cursor');
+    // the empty campaign's list has no walk to carry the field, but its meta does
+    expect(region?.responses).toBe(listAnswers(strict.exchanges, 200, true));
+    expect(region?.of).toBe(listAnswers(strict.exchanges, 200));
+    expect(cursor?.responses).toBe(listAnswers(strict.exchanges, 200));
+    expect(region?.responses).toBeLessThan(cursor?.responses ?? 0);
+    const status = finding(strict.report, 'getWalk', 422, 'status');
+    expect(status?.responses).toBe(strict.exchanges.filter((e) => e.response?.status === 422).length);
+    expect(status?.example.curl).toMatch(
+      /^curl .*\/api\/v1\/walks\/[^ ]+' -H "Authorization: Bearer \$CONFORMANCE_API_KEY"$/,
+    );
+  });
+
+  it('feeds the DRIFT checks: under --strict they fail on exactly these findings, and nothing else fails', () => {
+    const { report } = strict;
+    expect(requiredFailures(report).map((line) => line.split(':')[0])).toEqual([
+      'DRIFT-001',
+      'DRIFT-002',
+      'DRIFT-003',
+    ]);
+    const kinds = { 'DRIFT-001': 'field', 'DRIFT-002': 'status', 'DRIFT-003': 'content-type' } as const;
+    for (const [id, kind] of Object.entries(kinds)) {
+      const result = resultOf(report, id);
+      const mine = report.drift.findings.filter((f) => f.kind === kind);
+      expect(result.details ?? [result.actual], id).toHaveLength(mine.length);
+      expect(result.actual, id).toContain(`${mine[0]?.operationId} ${mine[0]?.status}`);
+    }
+  });
+
+  it('reports the same drift without --strict, as advisories that do not fail the run', () => {
+    expect(lenient.summary.verdict).toBe('pass');
+    expect(resultOf(lenient, 'DRIFT-001').status).toBe('advisory');
+    expect(lenient.drift.findings.map(driftKey)).toEqual(strict.report.drift.findings.map(driftKey));
+  });
+
+  it('shows the drift in every report, each difference once', () => {
+    const redact = redactorFor(server.credentials);
+    const texts = Object.fromEntries(
+      REPORTER_NAMES.map((name) => [name, formatReport(name, strict.report, redact)]),
+    );
+    const occurrences = (text: string, part: string) => text.split(part).length - 1;
+    expect(occurrences(texts.console ?? '', '/data/*/region: not documented — ')).toBe(1);
+    expect(texts.console).toContain(
+      '  GET /api/v1/walks/{id} (getWalk) → 422\n    status        not documented for this operation',
+    );
+    expect(occurrences(texts.junit ?? '', '/data/*/region: not documented — ')).toBe(1);
+    expect(texts.junit).toMatch(/<testsuite name="drift"[^]*<system-out>DRIFT \(5 difference/);
+    expect((JSON.parse(texts.json ?? '') as Report).drift.findings).toHaveLength(5);
+    expect(occurrences(texts.html ?? '', '<code>/data/*/region</code>')).toBe(1);
+    expect(texts.html).toContain('<code>GET /api/v1/walks/{id}</code> getWalk → 422');
+  });
+
+  it('finds no drift in the reference server, and says so', () => {
+    expect(clean.drift.findings).toEqual([]);
+    expect(clean.drift.judged).toBeGreaterThan(20);
+    expect(formatReport('console', clean, redactorFor(server.credentials))).toContain(
+      `DRIFT: none — the ${clean.drift.judged} answers of documented operations match spec/openapi.yaml`,
+    );
+  });
+
+  it('--strict exits 1 on drift; without it the run passes and still prints the drift', async () => {
+    const run = async (argv: string[]) => {
+      let stdout = '';
+      const status = await main(
+        ['--base-url', server.urlOf({}), ...argv],
+        { ...server.credentials },
+        {
+          stdout: (t) => (stdout += t),
+          stderr: () => undefined,
+        },
+      );
+      return { status, stdout };
+    };
+    const strictRun = await run(['--strict']);
+    expect(strictRun.status).toBe(1);
+    const lenientRun = await run([]);
+    expect(lenientRun.status).toBe(0);
+    expect(lenientRun.stdout).toContain('DRIFT (5 difference(s) from spec/openapi.yaml');
+  });
+});
+
+describe('drift analysis', () => {
+  const open = createContractValidator(loadSpec(), { objects: 'open' });
+  const closed = createContractValidator(loadSpec(), { objects: 'closed' });
+  const base = 'http://127.0.0.1:1';
+  const ctx = { contract: open, closedContract: closed, operations: operationMatcher(open, base) };
+
+  it('reads the path, message and detail of a validation error, array indexes as *', () => {
+    expect(parseError('/data/12/counts must NOT have additional properties (extra)')).toEqual({
+      path: '/data/*/counts',
+      message: 'must NOT have additional properties',
+      detail: 'extra',
+    });
+    expect(parseError("(body) must have required property 'ok'")).toEqual({
+      path: '',
+      message: "must have required property 'ok'",
+    });
+  });
+
+  it('keeps at most MAX_FINDINGS findings when a target invents a field per walk, and counts the rest', () => {
+    const walks = Array.from({ length: MAX_FINDINGS + 50 }, (_, i) => ({
+      [`field_${i}_${'x'.repeat(300)}`]: i,
+    }));
+    const body = JSON.stringify({ ok: true, data: walks, meta: { count: walks.length } });
+    const exchange: Exchange = {
+      seq: 1,
+      request: { method: 'GET', url: `${base}/api/v1/walks`, keys: [], headers: {}, curl: 'curl' },
+      response: {
+        status: 200,
+        headers: {},
+        contentType: 'application/json',
+        mediaType: 'application/json',
+        body,
+        bytes: body.length,
+        json: JSON.parse(body),
+      },
+      durationMs: 1,
+      retries: 0,
+    };
+    const section = driftSection([exchange], ctx);
+    expect(section.findings).toHaveLength(MAX_FINDINGS);
+    expect(section.findings.length + section.omitted).toBeGreaterThan(MAX_FINDINGS + 50);
+    expect(Math.max(...section.findings.map((f) => f.where.length))).toBeLessThanOrEqual(161);
+  });
+});
