@@ -1,20 +1,32 @@
 /**
  * The last line of defence: every text the suite writes (console, reports, files) passes through a
- * redactor that replaces each configured key value with its variable name.
+ * redactor that replaces each configured key value with its variable name — and every piece of
+ * one, since reports shorten echoed bodies (a target that echoes the key would otherwise have its
+ * first characters printed up to the cut).
  */
 import type { KeyName } from './config.ts';
 
 export type Redactor = (text: string) => string;
 
+/** Keys issued by the API start with this; it is public and no secret on its own. */
+const KEY_PREFIX = 'svc_sk_live_';
+/** A piece of a key this long is found and widened to all it shares with the key. */
+const PIECE = 10;
+/** A piece is a secret when it carries at least this many characters after the public prefix. */
+const SECRET_CHARS = 4;
+
 export function redactorFor(...keySets: Partial<Record<KeyName, string>>[]): Redactor {
-  const secrets = keySets
+  const named = keySets
     .flatMap((keys) => Object.entries(keys))
-    .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '')
+    .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
+  const secrets = named
     .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, `$${name}`] as const))
     .sort((a, b) => b[0].length - a[0].length);
+  const pieces = named.filter(([, value]) => value.length >= PIECE);
   return (text) => {
     let out = text;
     for (const [secret, name] of secrets) out = out.replaceAll(secret, name);
+    for (const [name, value] of pieces) out = redactPieces(out, value, `$${name}`);
     return out;
   };
 }
@@ -22,4 +34,34 @@ export function redactorFor(...keySets: Partial<Record<KeyName, string>>[]): Red
 /** The forms a key can take on its way into a text: as is, URL-encoded, JSON-escaped. */
 function variantsOf(value: string): string[] {
   return [...new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])];
+}
+
+/**
+ * Replaces every run of text that is a run of the key (at least `PIECE` long, with at least
+ * `SECRET_CHARS` characters beyond the public prefix), e.g. the key cut short by an excerpt.
+ */
+function redactPieces(text: string, key: string, name: string): string {
+  const secretFrom = key.startsWith(KEY_PREFIX) ? KEY_PREFIX.length : 0;
+  let out = text;
+  // Pieces wholly inside the public prefix are no secret; any secret piece overlaps a later one.
+  for (let start = Math.max(0, secretFrom - PIECE + 1); start + PIECE <= key.length; start++) {
+    const piece = key.slice(start, start + PIECE);
+    let at = out.indexOf(piece);
+    while (at !== -1) {
+      // Widen the match to everything the text and the key share around it.
+      let left = 0;
+      while (start - left > 0 && at - left > 0 && out[at - left - 1] === key[start - left - 1]) left++;
+      let right = PIECE;
+      while (start + right < key.length && out[at + right] === key[start + right]) right++;
+      const keyEnd = start + right;
+      const secretChars = keyEnd - Math.max(start - left, secretFrom);
+      if (secretChars >= SECRET_CHARS) {
+        out = `${out.slice(0, at - left)}${name}${out.slice(at + right)}`;
+        at = out.indexOf(piece, at - left + name.length);
+      } else {
+        at = out.indexOf(piece, at + 1);
+      }
+    }
+  }
+  return out;
 }

@@ -1,0 +1,287 @@
+/**
+ * The whole command line against hostile targets (issue 7): a target that never answers, answers
+ * too slowly, answers HTML or invalid JSON, sends 50 MB, redirects forever or to another origin,
+ * closes mid-answer, echoes the keys back, or is not there at all. Each run ends, in bounded time,
+ * with failed checks that say what happened and the contract's exit status — and no key, whole or
+ * in part, in the console output, the JSON and JUnit reports, their error messages or their curl
+ * reproductions.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli.ts';
+import type { Report } from '../types.ts';
+import { type Listening, listen } from './harness.ts';
+
+const KEY_NAMES = [
+  'CONFORMANCE_API_KEY',
+  'CONFORMANCE_NO_SCOPE_KEY',
+  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
+  'CONFORMANCE_REVOKED_KEY',
+  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
+] as const;
+const PREFIX = 'svc_sk_live_';
+/** Fresh secrets per run, mixed-case so that an 8-character piece of one is never there by chance. */
+const KEYS = Object.fromEntries(
+  KEY_NAMES.map((name) => [name, `${PREFIX}${randomBytes(36).toString('base64').replace(/[+/=]/g, 'x')}`]),
+) as Record<(typeof KEY_NAMES)[number], string>;
+const ENV = { ...KEYS, CONFORMANCE_WEB_BASE_URL: 'https://dashboard.example' };
+const TIMEOUT_MS = 500;
+const SIZE_CAP = 64 * 1024;
+/** No run may take longer than this; a hang fails the test instead of stalling the suite. */
+const RUN_BOUND_MS = 60_000;
+
+let dir: string;
+let runs = 0;
+const opened: Listening[] = [];
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hostile-targets-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((listening) => listening.close()));
+});
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const listening = await listen(handler);
+  opened.push(listening);
+  return listening.baseUrl;
+}
+
+interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+  json: string;
+  junit: string;
+  report: Report | undefined;
+}
+
+/** `npm run conformance` in-process with every output on: console, JSON and JUnit files. */
+async function conformance(baseUrl: string): Promise<Run> {
+  const n = ++runs;
+  const json = join(dir, `run-${n}.json`);
+  const junit = join(dir, `run-${n}.junit.xml`);
+  const argv = [
+    ...['--base-url', baseUrl, '--timeout', String(TIMEOUT_MS), '--max-response-bytes', String(SIZE_CAP)],
+    ...['--max-retry-wait', '0', '--reporter', 'json,junit', '--output', json, '--output', junit],
+  ];
+  let stdout = '';
+  let stderr = '';
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the run did not end within ${RUN_BOUND_MS} ms`)),
+      RUN_BOUND_MS,
+    );
+  });
+  try {
+    const status = await Promise.race([
+      main(argv, ENV, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) }),
+      bound,
+    ]);
+    const read = (path: string) => readFile(path, 'utf8').catch(() => '');
+    const jsonText = await read(json);
+    return {
+      status,
+      stdout,
+      stderr,
+      json: jsonText,
+      junit: await read(junit),
+      report: jsonText ? (JSON.parse(jsonText) as Report) : undefined,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** No key in any output: not whole, not URL- or base64-encoded, not an 8-character piece of its body. */
+function expectNoKeyAnywhere(run: Run): void {
+  const outputs = { stdout: run.stdout, stderr: run.stderr, json: run.json, junit: run.junit };
+  for (const [name, key] of Object.entries(KEYS)) {
+    const body = key.slice(PREFIX.length);
+    const forms = [
+      key,
+      encodeURIComponent(key),
+      Buffer.from(key).toString('base64'),
+      Buffer.from(`Bearer ${key}`).toString('base64'),
+    ];
+    for (let i = 0; i + 8 <= body.length; i++) forms.push(body.slice(i, i + 8));
+    for (const [output, text] of Object.entries(outputs)) {
+      const leaked = forms.filter((form) => text.includes(form));
+      expect([name, output, leaked]).toEqual([name, output, []]);
+    }
+  }
+}
+
+/** A reachable but broken target: exit 1, failed checks that explain themselves, no stack trace. */
+function expectCleanFailure(run: Run, firstCheck: RegExp): Report {
+  expect(run.status).toBe(1);
+  const report = run.report;
+  if (!report) throw new Error(`no JSON report; stderr: ${run.stderr}`);
+  expect(report.summary.verdict).toBe('fail');
+  expect(report.unreachable).toBeUndefined();
+  const list = report.results.find((result) => result.id === 'WALKS-LIST-001');
+  expect(list?.status).toBe('fail');
+  expect(list?.actual).toMatch(firstCheck);
+  for (const text of [run.stdout, run.stderr, run.json, run.junit])
+    expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  expect(run.stdout).toContain('WALKS-LIST-001');
+  expect(run.junit).toContain('<failure');
+  // Requests that carried a key reproduce with the variable, never the value.
+  const curls = report.results.flatMap((result) => (result.request ? [result.request.curl] : []));
+  expect(curls.some((curl) => curl.includes('$CONFORMANCE_API_KEY'))).toBe(true);
+  expectNoKeyAnywhere(run);
+  return report;
+}
+
+/** Timers a hostile handler left running are cleared when its connection closes. */
+function onClose(res: ServerResponse, stop: () => void): void {
+  res.on('close', stop);
+}
+
+describe('the conformance command line against hostile targets', () => {
+  it('a target that never answers: failed checks naming the timeout, exit 1', async () => {
+    const run = await conformance(await serve(() => undefined));
+    const report = expectCleanFailure(run, new RegExp(`no complete answer within ${TIMEOUT_MS} ms`));
+    expect(report.requests.sent).toBeLessThanOrEqual(10);
+  });
+
+  it('a target that answers after the timeout: the same', async () => {
+    const url = await serve((_req, res) => {
+      const timer = setTimeout(() => res.end('{"ok":true,"data":[],"meta":{"count":0}}'), TIMEOUT_MS * 4);
+      onClose(res, () => clearTimeout(timer));
+    });
+    expectCleanFailure(await conformance(url), /no complete answer within/);
+  });
+
+  it('a target that drips its answer: cut at the timeout', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"ok":true,"data":[');
+      const timer = setInterval(() => res.write(' '), 50);
+      onClose(res, () => clearInterval(timer));
+    });
+    expectCleanFailure(await conformance(url), /no complete answer within/);
+  });
+
+  it('a target that answers HTML: failed checks quoting the content type', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>Login</title><form action="/login"><input name="password"></form>');
+    });
+    const report = expectCleanFailure(await conformance(url), /text\/html/);
+    expect(JSON.stringify(report.results)).toMatch(/not JSON|content type text\/html/);
+  });
+
+  it('a target that answers invalid JSON: failed checks saying it is not JSON', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true,"data":[{"id":');
+    });
+    const report = expectCleanFailure(await conformance(url), /answered 200/);
+    expect(JSON.stringify(report.results)).toMatch(/not JSON/);
+  });
+
+  it('a target that sends 50 MB: the client stops reading at the cap instead of buffering it', async () => {
+    const written: number[] = [];
+    const url = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Node sends no body on HEAD (its writes succeed without a byte on the wire): nothing to count.
+      if (req.method === 'HEAD') return void res.end();
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      let closed = false;
+      onClose(res, () => {
+        closed = true;
+        written.push(sent);
+      });
+      const pump = () => {
+        while (!closed && sent < 50 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return;
+        }
+        if (!closed) res.end();
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    expectCleanFailure(await conformance(url), new RegExp(`exceeded ${SIZE_CAP} bytes and was cut off`));
+    expect(written.length).toBeGreaterThan(0);
+    // What the server managed to push before the client hung up: socket buffers, not 50 MB.
+    expect(Math.max(...written)).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('an endless redirect chain: one request per redirect, never followed', async () => {
+    let hits = 0;
+    const url = await serve((req, res) => {
+      hits++;
+      res.writeHead(307, { location: `${req.url}${req.url?.includes('?') ? '&' : '?'}again=${hits}` });
+      res.end();
+    });
+    const run = await conformance(url);
+    const report = expectCleanFailure(run, /answered 307/);
+    expect(hits).toBe(report.requests.sent);
+  });
+
+  it('a redirect to another origin: the other origin never sees a request, let alone a key', async () => {
+    const seen: IncomingMessage['headers'][] = [];
+    const elsewhere = await serve((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true,"data":[],"meta":{"count":0}}');
+    });
+    const url = await serve((req, res) => {
+      res.writeHead(req.url?.includes('limit') ? 308 : 302, { location: `${elsewhere}${req.url}` });
+      res.end();
+    });
+    expectCleanFailure(await conformance(url), /answered 30[28]/);
+    const keysSeen = JSON.stringify(seen);
+    for (const key of Object.values(KEYS)) expect(keysSeen.includes(key.slice(PREFIX.length))).toBe(false);
+    expect(seen).toEqual([]);
+  });
+
+  it('a target that closes the connection mid-answer: failed checks saying so', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' });
+      res.write('{"ok":true,"data":[{"id":"');
+      setImmediate(() => res.socket?.destroy());
+    });
+    expectCleanFailure(
+      await conformance(url),
+      /closed before a complete answer|target stopped answering|not valid HTTP/,
+    );
+  });
+
+  it('a target that echoes the keys back, cut where the reports shorten bodies: no piece of a key gets out', async () => {
+    const url = await serve((req, res) => {
+      const sent = String(req.headers['x-api-key'] ?? req.headers.authorization ?? 'none').replace(
+        /^bearer +/i,
+        '',
+      );
+      // The key placed across the 60-, 160- and 500-character marks where texts get shortened.
+      const body = `${'#'.repeat(30)}${sent}${'#'.repeat(70)}${sent}${'#'.repeat(290)}${sent}${'#'.repeat(40)}`;
+      res.writeHead(req.url?.includes('limit=1') ? 200 : 401, {
+        'content-type': 'text/plain',
+        'x-echo': sent,
+        location: `https://elsewhere.example/?key=${sent}`,
+      });
+      res.end(body);
+    });
+    expectCleanFailure(await conformance(url), /answered (200|401)/);
+  });
+
+  it('nothing listening at the address: exit 2, unreachable, no checks run', async () => {
+    const gone = await listen(() => undefined);
+    await gone.close();
+    const run = await conformance(gone.baseUrl);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/cannot be reached: connection refused/);
+    expect(run.report?.unreachable).toMatch(/cannot be reached/);
+    expect(run.report?.results).toEqual([]);
+    expectNoKeyAnywhere(run);
+  });
+});
