@@ -372,6 +372,12 @@ function failureOf(error: unknown): NetworkFailure {
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
     return { kind: 'reset', message: `the connection was closed before a complete answer (${code})` };
   }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return {
+      kind: 'too-large',
+      message: `the answer's headers exceeded the client's limit and were refused (${code})`,
+    };
+  }
   if (
     code.startsWith('HPE_') ||
     code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||

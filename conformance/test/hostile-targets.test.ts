@@ -215,6 +215,16 @@ describe('the conformance command line against hostile targets', () => {
     expect(Math.max(...written)).toBeLessThan(16 * 1024 * 1024);
   });
 
+  it('a target that floods the answer with headers: refused by the client, not buffered', async () => {
+    const url = await serve((_req, res) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      for (let i = 0; i < 400; i++) headers[`x-flood-${i}`] = 'f'.repeat(1_000);
+      res.writeHead(200, headers);
+      res.end('{"ok":true,"data":[],"meta":{"count":0}}');
+    });
+    expectCleanFailure(await conformance(url), /headers exceeded the client's limit and were refused/);
+  });
+
   it('an endless redirect chain: one request per redirect, never followed', async () => {
     let hits = 0;
     const url = await serve((req, res) => {
