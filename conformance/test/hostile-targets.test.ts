@@ -3,8 +3,8 @@
  * too slowly, answers HTML or invalid JSON, sends 50 MB, redirects forever or to another origin,
  * closes mid-answer, echoes the keys back, or is not there at all. Each run ends, in bounded time,
  * with failed checks that say what happened and the contract's exit status — and no key, whole or
- * in part, in the console output, the JSON and JUnit reports, their error messages or their curl
- * reproductions.
+ * in part, in the console output, the JSON, JUnit and HTML reports, the HAR, their error messages
+ * or their curl reproductions.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -57,17 +57,22 @@ interface Run {
   stderr: string;
   json: string;
   junit: string;
+  html: string;
+  har: string;
   report: Report | undefined;
 }
 
-/** `npm run conformance` in-process with every output on: console, JSON and JUnit files. */
+/** `npm run conformance` in-process with every output on: console, JSON, JUnit, HTML and HAR files. */
 async function conformance(baseUrl: string): Promise<Run> {
   const n = ++runs;
   const json = join(dir, `run-${n}.json`);
   const junit = join(dir, `run-${n}.junit.xml`);
+  const html = join(dir, `run-${n}.html`);
+  const har = join(dir, `run-${n}.har`);
   const argv = [
     ...['--base-url', baseUrl, '--timeout', String(TIMEOUT_MS), '--max-response-bytes', String(SIZE_CAP)],
-    ...['--max-retry-wait', '0', '--reporter', 'json,junit', '--output', json, '--output', junit],
+    ...['--max-retry-wait', '0', '--reporter', 'json,junit,html', '--output', json, '--output', junit],
+    ...['--output', html, '--har', har],
   ];
   let stdout = '';
   let stderr = '';
@@ -91,6 +96,8 @@ async function conformance(baseUrl: string): Promise<Run> {
       stderr,
       json: jsonText,
       junit: await read(junit),
+      html: await read(html),
+      har: await read(har),
       report: jsonText ? (JSON.parse(jsonText) as Report) : undefined,
     };
   } finally {
@@ -100,7 +107,14 @@ async function conformance(baseUrl: string): Promise<Run> {
 
 /** No key in any output: not whole, not URL- or base64-encoded, not an 8-character piece of its body. */
 function expectNoKeyAnywhere(run: Run): void {
-  const outputs = { stdout: run.stdout, stderr: run.stderr, json: run.json, junit: run.junit };
+  const outputs = {
+    stdout: run.stdout,
+    stderr: run.stderr,
+    json: run.json,
+    junit: run.junit,
+    html: run.html,
+    har: run.har,
+  };
   for (const [name, key] of Object.entries(KEYS)) {
     const body = key.slice(PREFIX.length);
     const forms = [
@@ -127,10 +141,13 @@ function expectCleanFailure(run: Run, firstCheck: RegExp): Report {
   const list = report.results.find((result) => result.id === 'WALKS-LIST-001');
   expect(list?.status).toBe('fail');
   expect(list?.actual).toMatch(firstCheck);
-  for (const text of [run.stdout, run.stderr, run.json, run.junit])
+  for (const text of [run.stdout, run.stderr, run.json, run.junit, run.html]) {
     expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }
   expect(run.stdout).toContain('WALKS-LIST-001');
   expect(run.junit).toContain('<failure');
+  expect(run.html).toContain('WALKS-LIST-001');
+  expect((JSON.parse(run.har) as { log: { entries: unknown[] } }).log.entries.length).toBeGreaterThan(0);
   // Requests that carried a key reproduce with the variable, never the value.
   const curls = report.results.flatMap((result) => (result.request ? [result.request.curl] : []));
   expect(curls.some((curl) => curl.includes('$CONFORMANCE_API_KEY'))).toBe(true);
