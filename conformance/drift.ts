@@ -17,12 +17,15 @@ import type { OperationMatcher } from './operations.ts';
 export const DRIFT_KINDS = ['status', 'content-type', 'field', 'schema'] as const;
 export type DriftKind = (typeof DRIFT_KINDS)[number];
 
-/** The check that turns each kind into a verdict; schema differences fail the area's required checks. */
-export const DRIFT_CHECK_OF: Record<DriftKind, string | undefined> = {
+/**
+ * The check whose verdict each kind decides: the DRIFT checks (advisory, failures under --strict)
+ * and ENVELOPE-005, the required check that every body matches its schema.
+ */
+const CHECK_OF: Record<DriftKind, string> = {
   field: 'DRIFT-001',
   status: 'DRIFT-002',
   'content-type': 'DRIFT-003',
-  schema: undefined,
+  schema: 'ENVELOPE-005',
 };
 
 export interface DriftFinding {
@@ -39,6 +42,8 @@ export interface DriftFinding {
   where: string;
   /** What differs, in words. */
   message: string;
+  /** The check that judges it, e.g. `DRIFT-001`. */
+  check: string;
   /** Answers that showed it (a list whose 50 walks all carry the field counts once). */
   responses: number;
   /** Answers of this operation with this status that were judged. */
@@ -108,7 +113,12 @@ function analyse(exchanges: readonly Exchange[], ctx: DriftContext): DriftObserv
       if (known) known.responses++;
       else
         seen.set(key, {
-          finding: { ...difference, ...operationOf(ctx, operationId), status },
+          finding: {
+            ...difference,
+            check: difference.check ?? CHECK_OF[difference.kind],
+            ...operationOf(ctx, operationId),
+            status,
+          },
           first: exchange,
           responses: 1,
         });
@@ -166,7 +176,7 @@ function operationOf(
   return { operationId, method, path };
 }
 
-type Difference = Pick<DriftFinding, 'kind' | 'where' | 'message'>;
+type Difference = Pick<DriftFinding, 'kind' | 'where' | 'message'> & { check?: string };
 
 function differencesOf(operationId: string, response: ResponseData, ctx: DriftContext): Difference[] {
   const { status } = response;
@@ -186,7 +196,8 @@ function differencesOf(operationId: string, response: ResponseData, ctx: DriftCo
     });
   }
 
-  // Which schema applies: the documented JSON body, or the error envelope for an undocumented error.
+  // Which schema applies, as ENVELOPE-005 decides it: the documented JSON body; for an undocumented
+  // status, the error envelope (4xx, 5xx) or the success body.
   const judge = (contract: ContractValidator) =>
     documented
       ? allowed.includes('application/json')
@@ -194,10 +205,10 @@ function differencesOf(operationId: string, response: ResponseData, ctx: DriftCo
         : undefined
       : status >= 400
         ? contract.validateSchema('ErrorEnvelope', response.json)
-        : undefined;
+        : contract.validateResponse(operationId, 200, response.json);
   if (response.json === undefined) {
-    if (response.body !== '' && (documented ? allowed.includes('application/json') : status >= 400)) {
-      differences.push({ kind: 'schema', where: '(body)', message: 'not JSON' });
+    if (response.body !== '' && (!documented || allowed.includes('application/json'))) {
+      differences.push({ kind: 'schema', where: '(body)', message: 'not JSON', check: 'ENVELOPE-004' });
     }
     return differences;
   }

@@ -8,7 +8,7 @@ import type { CheckChange } from '../compare.ts';
 import type { DriftFinding } from '../drift.ts';
 import type { CheckResult, Report, Status } from '../types.ts';
 import { AREAS } from '../types.ts';
-import { answers, groupDrift, judgedBy } from './sections.ts';
+import { answers, groupDrift } from './sections.ts';
 
 const STATUSES: readonly Status[] = ['pass', 'fail', 'advisory', 'skip', 'inconclusive'];
 
@@ -209,7 +209,7 @@ function driftSection(report: Report): string {
       `<h3><code>${esc(`${g.method} ${g.path}`)}</code> ${esc(g.operationId)} → ${g.status}</h3><table><tr><th>kind</th><th>where</th><th>difference</th><th>answers</th><th>judged by</th></tr>${g.findings
         .map(
           (f) =>
-            `<tr><td>${esc(f.kind)}</td><td><code>${esc(f.where)}</code></td><td>${esc(f.message)}<details><summary>reproduce</summary><pre class="curl">${esc(f.example.curl)}</pre></details></td><td class="num">${esc(answers(f))}</td><td>${esc(judgedBy(f))}</td></tr>`,
+            `<tr><td>${esc(f.kind)}</td><td><code>${esc(f.where)}</code></td><td>${esc(f.message)}<details><summary>reproduce</summary><pre class="curl">${esc(f.example.curl)}</pre></details></td><td class="num">${esc(answers(f))}</td><td>${esc(f.check)}</td></tr>`,
         )
         .join('')}</table>`,
   );

@@ -3,7 +3,7 @@
  * expected failures and the comparison with a previous report, as plain lines.
  */
 import type { CheckChange } from '../compare.ts';
-import { DRIFT_CHECK_OF, type DriftFinding } from '../drift.ts';
+import type { DriftFinding } from '../drift.ts';
 import type { Report } from '../types.ts';
 
 export interface DriftGroup {
@@ -35,8 +35,6 @@ export function groupDrift(findings: readonly DriftFinding[]): DriftGroup[] {
 export const answers = (f: Pick<DriftFinding, 'responses' | 'of'>): string =>
   `${f.responses} of ${f.of} answer${f.of === 1 ? '' : 's'}`;
 
-export const judgedBy = (f: DriftFinding): string => DRIFT_CHECK_OF[f.kind] ?? 'required checks';
-
 export function driftLines(report: Report): string[] {
   const { drift } = report;
   if (drift.findings.length === 0) {
@@ -50,7 +48,7 @@ export function driftLines(report: Report): string[] {
     let lastCurl = '';
     for (const f of group.findings) {
       const place = f.where === f.kind ? '' : `${f.where}: `;
-      lines.push(`    ${f.kind.padEnd(13)} ${place}${f.message} — ${answers(f)} [${judgedBy(f)}]`);
+      lines.push(`    ${f.kind.padEnd(13)} ${place}${f.message} — ${answers(f)} [${f.check}]`);
       if (f.example.curl !== lastCurl) lines.push(`        e.g. ${f.example.curl}`);
       lastCurl = f.example.curl;
     }

@@ -17,6 +17,7 @@ import type { Report } from '../types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
+import { MUTATIONS, startMutationServer } from './mutations.ts';
 
 let server: DriftServer;
 let strict: { report: Report; exchanges: readonly Exchange[] };
@@ -118,6 +119,21 @@ describe('drift section', () => {
     expect((JSON.parse(texts.json ?? '') as Report).drift.findings).toHaveLength(5);
     expect(occurrences(texts.html ?? '', '<code>/data/*/region</code>')).toBe(1);
     expect(texts.html).toContain('<code>GET /api/v1/walks/{id}</code> getWalk → 422');
+  });
+
+  it('lists values the schema refuses too, as the ENVELOPE-005 failure they cause', async () => {
+    const variants = await startMutationServer();
+    try {
+      const mutation = MUTATIONS.find((m) => m.name === 'lat-as-string');
+      if (!mutation) throw new Error('variant missing');
+      const report = await runSuite(configFor(variants.urlOf(mutation), variants.world.credentials));
+      const lat = finding(report, 'listWalks', 200, '/data/*/lat');
+      expect(lat).toMatchObject({ kind: 'schema', check: 'ENVELOPE-005', message: 'must be number,null' });
+      expect(resultOf(report, 'ENVELOPE-005').status).toBe('fail');
+      expect(report.drift.findings.filter((f) => f.kind !== 'schema')).toEqual([]);
+    } finally {
+      await variants.close();
+    }
   });
 
   it('finds no drift in the reference server, and says so', () => {
