@@ -43,6 +43,9 @@ export interface RunningServer {
 
 /** How long open requests may run on after `close()` before their connections are cut. */
 const SHUTDOWN_GRACE_MS = 5_000;
+/** How long a client may take to send all its headers, and its whole request. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export async function startReferenceServer(options: StartOptions = {}): Promise<RunningServer> {
   const {
@@ -89,7 +92,14 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
  * check would answer it with an empty body).
  */
 export function createHttpServer(app: RequestListener): Server {
-  const server = createServer({ requireHostHeader: false }, (req, res) => {
+  const options = {
+    requireHostHeader: false,
+    // A client that dribbles its headers or body is cut off, with the 408 envelope, well before
+    // Node's defaults (60 s and 300 s): partners' code should not hold the sandbox's sockets.
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+  };
+  const server = createServer(options, (req, res) => {
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       res.writeHead(MISSING_HOST.status, {
         'Content-Type': JSON_CONTENT_TYPE,

@@ -5,11 +5,14 @@
  * envelope; none gets a 5xx, none echoes a key, and the server keeps answering.
  */
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
+import { createApp } from '../app.ts';
+import { createHttpServer, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../start.ts';
 import { activeWalksOf, contract, datasetFor, startTestServer, type TestServer } from './harness.ts';
 
 const dataset = datasetFor();
@@ -419,6 +422,32 @@ describe('hostile requests (issue 7)', () => {
     }
   });
 
+  it('cuts off a client that dribbles its headers or its body, with 408 in the envelope', async () => {
+    const app = createApp({ dataset, config: { log: false } });
+    const slow = createHttpServer(app);
+    expect([slow.headersTimeout, slow.requestTimeout]).toEqual([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]);
+    expect(REQUEST_TIMEOUT_MS).toBeLessThan(60_000);
+    // Shortened here so the test takes a second, not the production 10 s and 30 s.
+    Object.assign(slow, { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 100 });
+    slow.listen(0, '127.0.0.1');
+    await once(slow, 'listening');
+    const { port: slowPort } = slow.address() as AddressInfo;
+    try {
+      for (const partial of [
+        'GET /api/v1/walks HTTP/1.1\r\nHost: x\r\nX-Still-Coming: a',
+        `POST /api/v1/walks HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n${'x'.repeat(10)}`,
+      ]) {
+        const answer = await rawBytes(slowPort, partial);
+        expect(answer.status).toBe(408);
+        expect(contract.validateSchema('ErrorEnvelope', answer.body).errors).toEqual([]);
+        expect((answer.body as { error: { code: string } }).error.code).toBe('request_timeout');
+      }
+    } finally {
+      slow.closeAllConnections();
+      slow.close();
+    }
+  });
+
   it('still answers afterwards, and no query key polluted Object.prototype', async () => {
     const answer = await exchange(get('/api/v1/walks?limit=3'));
     expect(answer.status).toBe(200);
@@ -435,7 +464,6 @@ describe('hostile requests (issue 7)', () => {
 
 /** One request on its own connection (`Connection: close`), read to the end; 5 s at most. */
 function exchange(request: RawRequest, target: TestServer = server): Promise<RawAnswer> {
-  const port = Number(new URL(target.baseUrl).port);
   const { method = 'GET', target: path, headers = [], body, version = 'HTTP/1.1', noHost = false } = request;
   const lines = [`${method} ${path} ${version}`];
   if (!noHost) lines.push('Host: 127.0.0.1');
@@ -446,12 +474,19 @@ function exchange(request: RawRequest, target: TestServer = server): Promise<Raw
     lines.push(`Content-Length: ${Buffer.byteLength(body, 'latin1')}`);
   }
   const wire = Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`, 'latin1');
+  return rawBytes(Number(new URL(target.baseUrl).port), wire, `${method} ${path.slice(0, 80)}`);
+}
+
+/** Sends the bytes, reads until the server closes (5 s at most), and parses the final answer. */
+function rawBytes(port: number, wire: Buffer | string, label = 'the request'): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => socket.write(wire));
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(typeof wire === 'string' ? Buffer.from(wire, 'latin1') : wire),
+    );
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no complete answer within 5 s to ${method} ${path.slice(0, 80)}`));
+      reject(new Error(`no complete answer within 5 s to ${label}`));
     }, 5_000);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The server may close while a large body is still being written; the answer is what counts.
