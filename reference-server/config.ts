@@ -22,6 +22,11 @@ export interface ServerConfig {
   specPath: string;
   /** The page served at `/docs`. */
   docsPath: string;
+  /**
+   * Answer the live GET endpoints ahead of Express's router (`fast-lane.ts`); the answers are the
+   * same either way. Default true; false sends every request through Express.
+   */
+  fastLane: boolean;
 }
 
 export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig {
@@ -35,5 +40,6 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     rateLimit,
     specPath: config.specPath ?? LIVE_SPEC_FILE,
     docsPath: config.docsPath ?? DEFAULT_DOCS_PATH,
+    fastLane: config.fastLane ?? true,
   };
 }

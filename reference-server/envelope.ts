@@ -3,8 +3,8 @@
  * `res.end` so a wrapping app can still intercept them. Success bodies carry a strong ETag;
  * `If-None-Match` with a matching tag gets 304 (D-CACHE).
  */
-import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
+import { createHash, type Hash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorAnswer } from './errors.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -17,10 +17,15 @@ export interface PreparedBody {
 
 export function prepareBody(json: string): PreparedBody {
   const bytes = Buffer.from(json, 'utf8');
-  return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
+  return { bytes, etag: entityTag(createHash('sha256').update(bytes)) };
 }
 
-export function sendPrepared(req: Request, res: Response, body: PreparedBody): void {
+/** A strong ETag from the SHA-256 of the body's bytes (already fed to `hash`). */
+export function entityTag(hash: Hash): string {
+  return `"${hash.digest('base64url').slice(0, 27)}"`;
+}
+
+export function sendPrepared(req: IncomingMessage, res: ServerResponse, body: PreparedBody): void {
   res.setHeader('ETag', body.etag);
   if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag)) {
     res.statusCode = 304;
@@ -34,7 +39,7 @@ export function sendPrepared(req: Request, res: Response, body: PreparedBody): v
 }
 
 export function sendError(
-  res: Response,
+  res: ServerResponse,
   answer: ErrorAnswer,
   extraHeaders: Record<string, string> = {},
 ): void {

@@ -19,12 +19,35 @@ const KEY_IN_TEXT = new RegExp(`${KEY_PREFIX}[^/?#&\\s]*`, 'gi');
 const LONG_TOKEN = /[A-Za-z0-9]{24,}/g;
 const MAX_LOGGED_PATH = 512;
 
-/** A sink writing one JSON line per record. */
+/**
+ * A sink writing one JSON line per record. Lines are gathered and written once per turn of the
+ * event loop rather than once per request: process.stdout writes synchronously to files and
+ * pipes, a system call each. Whatever is pending when the process exits is written then, so
+ * `process.exit()` loses no line.
+ */
 export function jsonLines(stream: NodeJS.WritableStream = process.stdout): (record: object) => void {
+  let pending = '';
+  const flush = () => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    unflushed.delete(flush);
+    stream.write(text);
+  };
   return (record) => {
-    stream.write(`${JSON.stringify(record)}\n`);
+    if (pending === '') {
+      unflushed.add(flush);
+      setImmediate(flush);
+    }
+    pending += `${JSON.stringify(record)}\n`;
   };
 }
+
+/** The flushes of sinks holding lines not yet written; one `exit` listener runs them all. */
+const unflushed = new Set<() => void>();
+process.once('exit', () => {
+  for (const flush of unflushed) flush();
+});
 
 export function logRecord(
   level: LogRecord['level'],

@@ -1,65 +1,104 @@
 /**
  * The walks of a data set, arranged the way the API reads them: per campaign, active walks only,
- * newest first (D-ORDER), each summary (count, counts, centroid, links) computed once at load and
- * kept as JSON. Response bodies and their ETags are built on first use and then reused.
+ * newest first (D-ORDER). Every answer body is built at load with its ETag, so a request only
+ * looks one up: the list for each `limit` (1..200), and each walk's detail. A data set too large
+ * for that (over `EAGER_DETAIL_STOPS` stops, far beyond the demo) builds each detail on its first
+ * request instead, once.
  */
+import { createHash } from 'node:crypto';
 import { STOP_STATUSES } from '../fixtures/index.ts';
 import type { Campaign, Dataset, Stop, Walk } from '../fixtures/index.ts';
 import type { StatusCounts, WalkSummary } from '../spec/types.ts';
-import { type PreparedBody, prepareBody } from './envelope.ts';
+import { entityTag, type PreparedBody, prepareBody } from './envelope.ts';
 
 export const MAX_LIMIT = 200;
+/** Active stops up to which every detail is built at load: about 11,000 walks (the demo has 12,000 stops). */
+export const EAGER_DETAIL_STOPS = 500_000;
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One campaign's view: the only data a key of that campaign can reach. */
 export class CampaignWalks {
-  private readonly summaries: string[];
+  /** `listBodies[n]` lists the first `n` walks; a larger limit gets the longest one. */
+  private readonly listBodies: PreparedBody[];
   private readonly walksById = new Map<string, Walk>();
-  private readonly listBodies = new Map<number, PreparedBody>();
   private readonly detailBodies = new Map<string, PreparedBody>();
 
   constructor(campaign: Campaign, walks: Walk[], webBaseUrl: string) {
     const active = walks.filter((walk) => walk.state === 'active').sort(newestFirst);
-    this.summaries = active.map((walk) => JSON.stringify(walkSummary(walk, campaign, webBaseUrl)));
+    const summaries = active
+      .slice(0, MAX_LIMIT)
+      .map((walk) => JSON.stringify(walkSummary(walk, campaign, webBaseUrl)));
+    this.listBodies = listBodies(summaries);
     for (const walk of active) this.walksById.set(walk.id.toLowerCase(), walk);
   }
 
-  /** The list answer for `limit` (1..200), memoised per limit. */
+  /** The list answer for `limit` (1..200). */
   list(limit: number): PreparedBody {
-    let body = this.listBodies.get(limit);
-    if (!body) {
-      const items = this.summaries.slice(0, limit);
-      body = prepareBody(`{"ok":true,"data":[${items.join(',')}],"meta":{"count":${items.length}}}`);
-      this.listBodies.set(limit, body);
-    }
-    return body;
+    const bodies = this.listBodies;
+    return bodies[Math.min(limit, bodies.length - 1)] as PreparedBody;
   }
 
   /** The detail answer of an active walk of this campaign; undefined for any other id. */
   walk(id: string): PreparedBody | undefined {
     if (!UUID_SHAPE.test(id)) return undefined;
     const key = id.toLowerCase();
-    let body = this.detailBodies.get(key);
-    if (!body) {
-      const walk = this.walksById.get(key);
-      if (!walk) return undefined;
-      body = prepareBody(JSON.stringify({ ok: true, data: walkDetail(walk) }));
-      this.detailBodies.set(key, body);
-    }
-    return body;
+    return this.detailBodies.get(key) ?? this.prepareDetail(key);
   }
 
-  /** Builds the bodies clients ask for most, so the first request is as fast as the next. */
-  warm(defaultLimit: number): void {
-    this.list(defaultLimit);
-    this.list(MAX_LIMIT);
+  /** Active stops of this campaign, to decide whether every detail is built at load. */
+  stopCount(): number {
+    let stops = 0;
+    for (const walk of this.walksById.values()) stops += walk.stops.length;
+    return stops;
   }
+
+  /** Builds every detail body now, so no request ever serializes or hashes one. */
+  prepareAllDetails(): void {
+    for (const key of this.walksById.keys()) this.prepareDetail(key);
+  }
+
+  private prepareDetail(key: string): PreparedBody | undefined {
+    const walk = this.walksById.get(key);
+    if (!walk) return undefined;
+    const body = prepareBody(JSON.stringify({ ok: true, data: walkDetail(walk) }));
+    this.detailBodies.set(key, body);
+    return body;
+  }
+}
+
+/**
+ * The list bodies for 0..n summaries. Each one is the previous one's prefix plus one summary, so
+ * the bytes are copied from one buffer and the SHA-256 state is carried from body to body
+ * (`Hash#copy`): load time grows with the bytes of the longest list, not with their sum.
+ */
+function listBodies(summaries: readonly string[]): PreparedBody[] {
+  const head = '{"ok":true,"data":[';
+  const all = Buffer.from(head + summaries.join(','), 'utf8');
+  const hash = createHash('sha256');
+  const bodies: PreparedBody[] = [];
+  let end = Buffer.byteLength(head);
+  hash.update(all.subarray(0, end));
+  for (let count = 0; count <= summaries.length; count++) {
+    if (count > 0) {
+      const start = end;
+      end += (count > 1 ? 1 : 0) + Buffer.byteLength(summaries[count - 1] as string);
+      hash.update(all.subarray(start, end));
+    }
+    const tail = Buffer.from(`],"meta":{"count":${count}}}`, 'utf8');
+    bodies.push({
+      bytes: Buffer.concat([all.subarray(0, end), tail]),
+      etag: entityTag(hash.copy().update(tail)),
+    });
+  }
+  return bodies;
 }
 
 export class WalkRepository {
   private readonly campaigns = new Map<string, CampaignWalks>();
+  /** Whether every detail body was built at load (false only for data sets over `EAGER_DETAIL_STOPS`). */
+  readonly detailsAtLoad: boolean;
 
-  constructor(dataset: Dataset, webBaseUrl: string) {
+  constructor(dataset: Dataset, webBaseUrl: string, { eagerDetailStops = EAGER_DETAIL_STOPS } = {}) {
     const walksByCampaign = new Map<string, Walk[]>();
     for (const walk of dataset.walks) {
       const list = walksByCampaign.get(walk.campaignId);
@@ -70,14 +109,13 @@ export class WalkRepository {
       const view = new CampaignWalks(campaign, walksByCampaign.get(campaign.id) ?? [], webBaseUrl);
       this.campaigns.set(campaign.id, view);
     }
+    const views = [...this.campaigns.values()];
+    this.detailsAtLoad = views.reduce((stops, view) => stops + view.stopCount(), 0) <= eagerDetailStops;
+    if (this.detailsAtLoad) for (const view of views) view.prepareAllDetails();
   }
 
   campaign(campaignId: string): CampaignWalks | undefined {
     return this.campaigns.get(campaignId);
-  }
-
-  warm(defaultLimit: number): void {
-    for (const view of this.campaigns.values()) view.warm(defaultLimit);
   }
 }
 

@@ -1,26 +1,51 @@
 /**
- * Authentication as middleware (D-AUTH-ORDER: key, then rate, then scope). On success the grant is
- * left in `res.locals.grant` for the route.
+ * Authentication (D-AUTH-ORDER: key, then rate, then scope): `authorize` decides, `requireKey` is
+ * its Express middleware, which leaves the grant in `res.locals.grant` for the route. The fast
+ * lane (`../fast-lane.ts`) calls `authorize` directly.
  */
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Scope } from '../../fixtures/index.ts';
-import { ApiError, INVALID_KEY, missingScope, RATE_LIMITED } from '../errors.ts';
+import { ApiError, type ErrorAnswer, INVALID_KEY, missingScope, RATE_LIMITED } from '../errors.ts';
 import { sendError } from '../envelope.ts';
 import { credentialsFrom } from './credentials.ts';
 import type { KeyGrant, Keyring } from './keyring.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
-export function requireKey(keyring: Keyring, scope: Scope, limiter?: RateLimiter): RequestHandler {
+export type Authorization =
+  | { grant: KeyGrant; refusal?: undefined; retryAfter?: undefined }
+  | { grant?: undefined; refusal: ErrorAnswer; retryAfter?: number };
+
+export type Authorizer = (req: IncomingMessage) => Authorization;
+
+export function authorizer(keyring: Keyring, scope: Scope, limiter?: RateLimiter): Authorizer {
   const forbidden = missingScope(scope);
-  return (req, res, next) => {
+  return (req) => {
     const headers = req.headersDistinct;
     const credentials = credentialsFrom(headers.authorization, headers['x-api-key']);
-    if (credentials.error) return next(new ApiError(credentials.error));
+    if (credentials.error) return { refusal: credentials.error };
     const grant = keyring.grantFor(credentials.key);
-    if (!grant) return next(new ApiError(INVALID_KEY));
+    if (!grant) return { refusal: INVALID_KEY };
     const wait = limiter?.take(grant.keyId);
-    if (wait !== undefined) return sendError(res, RATE_LIMITED, { 'Retry-After': String(wait) });
-    if (!grant.scopes.has(scope)) return next(new ApiError(forbidden));
+    if (wait !== undefined) return { refusal: RATE_LIMITED, retryAfter: wait };
+    if (!grant.scopes.has(scope)) return { refusal: forbidden };
+    return { grant };
+  };
+}
+
+/** The extra headers of a refusal: a 429 carries its own `Retry-After`. */
+export function refusalHeaders(retryAfter: number | undefined): Record<string, string> {
+  return retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
+}
+
+export function requireKey(keyring: Keyring, scope: Scope, limiter?: RateLimiter): RequestHandler {
+  const authorize = authorizer(keyring, scope, limiter);
+  return (req, res, next) => {
+    const { grant, refusal, retryAfter } = authorize(req);
+    if (refusal) {
+      if (retryAfter !== undefined) return sendError(res, refusal, refusalHeaders(retryAfter));
+      return next(new ApiError(refusal));
+    }
     res.locals.grant = grant;
     next();
   };
