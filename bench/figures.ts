@@ -1,0 +1,267 @@
+/**
+ * The benchmark's figures as data, and everything computed from measurements: ratios, growth
+ * factors and the verdict on each target of issue 6. Pure functions, so a test can check them on
+ * numbers it chose.
+ */
+import { type LoadFigures, median } from './load.ts';
+
+export const TARGETS = {
+  /** reference ÷ Express floor, per endpoint and data set. */
+  minRatioExpressFloor: 1.0,
+  /** reference ÷ Node floor. */
+  minRatioNodeFloor: 0.5,
+  /** reference ÷ Prism mock. */
+  minRatioPrism: 20,
+  /** Start-up on the demo data set, child process and in-process. */
+  maxDemoStartupMs: 1_000,
+  /** 100,000-walk data set. */
+  maxGenerationMs: 20_000,
+  maxGenerationPeakRssMb: 1_536,
+  /** A step to a size `k` times larger may cost at most `k × 1.25` times as much. */
+  maxGrowthOverSize: 1.25,
+  maxConformanceMs: 8_000,
+  maxDelayedConformanceMs: 15_000,
+  maxConformanceRequests: 500,
+} as const;
+
+export type Endpoint = 'list' | 'detail';
+export type TargetName = 'reference' | 'expressFloor' | 'nodeFloor' | 'prism';
+
+export interface LoadComparison {
+  dataset: string;
+  walks: number;
+  endpoint: Endpoint;
+  path: string;
+  /** Size of the reference server's body (what the floors serve too). */
+  bodyBytes: number;
+  figures: Partial<Record<TargetName, LoadFigures>>;
+  /** reference throughput ÷ the other target's. */
+  ratios: Partial<Record<Exclude<TargetName, 'reference'>, number>>;
+  /** Node floor ÷ Prism: the most any server of these bytes could show against Prism here. */
+  nodeFloorOverPrism?: number;
+  /** Targets whose figures were measured in another data set's rounds (Prism, whose answers never change). */
+  reused: TargetName[];
+}
+
+export interface RevalidationFigures {
+  dataset: string;
+  endpoint: Endpoint;
+  etag: string | undefined;
+  /** Status of a second request carrying `If-None-Match: <etag>`. */
+  revalidatedStatus: number;
+}
+
+export interface StartupFigures {
+  dataset: string;
+  walks: number;
+  /** `tsx reference-server/main.ts`: spawn to first HTTP answer. */
+  childProcessMs: number;
+  /** Generate + `createApp` + listen + first answer inside one process (modules already loaded). */
+  inProcessMs: number;
+  /** Resident memory of the serving process once started, and after the load runs. */
+  rssAtStartMb: number | undefined;
+  rssAfterLoadMb: number | undefined;
+  peakRssMb: number | undefined;
+}
+
+export interface GenerationFigures {
+  walks: number;
+  stops: number;
+  generationMs: number;
+  peakRssMb: number;
+}
+
+export interface GrowthStep {
+  fromWalks: number;
+  toWalks: number;
+  sizeFactor: number;
+  timeFactor: number;
+  memoryFactor: number;
+  /** Extra milliseconds and megabytes per 1,000 more walks over this step. */
+  marginalMsPer1k: number;
+  marginalMbPer1k: number;
+  linear: boolean;
+}
+
+export interface ConformanceFigures {
+  scenario: 'direct' | 'delayed';
+  delayMs: number;
+  wallMs: number;
+  requests: number;
+  verdict: string;
+  exitCode: number | null;
+}
+
+export interface TargetVerdict {
+  id: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export interface BenchReport {
+  version: 1;
+  startedAt: string;
+  wallS: number;
+  mode: 'full' | 'quick';
+  machine: { node: string; platform: string; cpus: number; cpuModel: string };
+  settings: {
+    connections: number;
+    warmupS: number;
+    durationS: number;
+    rounds: number;
+    largeWalks: number;
+    fixtureSizes: number[];
+  };
+  load: LoadComparison[];
+  revalidation: RevalidationFigures[];
+  startup: StartupFigures[];
+  fixtures: { sizes: GenerationFigures[]; growth: GrowthStep[] };
+  conformance: ConformanceFigures[];
+  /** The reference server's structured log during the run: one line per request, warm-ups included. */
+  requestLogs: { dataset: string; lines: number; measuredRequests: number }[];
+  targets: TargetVerdict[];
+  notes: string[];
+}
+
+/**
+ * reference ÷ each other target's throughput. Targets measured in the same rounds are compared
+ * round by round (each round runs them back to back) and the median of those ratios is taken,
+ * so a burst of load from elsewhere on the machine skews one round, not the figure. A target
+ * whose figures come from other rounds (`reused`) is compared by its median. A target without
+ * figures gets no ratio.
+ */
+export function ratiosOf(
+  figures: LoadComparison['figures'],
+  reused: readonly TargetName[] = [],
+): LoadComparison['ratios'] {
+  const reference = figures.reference;
+  const ratios: LoadComparison['ratios'] = {};
+  if (!reference) return ratios;
+  for (const other of ['expressFloor', 'nodeFloor', 'prism'] as const) {
+    const them = figures[other];
+    if (!them || them.requestsPerSecond <= 0) continue;
+    const ours = reference.roundsRequestsPerSecond;
+    const theirs = them.roundsRequestsPerSecond;
+    const paired = !reused.includes(other) && ours.length > 0 && ours.length === theirs.length;
+    ratios[other] = paired
+      ? median(ours.map((rate, round) => rate / (theirs[round] as number)))
+      : reference.requestsPerSecond / them.requestsPerSecond;
+  }
+  return ratios;
+}
+
+/** Growth between consecutive sizes (sorted by walk count). */
+export function growthOf(sizes: readonly GenerationFigures[]): GrowthStep[] {
+  const sorted = [...sizes].sort((a, b) => a.walks - b.walks);
+  const steps: GrowthStep[] = [];
+  for (let i = 1; i < sorted.length; i++) {
+    const from = sorted[i - 1] as GenerationFigures;
+    const to = sorted[i] as GenerationFigures;
+    const sizeFactor = to.walks / from.walks;
+    const timeFactor = to.generationMs / from.generationMs;
+    const memoryFactor = to.peakRssMb / from.peakRssMb;
+    const per1k = (to.walks - from.walks) / 1_000;
+    steps.push({
+      fromWalks: from.walks,
+      toWalks: to.walks,
+      sizeFactor,
+      timeFactor,
+      memoryFactor,
+      marginalMsPer1k: (to.generationMs - from.generationMs) / per1k,
+      marginalMbPer1k: (to.peakRssMb - from.peakRssMb) / per1k,
+      linear:
+        timeFactor <= sizeFactor * TARGETS.maxGrowthOverSize &&
+        memoryFactor <= sizeFactor * TARGETS.maxGrowthOverSize,
+    });
+  }
+  return steps;
+}
+
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+const seconds = (ms: number) => `${fixed(ms / 1000)} s`;
+
+/** Every target of issue 6 that the measured figures speak to, with its verdict. */
+export function verdictsOf(report: Omit<BenchReport, 'targets'>): TargetVerdict[] {
+  const verdicts: TargetVerdict[] = [];
+  const ratioTargets = [
+    ['expressFloor', TARGETS.minRatioExpressFloor, 'Express floor'],
+    ['nodeFloor', TARGETS.minRatioNodeFloor, 'Node floor'],
+    ['prism', TARGETS.minRatioPrism, 'Prism mock'],
+  ] as const;
+  for (const row of report.load) {
+    for (const [other, min, label] of ratioTargets) {
+      const ratio = row.ratios[other];
+      verdicts.push({
+        id: `${row.dataset}/${row.endpoint}/reference-vs-${other}`,
+        target: `reference ≥ ${min} × ${label}`,
+        measured: ratio === undefined ? 'not measured' : `${fixed(ratio)} ×`,
+        met: ratio !== undefined && ratio >= min,
+      });
+    }
+    const failures = Object.entries(row.figures)
+      .filter(([, figures]) => figures.failures > 0)
+      .map(([target, figures]) => `${target}: ${figures.failures}`);
+    verdicts.push({
+      id: `${row.dataset}/${row.endpoint}/no-failed-requests`,
+      target: 'every load request answered 2xx',
+      measured: failures.length === 0 ? 'none failed' : failures.join(', '),
+      met: failures.length === 0,
+    });
+  }
+  for (const row of report.revalidation) {
+    verdicts.push({
+      id: `${row.dataset}/${row.endpoint}/if-none-match-304`,
+      target: 'If-None-Match with the ETag → 304',
+      measured: `${row.revalidatedStatus}`,
+      met: row.etag !== undefined && row.revalidatedStatus === 304,
+    });
+  }
+  const demo = report.startup.find((row) => row.dataset === 'demo');
+  if (demo) {
+    for (const [kind, ms] of [
+      ['child-process', demo.childProcessMs],
+      ['in-process', demo.inProcessMs],
+    ] as const) {
+      verdicts.push({
+        id: `demo/startup/${kind}`,
+        target: `start-up ≤ ${seconds(TARGETS.maxDemoStartupMs)}`,
+        measured: seconds(ms),
+        met: ms <= TARGETS.maxDemoStartupMs,
+      });
+    }
+  }
+  const largest = [...report.fixtures.sizes].sort((a, b) => b.walks - a.walks)[0];
+  if (largest) {
+    verdicts.push({
+      id: `fixtures/${largest.walks}/time`,
+      target: `generated in ≤ ${seconds(TARGETS.maxGenerationMs)}`,
+      measured: seconds(largest.generationMs),
+      met: largest.generationMs <= TARGETS.maxGenerationMs,
+    });
+    verdicts.push({
+      id: `fixtures/${largest.walks}/memory`,
+      target: `peak RSS ≤ ${TARGETS.maxGenerationPeakRssMb} MB`,
+      measured: `${Math.round(largest.peakRssMb)} MB`,
+      met: largest.peakRssMb <= TARGETS.maxGenerationPeakRssMb,
+    });
+  }
+  for (const step of report.fixtures.growth) {
+    verdicts.push({
+      id: `fixtures/growth/${step.fromWalks}-${step.toWalks}`,
+      target: `linear: time and memory ≤ ${TARGETS.maxGrowthOverSize} × ${fixed(step.sizeFactor, 0)}`,
+      measured: `time ×${fixed(step.timeFactor)}, memory ×${fixed(step.memoryFactor)}`,
+      met: step.linear,
+    });
+  }
+  for (const run of report.conformance) {
+    const maxMs = run.delayMs > 0 ? TARGETS.maxDelayedConformanceMs : TARGETS.maxConformanceMs;
+    verdicts.push({
+      id: `conformance/${run.scenario}`,
+      target: `≤ ${seconds(maxMs)}, ≤ ${TARGETS.maxConformanceRequests} requests, verdict pass`,
+      measured: `${seconds(run.wallMs)}, ${run.requests} requests, ${run.verdict}`,
+      met: run.wallMs <= maxMs && run.requests <= TARGETS.maxConformanceRequests && run.verdict === 'pass',
+    });
+  }
+  return verdicts;
+}

@@ -1,0 +1,151 @@
+/**
+ * Load runs with autocannon's programmatic API: bounded runs whose throughput, latency
+ * percentiles and failures become `LoadFigures`, several targets compared round by round.
+ */
+import { createRequire } from 'node:module';
+
+/** The part of autocannon's options this benchmark uses (the package ships no types). */
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+  sampleInt?: number;
+  timeout?: number;
+}
+
+/** The part of autocannon's result this benchmark reads. */
+export interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  latency: { p50: number; p99: number; average: number };
+  requests: { total: number; average: number };
+  throughput: { total: number };
+}
+
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
+
+/**
+ * autocannon appends every body chunk to a string (`req.body += chunk`), only for body checks this
+ * benchmark does not ask for. Decoding ~100 KB of non-ASCII JSON (the walk names carry "—") per
+ * answer costs the client more than the server spends sending it, so every target would measure
+ * autocannon's decoder. The byte counts stay: they are taken before the body is handed over.
+ */
+const PipelinedRequestsQueue = require('autocannon/lib/pipelinedRequestsQueue.js') as {
+  prototype: { addBody(data: Buffer): void };
+};
+PipelinedRequestsQueue.prototype.addBody = () => {};
+
+export interface LoadFigures {
+  /** Completed requests per second: the median of the rounds. */
+  requestsPerSecond: number;
+  /** Each round's requests per second, in the order they ran. */
+  roundsRequestsPerSecond: number[];
+  /** Latency percentiles in milliseconds (autocannon records whole milliseconds), median of the rounds. */
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  /** Completed requests over all rounds. */
+  requests: number;
+  /** Non-2xx answers, socket errors and timeouts over all rounds: any of them spoils the figures. */
+  failures: number;
+  /** Bytes per answer, headers included. */
+  bytesPerRequest: number;
+  /** Seconds measured over all rounds (warm-up excluded). */
+  durationS: number;
+}
+
+/** One measured autocannon run. */
+export interface RunFigures {
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  requests: number;
+  failures: number;
+  bytes: number;
+  durationS: number;
+}
+
+export interface LoadTarget {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export interface LoadSettings {
+  connections: number;
+  warmupS: number;
+  durationS: number;
+  rounds: number;
+}
+
+/**
+ * Measures targets against each other: a warm-up each, then `rounds` rounds in which every target
+ * runs once, the order rotating each round, so a burst of load from elsewhere on the machine
+ * lands on all of them rather than on one. Each figure is the median of its rounds.
+ */
+export async function compareLoad(
+  targets: readonly LoadTarget[],
+  settings: LoadSettings,
+): Promise<Record<string, LoadFigures>> {
+  const runs = new Map<string, RunFigures[]>(targets.map((target) => [target.name, []]));
+  const once = (target: LoadTarget, duration: number) =>
+    autocannon({
+      url: target.url,
+      connections: settings.connections,
+      headers: target.headers ?? {},
+      duration,
+      // Samples every 100 ms so that short runs end on time (autocannon stops on a sample tick).
+      sampleInt: 100,
+      timeout: 10,
+    });
+  if (settings.warmupS > 0) for (const target of targets) await once(target, settings.warmupS);
+  for (let round = 0; round < settings.rounds; round++) {
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[(i + round) % targets.length] as LoadTarget;
+      runs.get(target.name)?.push(runFigures(await once(target, settings.durationS)));
+    }
+  }
+  return Object.fromEntries(targets.map((target) => [target.name, combineRuns(runs.get(target.name) ?? [])]));
+}
+
+/** Throughput over the whole run rather than autocannon's mean of per-sample counts. */
+export function runFigures(result: AutocannonResult): RunFigures {
+  const requests = result.requests.total;
+  return {
+    requestsPerSecond: result.duration > 0 ? requests / result.duration : 0,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    requests,
+    failures: result.non2xx + result.errors + result.timeouts,
+    bytes: result.throughput.total,
+    durationS: result.duration,
+  };
+}
+
+export function combineRuns(runs: readonly RunFigures[]): LoadFigures {
+  const sum = (pick: (run: RunFigures) => number) => runs.reduce((total, run) => total + pick(run), 0);
+  const requests = sum((run) => run.requests);
+  return {
+    requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
+    roundsRequestsPerSecond: runs.map((run) => run.requestsPerSecond),
+    latencyP50Ms: median(runs.map((run) => run.latencyP50Ms)),
+    latencyP99Ms: median(runs.map((run) => run.latencyP99Ms)),
+    requests,
+    failures: sum((run) => run.failures),
+    bytesPerRequest: requests > 0 ? sum((run) => run.bytes) / requests : 0,
+    durationS: sum((run) => run.durationS),
+  };
+}
+
+/** The middle value; the mean of the two middle ones for an even count; 0 for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

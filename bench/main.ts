@@ -1,0 +1,31 @@
+/**
+ * `npm run bench -- [--quick] [--output FILE]`: the figures of issue 6 from one run on this
+ * machine, printed side by side and written as JSON so runs can be compared. See `--help`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { type BenchOptions, parseBenchFlags, USAGE } from './options.ts';
+import { printReport } from './print.ts';
+import { runBench } from './run.ts';
+
+async function main(argv: string[]): Promise<void> {
+  let options: BenchOptions;
+  try {
+    options = parseBenchFlags(argv);
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\nTry --help.\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const report = await runBench(options);
+  process.stdout.write(`${printReport(report)}\n\nWhole run: ${report.wallS.toFixed(1)} s\n`);
+  mkdirSync(dirname(options.output), { recursive: true });
+  writeFileSync(options.output, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`Figures written to ${options.output}\n`);
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,143 @@
+/** The benchmark's figures as plain-text tables, side by side. */
+import type { BenchReport, TargetName } from './figures.ts';
+import type { LoadFigures } from './load.ts';
+
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const ratio = (value: number | undefined) => (value === undefined ? '–' : `${value.toFixed(2)}×`);
+const mb = (value: number | undefined) => (value === undefined ? '–' : `${Math.round(value)} MB`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+function load(figures: LoadFigures | undefined): string {
+  if (!figures) return '–';
+  const failed = figures.failures > 0 ? ` (${figures.failures} failed!)` : '';
+  return `${int(figures.requestsPerSecond)} ${figures.latencyP50Ms}/${figures.latencyP99Ms}${failed}`;
+}
+
+const LOAD_COLUMNS: [TargetName, string][] = [
+  ['reference', 'reference'],
+  ['expressFloor', 'Express floor'],
+  ['nodeFloor', 'Node floor'],
+  ['prism', 'Prism mock'],
+];
+
+export function printReport(report: BenchReport): string {
+  const { settings } = report;
+  const parts: string[] = [];
+  parts.push(
+    `Load: ${settings.connections} connections; per target a ${settings.warmupS} s warm-up, then ` +
+      `${settings.rounds} rounds of ${settings.durationS} s (order rotating); each cell is the median ` +
+      'requests/s and p50/p99 latency in ms',
+    table(
+      [
+        'data set',
+        'endpoint',
+        'body',
+        ...LOAD_COLUMNS.map(([, title]) => title),
+        'ref/Express',
+        'ref/Node',
+        'ref/Prism',
+        'Node/Prism',
+      ],
+      report.load.map((row) => [
+        `${row.dataset} (${int(row.walks)} walks)`,
+        row.endpoint,
+        `${(row.bodyBytes / 1024).toFixed(1)} KB`,
+        ...LOAD_COLUMNS.map(([target]) => load(row.figures[target])),
+        ratio(row.ratios.expressFloor),
+        ratio(row.ratios.nodeFloor),
+        ratio(row.ratios.prism),
+        ratio(row.nodeFloorOverPrism),
+      ]),
+    ),
+    '',
+    'Revalidation (If-None-Match with the ETag of the first answer)',
+    table(
+      ['data set', 'endpoint', 'ETag', 'status'],
+      report.revalidation.map((row) => [
+        row.dataset,
+        row.endpoint,
+        row.etag ?? '–',
+        String(row.revalidatedStatus),
+      ]),
+    ),
+    '',
+    'Reference server start-up (to the first HTTP answer) and memory',
+    table(
+      ['data set', 'tsx main.ts', 'in-process', 'RSS started', 'RSS after load', 'peak RSS'],
+      report.startup.map((row) => [
+        `${row.dataset} (${int(row.walks)} walks)`,
+        seconds(row.childProcessMs),
+        seconds(row.inProcessMs),
+        mb(row.rssAtStartMb),
+        mb(row.rssAfterLoadMb),
+        mb(row.peakRssMb),
+      ]),
+    ),
+    '',
+    'Fixture generation (a fresh process per size)',
+    table(
+      ['walks', 'stops', 'time', 'peak RSS'],
+      report.fixtures.sizes.map((row) => [
+        int(row.walks),
+        int(row.stops),
+        seconds(row.generationMs),
+        mb(row.peakRssMb),
+      ]),
+    ),
+    table(
+      ['step', 'size ×', 'time ×', 'memory ×', 'ms per 1k walks', 'MB per 1k walks', 'linear'],
+      report.fixtures.growth.map((step) => [
+        `${int(step.fromWalks)} → ${int(step.toWalks)}`,
+        step.sizeFactor.toFixed(1),
+        step.timeFactor.toFixed(2),
+        step.memoryFactor.toFixed(2),
+        step.marginalMsPer1k.toFixed(1),
+        step.marginalMbPer1k.toFixed(1),
+        step.linear ? 'yes' : 'NO',
+      ]),
+    ),
+    '',
+    'Conformance run against the local reference server (CLI spawn to exit)',
+    table(
+      ['scenario', 'wall', 'requests', 'verdict', 'exit'],
+      report.conformance.map((run) => [
+        run.delayMs > 0 ? `+${run.delayMs} ms per answer` : 'direct',
+        seconds(run.wallMs),
+        String(run.requests),
+        run.verdict,
+        String(run.exitCode),
+      ]),
+    ),
+    '',
+    'Targets (issue 6)',
+    table(
+      ['target', 'wanted', 'measured', 'met'],
+      report.targets.map((verdict) => [
+        verdict.id,
+        verdict.target,
+        verdict.measured,
+        verdict.met ? 'yes' : 'NO',
+      ]),
+    ),
+  );
+  for (const log of report.requestLogs) {
+    parts.push(
+      `Log: the reference server wrote ${int(log.lines)} request lines on the ${log.dataset} data set ` +
+        `(${int(log.measuredRequests)} measured requests, warm-ups and probes on top).`,
+    );
+  }
+  if (report.notes.length > 0) parts.push('', 'Notes', ...report.notes.map((note) => `- ${note}`));
+  return parts.join('\n');
+}

@@ -1,0 +1,209 @@
+/** What the benchmark computes from its measurements: medians, ratios, growth and verdicts. */
+import { describe, expect, it } from 'vitest';
+import { type BenchReport, growthOf, ratiosOf, TARGETS, verdictsOf } from '../figures.ts';
+import { type AutocannonResult, combineRuns, type LoadFigures, median, runFigures } from '../load.ts';
+
+function figures(rounds: number[]): LoadFigures {
+  return combineRuns(
+    rounds.map((rate) => ({
+      requestsPerSecond: rate,
+      latencyP50Ms: 1,
+      latencyP99Ms: 3,
+      requests: rate,
+      failures: 0,
+      bytes: rate * 100,
+      durationS: 1,
+    })),
+  );
+}
+
+describe('load figures', () => {
+  it('takes the median of an odd and of an even number of values', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBe(0);
+  });
+
+  it('reads throughput over the whole run and counts every kind of failure', () => {
+    const result: AutocannonResult = {
+      duration: 2,
+      errors: 1,
+      timeouts: 2,
+      non2xx: 3,
+      latency: { p50: 1, p99: 7, average: 1.5 },
+      requests: { total: 5_000, average: 2_400 },
+      throughput: { total: 5_000 * 1_200 },
+    };
+    expect(runFigures(result)).toEqual({
+      requestsPerSecond: 2_500,
+      latencyP50Ms: 1,
+      latencyP99Ms: 7,
+      requests: 5_000,
+      failures: 6,
+      bytes: 6_000_000,
+      durationS: 2,
+    });
+  });
+
+  it('combines rounds: median rate, summed requests and failures, bytes per answer', () => {
+    const combined = combineRuns([
+      {
+        requestsPerSecond: 10,
+        latencyP50Ms: 1,
+        latencyP99Ms: 9,
+        requests: 10,
+        failures: 0,
+        bytes: 1_000,
+        durationS: 1,
+      },
+      {
+        requestsPerSecond: 30,
+        latencyP50Ms: 3,
+        latencyP99Ms: 5,
+        requests: 30,
+        failures: 2,
+        bytes: 3_000,
+        durationS: 1,
+      },
+      {
+        requestsPerSecond: 20,
+        latencyP50Ms: 2,
+        latencyP99Ms: 7,
+        requests: 20,
+        failures: 0,
+        bytes: 2_000,
+        durationS: 1,
+      },
+    ]);
+    expect(combined).toEqual({
+      requestsPerSecond: 20,
+      roundsRequestsPerSecond: [10, 30, 20],
+      latencyP50Ms: 2,
+      latencyP99Ms: 7,
+      requests: 60,
+      failures: 2,
+      bytesPerRequest: 100,
+      durationS: 3,
+    });
+  });
+});
+
+describe('ratios and growth', () => {
+  it('compares targets measured together round by round, and reused figures by their medians', () => {
+    const reference = figures([100, 50, 300]);
+    const ratios = ratiosOf(
+      {
+        reference,
+        expressFloor: figures([50, 50, 100]),
+        nodeFloor: figures([200, 25, 300]),
+        prism: figures([10, 1, 2]),
+      },
+      ['prism'],
+    );
+    expect(ratios.expressFloor).toBe(2); // rounds: 2, 1, 3
+    expect(ratios.nodeFloor).toBe(1); // rounds: 0.5, 2, 1
+    expect(ratios.prism).toBe(50); // 100 (median) / 2 (median)
+    expect(ratiosOf({ nodeFloor: figures([1]) })).toEqual({});
+  });
+
+  it('calls growth linear up to 1.25 times the size factor, per step', () => {
+    const steps = growthOf([
+      { walks: 10_000, stops: 0, generationMs: 1_000, peakRssMb: 200 },
+      { walks: 1_000, stops: 0, generationMs: 100, peakRssMb: 100 },
+      { walks: 100_000, stops: 0, generationMs: 13_000, peakRssMb: 1_000 },
+    ]);
+    expect(steps.map((step) => [step.fromWalks, step.toWalks, step.timeFactor, step.linear])).toEqual([
+      [1_000, 10_000, 10, true],
+      [10_000, 100_000, 13, false],
+    ]);
+    expect(steps[0]?.marginalMsPer1k).toBe(100);
+    expect(steps[0]?.marginalMbPer1k).toBeCloseTo(100 / 9);
+  });
+});
+
+describe('verdicts', () => {
+  const base: Omit<BenchReport, 'targets'> = {
+    version: 1,
+    startedAt: '2026-01-01T00:00:00.000Z',
+    wallS: 1,
+    mode: 'quick',
+    machine: { node: 'v20', platform: 'linux-x64', cpus: 2, cpuModel: 'test' },
+    settings: { connections: 1, warmupS: 0, durationS: 1, rounds: 1, largeWalks: 1, fixtureSizes: [] },
+    load: [],
+    revalidation: [],
+    startup: [],
+    fixtures: { sizes: [], growth: [] },
+    conformance: [],
+    requestLogs: [],
+    notes: [],
+  };
+
+  it('holds each figure to its target, and a missing figure is never met', () => {
+    const reference = figures([1_000]);
+    const report: Omit<BenchReport, 'targets'> = {
+      ...base,
+      load: [
+        {
+          dataset: 'demo',
+          walks: 240,
+          endpoint: 'list',
+          path: '/api/v1/walks?limit=200',
+          bodyBytes: 1,
+          figures: { reference, expressFloor: figures([1_000]), nodeFloor: figures([2_100]) },
+          ratios: { expressFloor: 1, nodeFloor: 1_000 / 2_100 },
+          reused: [],
+        },
+      ],
+      revalidation: [{ dataset: 'demo', endpoint: 'list', etag: '"x"', revalidatedStatus: 200 }],
+      startup: [
+        {
+          dataset: 'demo',
+          walks: 240,
+          childProcessMs: 999,
+          inProcessMs: 1_001,
+          rssAtStartMb: 1,
+          rssAfterLoadMb: 1,
+          peakRssMb: 1,
+        },
+      ],
+      conformance: [
+        { scenario: 'delayed', delayMs: 100, wallMs: 14_000, requests: 501, verdict: 'pass', exitCode: 0 },
+      ],
+    };
+    const met = Object.fromEntries(verdictsOf(report).map((verdict) => [verdict.id, verdict.met]));
+    expect(met).toEqual({
+      'demo/list/reference-vs-expressFloor': true,
+      'demo/list/reference-vs-nodeFloor': false,
+      'demo/list/reference-vs-prism': false,
+      'demo/list/no-failed-requests': true,
+      'demo/list/if-none-match-304': false,
+      'demo/startup/child-process': true,
+      'demo/startup/in-process': false,
+      'conformance/delayed': false,
+    });
+    expect(TARGETS.maxConformanceRequests).toBe(500);
+  });
+
+  it('fails a row whose load runs had failed requests', () => {
+    const failing = { ...figures([5]), failures: 3 };
+    const verdicts = verdictsOf({
+      ...base,
+      load: [
+        {
+          dataset: 'large',
+          walks: 1,
+          endpoint: 'detail',
+          path: '/x',
+          bodyBytes: 1,
+          figures: { reference: failing },
+          ratios: {},
+          reused: [],
+        },
+      ],
+    });
+    expect(verdicts.find((verdict) => verdict.id === 'large/detail/no-failed-requests')).toMatchObject({
+      met: false,
+      measured: 'reference: 3',
+    });
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * A tiny real run of `npm run bench` (very short load rounds, small data sets, no Prism, no
+ * conformance runs): the servers start and are measured, the floors serve the reference's bytes,
+ * and every derived figure in the JSON follows from the measured ones. No timing is asserted.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCredentials } from '../../fixtures/index.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
+import { type BenchReport, growthOf, ratiosOf, verdictsOf } from '../figures.ts';
+import { ROOT, TSX } from '../processes.ts';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));
+const output = join(dir, 'bench.json');
+let report: BenchReport;
+let printed = '';
+
+beforeAll(async () => {
+  const { stdout, stderr } = await run(
+    TSX,
+    [
+      'bench/main.ts',
+      '--quick',
+      '--duration',
+      '0.2',
+      '--warmup',
+      '0',
+      '--rounds',
+      '2',
+      '--connections',
+      '2',
+      '--large-walks',
+      '400',
+      '--fixture-sizes',
+      '100,200',
+      '--skip',
+      'prism,conformance',
+      '--output',
+      output,
+    ],
+    { cwd: ROOT, timeout: 150_000, maxBuffer: 4 << 20 },
+  );
+  printed = stdout + stderr;
+  report = JSON.parse(readFileSync(output, 'utf8')) as BenchReport;
+}, 160_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a quick run', () => {
+  it('measures the reference server and both floors on both endpoints of both data sets', () => {
+    expect(report.mode).toBe('quick');
+    expect(report.load.map((row) => `${row.dataset}/${row.endpoint}`)).toEqual([
+      'demo/list',
+      'demo/detail',
+      'large/list',
+      'large/detail',
+    ]);
+    for (const row of report.load) {
+      for (const target of ['reference', 'expressFloor', 'nodeFloor'] as const) {
+        const figures = row.figures[target];
+        expect([row.dataset, row.endpoint, target, figures?.roundsRequestsPerSecond.length]).toEqual([
+          row.dataset,
+          row.endpoint,
+          target,
+          2,
+        ]);
+        expect(figures?.requests).toBeGreaterThan(0);
+        expect(figures?.failures).toBe(0);
+      }
+      expect(row.figures.prism).toBeUndefined();
+      expect(row.ratios).toEqual(ratiosOf(row.figures, row.reused));
+    }
+  });
+
+  it('benchmarks the answers the reference server gives: the 200-walk list and the largest walk', async () => {
+    const server = await startReferenceServer({ log: false });
+    try {
+      const auth = { authorization: `Bearer ${server.credentials.CONFORMANCE_API_KEY}` };
+      const list = await fetch(`${server.baseUrl}/api/v1/walks?limit=200`, { headers: auth });
+      const listBytes = Buffer.from(await list.arrayBuffer());
+      const walks = (JSON.parse(listBytes.toString('utf8')) as { data: { id: string; count: number }[] })
+        .data;
+      const largest = Math.max(...walks.map((walk) => walk.count));
+      const [demoList, demoDetail] = report.load;
+      expect(demoList?.path).toBe('/api/v1/walks?limit=200');
+      expect(demoList?.bodyBytes).toBe(listBytes.length);
+      const detailId = demoDetail?.path.split('/').pop() ?? '';
+      expect(walks.find((walk) => walk.id === detailId)?.count).toBe(largest);
+      const detail = await fetch(`${server.baseUrl}${demoDetail?.path}`, { headers: auth });
+      expect(demoDetail?.bodyBytes).toBe(Buffer.from(await detail.arrayBuffer()).length);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('revalidates both endpoints with 304 and logs every measured request', () => {
+    expect(report.revalidation.map((row) => row.revalidatedStatus)).toEqual([304, 304, 304, 304]);
+    expect(report.requestLogs.map((log) => log.dataset)).toEqual(['demo', 'large']);
+    for (const log of report.requestLogs) expect(log.lines).toBeGreaterThanOrEqual(log.measuredRequests);
+  });
+
+  it('reports start-up and memory per data set, and fixture growth from the measured sizes', () => {
+    expect(report.startup.map((row) => [row.dataset, row.walks])).toEqual([
+      ['demo', 240],
+      ['large', 400],
+    ]);
+    for (const row of report.startup) {
+      expect(row.childProcessMs).toBeGreaterThan(0);
+      expect(row.inProcessMs).toBeGreaterThan(0);
+      expect(row.rssAtStartMb).toBeGreaterThan(0);
+    }
+    expect(report.fixtures.sizes.map((row) => row.walks)).toEqual([100, 200]);
+    expect(report.fixtures.growth).toEqual(growthOf(report.fixtures.sizes));
+    expect(report.conformance).toEqual([]);
+  });
+
+  it('derives its verdicts from its own figures and prints them without any key', () => {
+    const { targets, ...figures } = report;
+    expect(targets).toEqual(verdictsOf(figures));
+    expect(printed).toContain('Targets (issue 6)');
+    expect(printed).toContain(`Figures written to ${output}`);
+    const everything = printed + readFileSync(output, 'utf8');
+    for (const key of Object.values(demoCredentials())) expect(everything.includes(key)).toBe(false);
+  });
+});
