@@ -104,7 +104,14 @@ export interface BenchReport {
   startedAt: string;
   wallS: number;
   mode: 'full' | 'quick';
-  machine: { node: string; platform: string; cpus: number; cpuModel: string };
+  machine: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    /** 1-minute load average when the run started and when it ended: above the CPU count, other work competed. */
+    loadAverage: { start: number; end: number };
+  };
   settings: {
     connections: number;
     warmupS: number;

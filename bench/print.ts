@@ -35,6 +35,16 @@ const LOAD_COLUMNS: [TargetName, string][] = [
 export function printReport(report: BenchReport): string {
   const { settings } = report;
   const parts: string[] = [];
+  const { machine } = report;
+  parts.push(
+    `Machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; load average ` +
+      `${machine.loadAverage.start.toFixed(1)} at the start, ${machine.loadAverage.end.toFixed(1)} at the end` +
+      // The run itself keeps about two cores busy; only the load before it is someone else's.
+      (machine.loadAverage.start > machine.cpus / 2
+        ? ' (other work was running when the benchmark started: figures are noisy)'
+        : ''),
+    '',
+  );
   parts.push(
     `Load: ${settings.connections} connections; per target a ${settings.warmupS} s warm-up, then ` +
       `${settings.rounds} rounds of ${settings.durationS} s (order rotating); each cell is the median ` +

@@ -5,7 +5,7 @@
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
@@ -288,6 +288,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       platform: `${process.platform}-${process.arch}`,
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model ?? 'unknown',
+      loadAverage: { start: loadavg()[0] ?? 0, end: 0 },
     },
     settings: {
       connections: options.connections,
@@ -353,6 +354,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   } finally {
     await prism?.stop();
   }
+  report.machine.loadAverage.end = loadavg()[0] ?? 0;
   const complete = { ...report, wallS: (performance.now() - started) / 1000 };
   return { ...complete, targets: verdictsOf(complete) };
 }
