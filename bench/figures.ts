@@ -39,8 +39,6 @@ export interface LoadComparison {
   ratios: Partial<Record<Exclude<TargetName, 'reference'>, number>>;
   /** Node floor ÷ Prism: the most any server of these bytes could show against Prism here. */
   nodeFloorOverPrism?: number;
-  /** Targets whose figures were measured in another data set's rounds (Prism, whose answers never change). */
-  reused: TargetName[];
 }
 
 export interface RevalidationFigures {
@@ -134,14 +132,11 @@ export interface BenchReport {
 /**
  * reference ÷ each other target's throughput. Targets measured in the same rounds are compared
  * round by round (each round runs them back to back) and the median of those ratios is taken,
- * so a burst of load from elsewhere on the machine skews one round, not the figure. A target
- * whose figures come from other rounds (`reused`) is compared by its median. A target without
- * figures gets no ratio.
+ * so a burst of load from elsewhere on the machine skews one round, not the figure. Figures with
+ * different numbers of rounds are compared by their medians. A target without figures gets no
+ * ratio.
  */
-export function ratiosOf(
-  figures: LoadComparison['figures'],
-  reused: readonly TargetName[] = [],
-): LoadComparison['ratios'] {
+export function ratiosOf(figures: LoadComparison['figures']): LoadComparison['ratios'] {
   const reference = figures.reference;
   const ratios: LoadComparison['ratios'] = {};
   if (!reference) return ratios;
@@ -150,10 +145,10 @@ export function ratiosOf(
     if (!them || them.requestsPerSecond <= 0) continue;
     const ours = reference.roundsRequestsPerSecond;
     const theirs = them.roundsRequestsPerSecond;
-    const paired = !reused.includes(other) && ours.length > 0 && ours.length === theirs.length;
-    ratios[other] = paired
-      ? median(ours.map((rate, round) => rate / (theirs[round] as number)))
-      : reference.requestsPerSecond / them.requestsPerSecond;
+    ratios[other] =
+      ours.length > 0 && ours.length === theirs.length
+        ? median(ours.map((rate, round) => rate / (theirs[round] as number)))
+        : reference.requestsPerSecond / them.requestsPerSecond;
   }
   return ratios;
 }

@@ -20,10 +20,9 @@ import {
   ratiosOf,
   type RevalidationFigures,
   type StartupFigures,
-  type TargetName,
   verdictsOf,
 } from './figures.ts';
-import { compareLoad, type LoadFigures, type LoadTarget } from './load.ts';
+import { compareLoad, type LoadTarget } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { ROOT, type ServerChild, spawnServer, TSX } from './processes.ts';
 
@@ -127,7 +126,6 @@ interface DatasetResult {
   revalidation: RevalidationFigures[];
   startup: StartupFigures;
   conformance: ConformanceFigures[];
-  prismFigures: Partial<Record<Endpoint, LoadFigures>>;
   logLines: number;
 }
 
@@ -135,7 +133,6 @@ async function benchDataset(
   plan: DatasetPlan,
   options: BenchOptions,
   prism: ServerChild | undefined,
-  prismFigures: Partial<Record<Endpoint, LoadFigures>>,
   withConformance: boolean,
 ): Promise<DatasetResult> {
   const keys = demoCredentials();
@@ -166,7 +163,6 @@ async function benchDataset(
     await checkSameBytes(nodeFloor, answers);
 
     const load: LoadComparison[] = [];
-    const measured = { ...prismFigures };
     for (const endpoint of ['list', 'detail'] as const) {
       const path = answers[endpoint].path;
       const targets: LoadTarget[] = [
@@ -174,18 +170,9 @@ async function benchDataset(
         { name: 'expressFloor', url: expressFloor.baseUrl + path },
         { name: 'nodeFloor', url: nodeFloor.baseUrl + path },
       ];
-      if (prism && !measured[endpoint])
-        targets.push({ name: 'prism', url: prism.baseUrl + path, headers: auth });
+      if (prism) targets.push({ name: 'prism', url: prism.baseUrl + path, headers: auth });
       progress(`${plan.name}: load on ${path} (${targets.map((target) => target.name).join(', ')})`);
-      const results = await compareLoad(targets, options);
-      const reused: TargetName[] = measured[endpoint] ? ['prism'] : [];
-      if (results.prism) measured[endpoint] = results.prism;
-      const figures: LoadComparison['figures'] = {
-        reference: results.reference,
-        expressFloor: results.expressFloor,
-        nodeFloor: results.nodeFloor,
-        ...(measured[endpoint] ? { prism: measured[endpoint] } : {}),
-      };
+      const figures: LoadComparison['figures'] = await compareLoad(targets, options);
       load.push({
         dataset: plan.name,
         walks: plan.walks,
@@ -193,13 +180,9 @@ async function benchDataset(
         path,
         bodyBytes: answers[endpoint].bytes.length,
         figures,
-        ratios: ratiosOf(figures, reused),
-        reused,
+        ratios: ratiosOf(figures),
         ...(figures.nodeFloor && figures.prism
-          ? {
-              nodeFloorOverPrism: ratiosOf({ reference: figures.nodeFloor, prism: figures.prism }, reused)
-                .prism,
-            }
+          ? { nodeFloorOverPrism: ratiosOf({ reference: figures.nodeFloor, prism: figures.prism }).prism }
           : {}),
       });
     }
@@ -236,7 +219,6 @@ async function benchDataset(
         peakRssMb,
       },
       conformance,
-      prismFigures: measured,
       logLines,
     };
   } finally {
@@ -278,7 +260,12 @@ async function fixtureFigures(sizes: number[]): Promise<GenerationFigures[]> {
 export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const startedAt = new Date();
   const started = performance.now();
-  const notes: string[] = [];
+  const notes = [
+    'Express floor: express() with its defaults, one app.get per path, res.send(bytes) (Express adds its weak ETag per answer)',
+    'Node floor: node:http, writeHead + end(bytes); both floors serve the bytes the reference answered, checked byte for byte',
+    'Prism mock: prism mock spec/openapi.yaml with its defaults (log discarded); it answers the spec’s small examples, not the data set',
+    'ratios: the median of per-round ratios (each round runs every target back to back)',
+  ];
   const report: Omit<BenchReport, 'targets' | 'wallS'> = {
     version: 1,
     startedAt: startedAt.toISOString(),
@@ -315,20 +302,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
     const plans: DatasetPlan[] = [{ name: 'demo', walks: DEFAULT_WALKS }];
     if (!options.skip.has('large')) plans.push({ name: 'large', walks: options.largeWalks });
-    let prismFigures: Partial<Record<Endpoint, LoadFigures>> = {};
     for (const plan of plans) {
       const result = await benchDataset(
         plan,
         options,
         prism,
-        prismFigures,
         plan.name === 'demo' && !options.skip.has('conformance'),
       );
-      if (plan.name === 'demo') {
-        await prism?.stop();
-        prism = undefined;
-      }
-      prismFigures = result.prismFigures;
       report.load.push(...result.load);
       report.revalidation.push(...result.revalidation);
       report.startup.push(result.startup);
@@ -342,11 +322,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         ),
       });
     }
-    if (plans.length > 1 && !options.skip.has('prism')) {
-      notes.push(
-        'Prism answers with the spec’s examples whatever the data set: its figures are measured once (demo) and reused',
-      );
-    }
+    await prism?.stop();
+    prism = undefined;
     if (!options.skip.has('fixtures')) {
       report.fixtures.sizes = await fixtureFigures(options.fixtureSizes);
       report.fixtures.growth = growthOf(report.fixtures.sizes);
