@@ -52,10 +52,12 @@ export interface RevalidationFigures {
 export interface StartupFigures {
   dataset: string;
   walks: number;
-  /** `tsx reference-server/main.ts`: spawn to first HTTP answer. */
+  /** `tsx reference-server/main.ts`: spawn to first HTTP answer, the median of the samples. */
   childProcessMs: number;
-  /** Generate + `createApp` + listen + first answer inside one process (modules already loaded). */
+  childProcessSamplesMs: number[];
+  /** Generate + `createApp` + listen + first answer inside one process (modules already loaded), median. */
   inProcessMs: number;
+  inProcessSamplesMs: number[];
   /** Resident memory of the serving process once started, and after the load runs. */
   rssAtStartMb: number | undefined;
   rssAfterLoadMb: number | undefined;

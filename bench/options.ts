@@ -15,6 +15,7 @@ Options:
   --warmup S              seconds of warm-up of each target before its rounds (full 1, quick 0.3)
   --connections N         concurrent connections of each load run (default 10)
   --large-walks N         walks of the large data set (full 100000, quick 10000)
+  --startup-samples N     start-ups measured on the demo data set, median reported (full 3, quick 1)
   --fixture-sizes A,B,C   walk counts whose generation is measured (full 1000,10000,100000)
   --skip LIST             leave out sections: prism, conformance, fixtures, large (comma list)
   --help                  show this help and exit
@@ -31,6 +32,7 @@ export interface BenchOptions {
   warmupS: number;
   connections: number;
   largeWalks: number;
+  startupSamples: number;
   fixtureSizes: number[];
   skip: Set<Section>;
   help: boolean;
@@ -49,6 +51,7 @@ export function parseBenchFlags(argv: string[]): BenchOptions {
       warmup: { type: 'string' },
       connections: { type: 'string' },
       'large-walks': { type: 'string' },
+      'startup-samples': { type: 'string' },
       'fixture-sizes': { type: 'string' },
       skip: { type: 'string' },
       help: { type: 'boolean' },
@@ -65,6 +68,7 @@ export function parseBenchFlags(argv: string[]): BenchOptions {
     largeWalks: Math.round(
       positive('--large-walks', values['large-walks'], quick ? 10_000 : 100_000, 2_000_000),
     ),
+    startupSamples: Math.round(positive('--startup-samples', values['startup-samples'], quick ? 1 : 3, 20)),
     fixtureSizes: (values['fixture-sizes'] ?? (quick ? '1000,2000,5000' : '1000,10000,100000'))
       .split(',')
       .map((size) => Math.round(positive('--fixture-sizes', size, 0, 2_000_000))),

@@ -18,6 +18,10 @@ const int = (value: number) => Math.round(value).toLocaleString('en-US');
 const ratio = (value: number | undefined) => (value === undefined ? '–' : `${value.toFixed(2)}×`);
 const mb = (value: number | undefined) => (value === undefined ? '–' : `${Math.round(value)} MB`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const samples = (median: number, all: number[]) =>
+  all.length > 1
+    ? `${seconds(median)} (${all.map((ms) => (ms / 1000).toFixed(2)).join(', ')})`
+    : seconds(median);
 
 function load(figures: LoadFigures | undefined): string {
   if (!figures) return '–';
@@ -83,13 +87,13 @@ export function printReport(report: BenchReport): string {
       ]),
     ),
     '',
-    'Reference server start-up (to the first HTTP answer) and memory',
+    'Reference server start-up (to the first HTTP answer; the median, and every sample) and memory',
     table(
       ['data set', 'tsx main.ts', 'in-process', 'RSS started', 'RSS after load', 'peak RSS'],
       report.startup.map((row) => [
         `${row.dataset} (${int(row.walks)} walks)`,
-        seconds(row.childProcessMs),
-        seconds(row.inProcessMs),
+        samples(row.childProcessMs, row.childProcessSamplesMs),
+        samples(row.inProcessMs, row.inProcessSamplesMs),
         mb(row.rssAtStartMb),
         mb(row.rssAfterLoadMb),
         mb(row.peakRssMb),

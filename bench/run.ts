@@ -22,7 +22,7 @@ import {
   type StartupFigures,
   verdictsOf,
 } from './figures.ts';
-import { compareLoad, type LoadTarget } from './load.ts';
+import { compareLoad, type LoadTarget, median } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { ROOT, type ServerChild, spawnServer, TSX } from './processes.ts';
 
@@ -34,6 +34,7 @@ const PRISM = join(ROOT, 'node_modules/.bin/prism');
 interface DatasetPlan {
   name: string;
   walks: number;
+  startupSamples: number;
 }
 
 interface Served {
@@ -132,7 +133,7 @@ interface DatasetResult {
 async function benchDataset(
   plan: DatasetPlan,
   options: BenchOptions,
-  prism: ServerChild | undefined,
+  prismStarted: () => Promise<ServerChild | undefined>,
   withConformance: boolean,
 ): Promise<DatasetResult> {
   const keys = demoCredentials();
@@ -143,14 +144,25 @@ async function benchDataset(
   const children: ServerChild[] = [];
   try {
     progress(`${plan.name}: starting the reference server (${plan.walks} walks)`);
-    const reference = await spawnServer({
-      name: 'reference server',
-      command: TSX,
-      args: ['reference-server/main.ts', '--port', '{port}', '--walks', String(plan.walks)],
-      stdout: logFd,
-      probePath: '/api/v1/walks',
-    });
+    const startReference = () =>
+      spawnServer({
+        name: 'reference server',
+        command: TSX,
+        args: ['reference-server/main.ts', '--port', '{port}', '--walks', String(plan.walks)],
+        stdout: logFd,
+        probePath: '/api/v1/walks',
+      });
+    // Start-up samples first, alone on the machine; the last one stays up for the load runs.
+    const childProcessSamplesMs: number[] = [];
+    for (let sample = 1; sample < plan.startupSamples; sample++) {
+      const trial = await startReference();
+      childProcessSamplesMs.push(trial.startupMs);
+      await trial.stop();
+    }
+    const reference = await startReference();
     children.push(reference);
+    childProcessSamplesMs.push(reference.startupMs);
+    const prism = await prismStarted();
     const rssAtStartMb = reference.rssMb();
     const answers = await benchmarkedAnswers(reference.baseUrl, auth);
     const revalidated = await revalidation(reference.baseUrl, auth, plan.name, answers);
@@ -199,11 +211,15 @@ async function benchDataset(
     for (const child of children.splice(0)) await child.stop();
 
     progress(`${plan.name}: in-process start-up`);
-    const inProcess = await childJson<{ startupMs: number }>([
-      ...NODE_WITH_TSX,
-      'bench/children/start-in-process.ts',
-      String(plan.walks),
-    ]);
+    const inProcessSamplesMs: number[] = [];
+    for (let sample = 0; sample < plan.startupSamples; sample++) {
+      const inProcess = await childJson<{ startupMs: number }>([
+        ...NODE_WITH_TSX,
+        'bench/children/start-in-process.ts',
+        String(plan.walks),
+      ]);
+      inProcessSamplesMs.push(inProcess.startupMs);
+    }
     closeSync(logFd);
     const logLines = readFileSync(logPath, 'utf8').split('\n').filter(Boolean).length;
     return {
@@ -212,8 +228,10 @@ async function benchDataset(
       startup: {
         dataset: plan.name,
         walks: plan.walks,
-        childProcessMs: reference.startupMs,
-        inProcessMs: inProcess.startupMs,
+        childProcessMs: median(childProcessSamplesMs),
+        childProcessSamplesMs,
+        inProcessMs: median(inProcessSamplesMs),
+        inProcessSamplesMs,
         rssAtStartMb,
         rssAfterLoadMb,
         peakRssMb,
@@ -294,19 +312,25 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     notes,
   };
 
-  let prism: ServerChild | undefined;
+  let prism: Promise<ServerChild> | undefined;
+  // Prism starts once the first reference server is up, so it never competes with a start-up sample.
+  const prismStarted = async () => {
+    if (options.skip.has('prism')) return undefined;
+    if (!prism) progress('starting the Prism mock');
+    prism ??= startPrismMock();
+    return prism;
+  };
   try {
-    if (!options.skip.has('prism')) {
-      progress('starting the Prism mock');
-      prism = await startPrismMock();
-    }
-    const plans: DatasetPlan[] = [{ name: 'demo', walks: DEFAULT_WALKS }];
-    if (!options.skip.has('large')) plans.push({ name: 'large', walks: options.largeWalks });
+    const plans: DatasetPlan[] = [
+      { name: 'demo', walks: DEFAULT_WALKS, startupSamples: options.startupSamples },
+    ];
+    if (!options.skip.has('large'))
+      plans.push({ name: 'large', walks: options.largeWalks, startupSamples: 1 });
     for (const plan of plans) {
       const result = await benchDataset(
         plan,
         options,
-        prism,
+        prismStarted,
         plan.name === 'demo' && !options.skip.has('conformance'),
       );
       report.load.push(...result.load);
@@ -322,14 +346,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         ),
       });
     }
-    await prism?.stop();
-    prism = undefined;
     if (!options.skip.has('fixtures')) {
       report.fixtures.sizes = await fixtureFigures(options.fixtureSizes);
       report.fixtures.growth = growthOf(report.fixtures.sizes);
     }
   } finally {
-    await prism?.stop();
+    await (await prism?.catch(() => undefined))?.stop();
   }
   report.machine.loadAverage.end = loadavg()[0] ?? 0;
   const complete = { ...report, wallS: (performance.now() - started) / 1000 };

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { type BenchReport, growthOf, ratiosOf, verdictsOf } from '../figures.ts';
+import { median } from '../load.ts';
 import { ROOT, TSX } from '../processes.ts';
 
 const run = promisify(execFile);
@@ -36,6 +37,8 @@ beforeAll(async () => {
       '2',
       '--large-walks',
       '400',
+      '--startup-samples',
+      '2',
       '--fixture-sizes',
       '100,200',
       '--skip',
@@ -112,6 +115,8 @@ describe('a quick run', () => {
       ['large', 400],
     ]);
     for (const row of report.startup) {
+      expect(row.childProcessMs).toBe(median(row.childProcessSamplesMs));
+      expect(row.inProcessMs).toBe(median(row.inProcessSamplesMs));
       expect(row.childProcessMs).toBeGreaterThan(0);
       expect(row.inProcessMs).toBeGreaterThan(0);
       expect(row.rssAtStartMb).toBeGreaterThan(0);
