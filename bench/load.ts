@@ -2,42 +2,9 @@
  * Load runs with autocannon's programmatic API: bounded runs whose throughput, latency
  * percentiles and failures become `LoadFigures`, several targets compared round by round.
  */
-import { createRequire } from 'node:module';
+import { autocannon, type AutocannonResult } from './autocannon.ts';
 
-/** The part of autocannon's options this benchmark uses (the package ships no types). */
-interface AutocannonOptions {
-  url: string;
-  connections: number;
-  duration: number;
-  headers?: Record<string, string>;
-  sampleInt?: number;
-  timeout?: number;
-}
-
-/** The part of autocannon's result this benchmark reads. */
-export interface AutocannonResult {
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  latency: { p50: number; p99: number; average: number };
-  requests: { total: number; average: number };
-  throughput: { total: number };
-}
-
-const require = createRequire(import.meta.url);
-const autocannon = require('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
-
-/**
- * autocannon appends every body chunk to a string (`req.body += chunk`), only for body checks this
- * benchmark does not ask for. Decoding ~100 KB of non-ASCII JSON (the walk names carry "—") per
- * answer costs the client more than the server spends sending it, so every target would measure
- * autocannon's decoder. The byte counts stay: they are taken before the body is handed over.
- */
-const PipelinedRequestsQueue = require('autocannon/lib/pipelinedRequestsQueue.js') as {
-  prototype: { addBody(data: Buffer): void };
-};
-PipelinedRequestsQueue.prototype.addBody = () => {};
+export type { AutocannonResult };
 
 export interface LoadFigures {
   /** Completed requests per second: the median of the rounds. */

@@ -9,7 +9,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { type Dataset, demoCredentials, generateDataset } from '../fixtures/index.ts';
-import { type AutocannonRequest, autocannon } from './autocannon.ts';
+import { type AutocannonRequest, autocannon } from '../bench/autocannon.ts';
 import type { FromServer, ToServer } from './server.ts';
 
 export interface SoakOptions {

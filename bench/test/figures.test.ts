@@ -30,9 +30,10 @@ describe('load figures', () => {
       errors: 1,
       timeouts: 2,
       non2xx: 3,
-      latency: { p50: 1, p99: 7, average: 1.5 },
+      latency: { p50: 1, p99: 7, max: 12, average: 1.5 },
       requests: { total: 5_000, average: 2_400 },
       throughput: { total: 5_000 * 1_200 },
+      statusCodeStats: { '200': { count: 4_997 }, '500': { count: 3 } },
     };
     expect(runFigures(result)).toEqual({
       requestsPerSecond: 2_500,
