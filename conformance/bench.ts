@@ -5,11 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request as forward } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { delayingProxy } from '../bench/conformance-run.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
 import type { Report } from './types.ts';
 
@@ -47,40 +46,6 @@ async function timeCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ wallMs
   }
 }
 
-/** A proxy that holds every request for `DELAY_MS` before passing it on. */
-async function delayingProxy(target: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const upstream = new URL(target);
-  const proxy = createServer((req, res) => {
-    setTimeout(() => {
-      const out = forward(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      out.on('error', () => res.destroy());
-      req.pipe(out);
-    }, DELAY_MS);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const { port } = proxy.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        proxy.close(() => resolve());
-        proxy.closeAllConnections();
-      }),
-  };
-}
-
 async function bench(): Promise<Figures[]> {
   const figures: Figures[] = [];
   const embedded = await timeCli([], { ...process.env, CONFORMANCE_BASE_URL: '' });
@@ -93,7 +58,7 @@ async function bench(): Promise<Figures[]> {
   });
 
   const server = await startReferenceServer({ port: 0, log: false });
-  const proxy = await delayingProxy(server.baseUrl);
+  const proxy = await delayingProxy(server.baseUrl, DELAY_MS);
   try {
     const env = { ...process.env, ...server.credentials, CONFORMANCE_BASE_URL: proxy.url };
     const delayed = await timeCli([], env);
