@@ -52,7 +52,7 @@ export interface RevalidationFigures {
 export interface StartupFigures {
   dataset: string;
   walks: number;
-  /** `tsx reference-server/main.ts`: spawn to first HTTP answer, the median of the samples. */
+  /** `npm run reference-server`'s command (`node reference-server/launch.js`): spawn to first HTTP answer, the median of the samples. */
   childProcessMs: number;
   childProcessSamplesMs: number[];
   /** Generate + `createApp` + listen + first answer inside one process (modules already loaded), median. */

@@ -38,8 +38,8 @@ async function run(command: string, args: string[]): Promise<Run> {
   return { code, stdout, stderr };
 }
 
-const main = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', ...args]);
+/** What `npm run reference-server` runs: the launcher, which serves `main.ts` from its bundle. */
+const main = (...args: string[]) => run(process.execPath, ['reference-server/launch.js', ...args]);
 
 function parseDotenv(text: string): Map<string, string> {
   return new Map(
