@@ -1,18 +1,20 @@
 /**
  * The one way the API answers: precomputed envelope bytes with their headers, written with
  * `res.end` so a wrapping app can still intercept them. Success bodies carry a strong ETag;
- * `If-None-Match` with a matching tag gets 304 (D-CACHE).
+ * `If-None-Match` with a matching tag gets 304 (D-CACHE). A client asking for gzip gets the
+ * body's gzip form, compressed once and kept (D-COMPRESSION, `content-coding.ts`).
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type EncodedBody, gzipEncoded, prefersGzip } from './content-coding.ts';
 import type { ErrorAnswer } from './errors.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** A success body encoded once, with its entity tag. */
-export interface PreparedBody {
-  bytes: Buffer;
-  etag: string;
+/** A success body encoded once, with its entity tag, and its gzip form once first asked for. */
+export interface PreparedBody extends EncodedBody {
+  /** Not yet made: undefined; made, or found not worth making: an `EncodedBody` or null. */
+  gzip?: EncodedBody | null;
 }
 
 export function prepareBody(json: string): PreparedBody {
@@ -26,16 +28,25 @@ export function entityTag(hash: Hash): string {
 }
 
 export function sendPrepared(req: IncomingMessage, res: ServerResponse, body: PreparedBody): void {
-  res.setHeader('ETag', body.etag);
-  if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag)) {
+  const gzip = prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
+  const sent = gzip ?? body;
+  res.setHeader('ETag', sent.etag);
+  // Either coding's tag names the same content, so a client holding either one is up to date.
+  if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
     res.statusCode = 304;
     res.end();
     return;
   }
   res.statusCode = 200;
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  res.setHeader('Content-Length', body.bytes.length);
-  res.end(body.bytes);
+  if (gzip) res.setHeader('Content-Encoding', 'gzip');
+  res.setHeader('Content-Length', sent.bytes.length);
+  res.end(sent.bytes);
+}
+
+function gzipOf(body: PreparedBody): EncodedBody | undefined {
+  if (body.gzip === undefined) body.gzip = gzipEncoded(body) ?? null;
+  return body.gzip ?? undefined;
 }
 
 export function sendError(
@@ -53,12 +64,17 @@ export function sendError(
 }
 
 /** RFC 9110 §13.1.2: weak comparison, a list of tags, or `*`. */
-function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+function matchesIfNoneMatch(
+  header: string | undefined,
+  etag: string,
+  otherEtag: string | undefined,
+): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   for (const candidate of header.split(',')) {
-    const tag = candidate.trim();
-    if (tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;
+    let tag = candidate.trim();
+    if (tag.startsWith('W/')) tag = tag.slice(2);
+    if (tag === etag || tag === otherEtag) return true;
   }
   return false;
 }

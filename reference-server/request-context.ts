@@ -24,7 +24,7 @@ export function beginRequest(
   res.setHeader('X-Request-Id', requestId);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'private, no-cache');
-  res.setHeader('Vary', 'Authorization, x-api-key');
+  res.setHeader('Vary', 'Authorization, x-api-key, Accept-Encoding');
   if (!log) return;
   const started = process.hrtime.bigint();
   const url = req.originalUrl ?? req.url ?? '';

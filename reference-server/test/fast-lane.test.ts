@@ -34,6 +34,7 @@ interface Case {
 
 const key = (keys: TestServer['keys']) => bearer(keys.CONFORMANCE_API_KEY);
 const detail = `/api/v1/walks/${primaryWalk.id}`;
+const gzip = { 'accept-encoding': 'gzip, deflate, br' };
 
 /** Every kind of request the two endpoints get, answered both ways. */
 const CASES: Case[] = [
@@ -71,6 +72,15 @@ const CASES: Case[] = [
   { method: 'GET', path: '//api/v1/walks', headers: key },
   { method: 'GET', path: '/api/v1/walks//', headers: key },
   { method: 'GET', path: '/API/v1/walks', headers: key },
+  { method: 'GET', path: '/api/v1/walks?limit=200', headers: (keys) => ({ ...key(keys), ...gzip }) },
+  { method: 'GET', path: '/api/v1/walks?limit=1', headers: (keys) => ({ ...key(keys), ...gzip }) },
+  { method: 'HEAD', path: detail, headers: (keys) => ({ ...key(keys), ...gzip }) },
+  {
+    method: 'GET',
+    path: detail,
+    headers: (keys) => ({ ...key(keys), 'accept-encoding': 'gzip;q=0, identity' }),
+  },
+  { method: 'GET', path: '/api/v1/walks/not-a-uuid', headers: (keys) => ({ ...key(keys), ...gzip }) },
 ];
 
 /** What must agree: status, headers but the per-request ones, body. */
@@ -83,7 +93,7 @@ function comparable(answer: Answer): unknown {
     ...headers
   } = answer.headers;
   expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-  return { status: answer.status, headers, text: answer.text };
+  return { status: answer.status, headers, bytes: answer.bytes.toString('base64') };
 }
 
 describe('fast lane and Express routes', () => {

@@ -22,6 +22,8 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes as they came over the wire. */
+  bytes: Buffer;
   /** The parsed body, or undefined when it is empty or not JSON. */
   body: unknown;
 }
@@ -90,14 +92,15 @@ export function rawRequest(
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let parsed: unknown;
         try {
           parsed = text ? JSON.parse(text) : undefined;
         } catch {
           parsed = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, body: parsed });
       });
     });
     req.on('error', reject);

@@ -116,7 +116,7 @@ describe('response headers on every answer (D-CORS, D-CACHE, D-HEADERS)', () => 
       expect([label, names.filter((name) => name.startsWith('access-control-'))]).toEqual([label, []]);
       expect([label, answer.headers['x-content-type-options']]).toEqual([label, 'nosniff']);
       expect([label, answer.headers['cache-control']]).toEqual([label, 'private, no-cache']);
-      expect([label, answer.headers.vary]).toEqual([label, 'Authorization, x-api-key']);
+      expect([label, answer.headers.vary]).toEqual([label, 'Authorization, x-api-key, Accept-Encoding']);
       expect([label, answer.headers['set-cookie'], answer.headers['x-powered-by']]).toEqual([
         label,
         undefined,

@@ -157,7 +157,7 @@ describe('headers (D-CORS, D-CACHE, D-CONTENT, D-HEADERS)', () => {
     for (const answer of answers) {
       expect(answer.headers['x-content-type-options']).toBe('nosniff');
       expect(answer.headers['cache-control']).toBe('private, no-cache');
-      expect(answer.headers.vary).toBe('Authorization, x-api-key');
+      expect(answer.headers.vary).toBe('Authorization, x-api-key, Accept-Encoding');
       expect(answer.headers['x-powered-by']).toBeUndefined();
       const id = answer.headers['x-request-id'];
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
