@@ -2,11 +2,15 @@
  * The suite's only way to the target. Manners: bounded concurrency, a timeout covering headers and
  * body, a request budget, a response size cap, redirects never followed (so a key never travels to
  * another origin), 429 honoured once with a bounded `Retry-After`, and identical GETs memoized so
- * checks share one fetch. Network trouble never throws: it comes back as an `Exchange` with an
- * `error` a check turns into a clear failure.
+ * checks share one fetch. No `Accept-Encoding` is sent unless a check asks for one; a gzip answer
+ * to such a request is decoded under the same size cap, so every check judges the content. Network
+ * trouble never throws: it comes back as an `Exchange` with an `error` a check turns into a clear
+ * failure.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { Agent, request } from 'undici';
 import type { KeyName, SuiteConfig } from './config.ts';
 import { USER_AGENT } from './config.ts';
@@ -50,8 +54,11 @@ export interface ResponseData {
   /** `Content-Type` as sent; `mediaType` is its lower-case essence (`application/json`). */
   contentType?: string;
   mediaType?: string;
+  /** The content, decoded when it came gzip-encoded (see `encoded`). */
   body: string;
   bytes: number;
+  /** Set when the answer came content-coded and the client decoded it: the coding and its size on the wire. */
+  encoded?: { coding: string; bytes: number };
   /** Parsed JSON when the body is JSON, whatever the content type says. */
   json?: unknown;
   /** Why the body is not JSON (empty bodies have neither `json` nor `jsonError`). */
@@ -243,7 +250,16 @@ export class HttpClient {
         chunks.push(chunk);
       }
       this.deadInARow = 0;
-      return responseOf(answer.statusCode, answer.headers, Buffer.concat(chunks));
+      const wire = Buffer.concat(chunks);
+      const coding = codingOf(answer.headers['content-encoding']);
+      if (headers['accept-encoding'] === undefined || coding === 'identity' || wire.length === 0) {
+        return responseOf(answer.statusCode, answer.headers, wire);
+      }
+      const content = await this.decoded(coding, wire, answer.statusCode);
+      if (!Buffer.isBuffer(content)) return content;
+      const response = responseOf(answer.statusCode, answer.headers, content);
+      response.encoded = { coding, bytes: wire.length };
+      return response;
     } catch (error) {
       return this.dead(
         timedOut
@@ -252,6 +268,35 @@ export class HttpClient {
       );
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The content of an answer to a request that asked for a content coding (RFC 9110 §8.4.1):
+   * gzip is decoded to at most `maxResponseBytes`, so a small gzip bomb is cut off like a large
+   * answer; a coding the client cannot decode is a protocol failure, never bytes to judge as JSON.
+   */
+  private async decoded(coding: string, wire: Buffer, status: number): Promise<Buffer | NetworkFailure> {
+    if (coding !== 'gzip' && coding !== 'x-gzip') {
+      return {
+        kind: 'protocol',
+        message: `the answer (status ${status}) is encoded as ${JSON.stringify(coding)}, which the client cannot decode (it decodes gzip)`,
+      };
+    }
+    try {
+      return await gunzipAsync(wire, { maxOutputLength: this.options.maxResponseBytes });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE') {
+        return {
+          kind: 'too-large',
+          message: `the answer (status ${status}) decoded from gzip exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+        };
+      }
+      return {
+        kind: 'protocol',
+        message: `the answer (status ${status}) says Content-Encoding: ${coding} but does not decode (${code ?? (error as Error).message})`,
+      };
     }
   }
 
@@ -327,6 +372,14 @@ export class HttpClient {
     if (next) next();
     else this.inFlight--;
   }
+}
+
+const gunzipAsync = promisify(gunzip);
+
+/** The answer's content coding, lower case; `identity` when it names none. */
+function codingOf(header: string | string[] | undefined): string {
+  const value = [header ?? []].flat().join(',').trim().toLowerCase();
+  return value === '' ? 'identity' : value;
 }
 
 function responseOf(

@@ -13,6 +13,9 @@ export function curlOf(request: Omit<RequestInfo, 'curl'>): string {
     const header = `${name}: ${value}`;
     parts.push('-H', SHELL_VALUE.test(value) ? doubleQuoted(header) : singleQuoted(header));
   }
+  // curl then sends the request's own Accept-Encoding and prints the decoded body, not gzip bytes.
+  if (Object.keys(request.headers).some((name) => name.toLowerCase() === 'accept-encoding'))
+    parts.push('--compressed');
   if (request.body !== undefined) parts.push('--data-raw', singleQuoted(request.body));
   return parts.join(' ');
 }

@@ -36,7 +36,8 @@ export interface HarEntry {
     httpVersion: string;
     cookies: [];
     headers: HarHeader[];
-    content: { size: number; mimeType: string; text?: string };
+    /** `size` is the decoded content, `bodySize` what came on the wire, `compression` the difference. */
+    content: { size: number; compression?: number; mimeType: string; text?: string };
     redirectURL: string;
     headersSize: -1;
     bodySize: number;
@@ -116,7 +117,7 @@ function entryOf(exchange: Exchange, runStarted: number): HarEntry {
       content: { size: response?.bytes ?? 0, mimeType: response?.contentType ?? 'x-unknown' },
       redirectURL: response?.headers.location ?? '',
       headersSize: -1,
-      bodySize: response?.bytes ?? 0,
+      bodySize: response?.encoded?.bytes ?? response?.bytes ?? 0,
     },
     cache: {},
     timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: 0, wait: exchange.durationMs, receive: 0 },
@@ -128,6 +129,7 @@ function entryOf(exchange: Exchange, runStarted: number): HarEntry {
     entry.request.postData = { mimeType: mimeType ?? 'application/json', text: request.body };
   }
   if (response && response.body !== '') entry.response.content.text = response.body;
+  if (response?.encoded) entry.response.content.compression = response.bytes - response.encoded.bytes;
   if (error) entry.response._error = `${error.kind}: ${error.message}`;
   return entry;
 }

@@ -2,6 +2,7 @@
  * Envelopes (§4.1, §7) and the JSON rule (§4), judged over every answer the run received: each
  * check looks at the whole traffic, so one bad answer anywhere is found, whichever check asked.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, ResponseData } from '../client.ts';
 import { PRIMARY } from '../data.ts';
 import type { Check, CheckContext } from '../types.ts';
@@ -196,9 +197,42 @@ export const envelopeChecks: Check[] = [
         return inconclusive('Cache-Control: private or no-store', 'no answer', exchange);
       const value = exchange.response.headers['cache-control'];
       return advisory(
-        'project decision: Cache-Control: private, no-cache; Vary: Authorization, x-api-key',
+        'project decision: Cache-Control: private, no-cache; Vary: Authorization, x-api-key, Accept-Encoding',
         `Cache-Control: ${value ?? '(none)'}; Vary: ${exchange.response.headers.vary ?? '(none)'}`,
         exchange,
+      );
+    },
+  },
+  {
+    id: 'ENVELOPE-010',
+    section: '§4',
+    title: 'Compression: what a client asking for gzip gets (coding, size, Vary, same content)',
+    area: 'envelope',
+    level: 'advisory',
+    decision: 'D-COMPRESSION',
+    hint: 'Optional: send success bodies of 1 KiB or more gzip-encoded when Accept-Encoding asks for gzip, name Accept-Encoding in Vary, and give the gzip answer its own strong ETag.',
+    async run(ctx) {
+      const expected =
+        'project decision: gzip for success bodies of 1 KiB or more when Accept-Encoding asks for it, Vary naming Accept-Encoding, the same JSON as the identity answer (no compression is conformant too)';
+      const { exchange } = await ctx.data.list('limit=200', PRIMARY, { 'Accept-Encoding': 'gzip' });
+      if (!exchange.response) {
+        const error = exchange.error ?? { kind: 'network', message: 'no answer' };
+        const actual = `no usable answer to Accept-Encoding: gzip: ${error.message}`;
+        // Garbage or a bomb under a gzip label is what the deployment does; a timeout or a spent budget shows nothing.
+        return error.kind === 'protocol' || error.kind === 'too-large'
+          ? advisory(expected, actual, exchange, { hint: GZIP_CONTENT_HINT })
+          : inconclusive(expected, actual, exchange);
+      }
+      if (exchange.response.status !== 200) {
+        return advisory(expected, `Accept-Encoding: gzip got ${describe(exchange.response)}`, exchange);
+      }
+      const identity = (await ctx.data.list200()).exchange.response;
+      const report = compressionReport(exchange.response, identity);
+      return advisory(
+        expected,
+        report.actual,
+        exchange,
+        report.sameContent ? {} : { hint: GZIP_CONTENT_HINT },
       );
     },
   },
@@ -241,3 +275,50 @@ export const envelopeChecks: Check[] = [
     },
   },
 ];
+
+const GZIP_CONTENT_HINT =
+  'A gzip answer must decode to exactly the JSON the identity answer carries: compress the same body you would send uncompressed.';
+
+/**
+ * What an answer to `Accept-Encoding: gzip` shows against the identity answer to the same request:
+ * the coding and sizes, whether the decoded content is the same JSON, whether `Vary` names
+ * Accept-Encoding, and whether the two codings carry different entity tags (RFC 9110 §8.8.3).
+ */
+function compressionReport(
+  answer: ResponseData,
+  identity: ResponseData | undefined,
+): { actual: string; sameContent: boolean } {
+  const parts: string[] = [];
+  let sameContent = true;
+  if (answer.encoded) {
+    const ratio = identity?.bytes ? ` (${Math.round((100 * answer.encoded.bytes) / identity.bytes)}%)` : '';
+    parts.push(
+      `${answer.encoded.coding}: ${answer.encoded.bytes} bytes for ${identity ? `${identity.bytes} identity bytes${ratio}` : `${answer.bytes} decoded bytes`}`,
+    );
+    sameContent = identity?.json !== undefined && isDeepStrictEqual(answer.json, identity.json);
+    parts.push(
+      answer.json === undefined
+        ? `the decoded body is ${answer.jsonError ?? 'empty'}`
+        : identity?.json === undefined
+          ? 'no identity answer to compare the decoded body with'
+          : sameContent
+            ? 'the decoded body equals the identity answer'
+            : 'the decoded body differs from the identity answer',
+    );
+  } else {
+    parts.push(`identity (not compressed): ${answer.bytes} bytes`);
+  }
+  const vary = answer.headers.vary;
+  const names = (vary ?? '')
+    .split(',')
+    .some((v) => ['accept-encoding', '*'].includes(v.trim().toLowerCase()));
+  parts.push(`Vary: ${vary ?? '(none)'} (${names ? 'names' : 'does not name'} Accept-Encoding)`);
+  if (answer.encoded && answer.headers.etag !== undefined) {
+    parts.push(
+      answer.headers.etag === identity?.headers.etag
+        ? "the same ETag as the identity answer's"
+        : 'an ETag of its own',
+    );
+  }
+  return { actual: parts.join('; '), sameContent };
+}

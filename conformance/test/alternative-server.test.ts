@@ -42,6 +42,9 @@ describe('a different correct server', () => {
       /^0 of \d+ stop ids are UUIDs; [1-9]\d* stops have one coordinate only/,
     );
     expect(resultOf(live, 'WALKS-LIST-013').actual).toContain('https://field.other-canvass.example/app');
+    expect(resultOf(live, 'ENVELOPE-010').actual).toMatch(
+      /^identity \(not compressed\): \d+ bytes; Vary: \(none\)/,
+    );
   });
 
   it('judges the clamped limits as bounded successes', () => {

@@ -5,7 +5,7 @@
  * web base URL (with a path), stop ids that are not UUIDs, stops with one coordinate and a per-
  * coordinate centroid rounded to 7 decimals, x-api-key winning over Authorization, 400 for ids that
  * are not UUIDs, a 404 message that echoes the id, 405 without Allow, no charset,
- * `Cache-Control: no-store`. The suite must pass it.
+ * `Cache-Control: no-store`, no compression. The suite must pass it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Listening } from './harness.ts';

@@ -36,8 +36,18 @@ export interface DriftServer {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Hop-by-hop and length headers are the proxy's own business. */
-const NOT_FORWARDED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+/**
+ * Hop-by-hop and length headers are the proxy's own business; it rewrites bodies, so it asks the
+ * reference server for identity ones (no `Accept-Encoding`) and answers uncompressed.
+ */
+const NOT_FORWARDED = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'accept-encoding',
+]);
 
 export async function startDriftServer(): Promise<DriftServer> {
   const reference = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });

@@ -1,0 +1,184 @@
+/**
+ * ENVELOPE-010 (D-COMPRESSION) reports what a client asking for gzip gets and never fails a run:
+ * the reference server's gzip answer, a deployment that never compresses, a gzip body with other
+ * content, a gzip bomb, a coding the suite cannot decode. The gzip answer is judged decoded, so it
+ * raises no JSON or drift finding under --strict.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../reference-server/start.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
+import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
+import type { Exchange } from '../client.ts';
+import { harOf } from '../har.ts';
+import { runSuite, runSuiteWithTraffic } from '../runner.ts';
+import type { Report } from '../types.ts';
+import type { Listening } from './harness.ts';
+import { configFor, listen, requiredFailures, resultOf } from './harness.ts';
+
+/** Bytes of `GET /api/v1/walks?limit=200` as sent, measured apart from the suite. */
+async function listBytes(server: RunningServer, acceptEncoding?: string): Promise<number> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${server.credentials.CONFORMANCE_API_KEY}`,
+  };
+  if (acceptEncoding) headers['accept-encoding'] = acceptEncoding;
+  const answer = await request(`${server.baseUrl}/api/v1/walks?limit=200`, { headers });
+  return (await answer.body.arrayBuffer()).byteLength;
+}
+
+describe('ENVELOPE-010 against the reference server', () => {
+  let server: RunningServer;
+  let run: { report: Report; exchanges: readonly Exchange[] };
+
+  beforeAll(async () => {
+    server = await startReferenceServer({ port: 0, log: false });
+    run = await runSuiteWithTraffic(
+      configFor(server.baseUrl, server.credentials, { strict: true, only: ['ENVELOPE', 'DRIFT'] }),
+    );
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('reports gzip, its size against the identity size, Vary and the same decoded content', async () => {
+    const [gzip, identity] = [await listBytes(server, 'gzip'), await listBytes(server)];
+    expect(gzip).toBeLessThan(identity);
+    const result = resultOf(run.report, 'ENVELOPE-010');
+    expect(result.status).toBe('advisory');
+    expect(result.decision).toBe('D-COMPRESSION');
+    expect(result.actual).toBe(
+      `gzip: ${gzip} bytes for ${identity} identity bytes (${Math.round((100 * gzip) / identity)}%); ` +
+        'the decoded body equals the identity answer; ' +
+        'Vary: Authorization, x-api-key, Accept-Encoding (names Accept-Encoding); an ETag of its own',
+    );
+    expect(result.request?.headers['Accept-Encoding']).toBe('gzip');
+    expect(result.response?.body.startsWith('{"ok":true,"data":[')).toBe(true);
+  });
+
+  it('judges the gzip answer decoded: no JSON, shape or drift failure under --strict', () => {
+    const gzipped = run.exchanges.filter((e) => e.response?.encoded?.coding === 'gzip');
+    expect(gzipped).toHaveLength(1);
+    expect((gzipped[0]?.response?.json as { ok?: unknown }).ok).toBe(true);
+    expect(requiredFailures(run.report)).toEqual([]);
+    expect(run.report.drift.findings).toEqual([]);
+    for (const id of ['ENVELOPE-001', 'ENVELOPE-004', 'ENVELOPE-005', 'DRIFT-001', 'DRIFT-003'])
+      expect(resultOf(run.report, id).status, id).toBe('pass');
+  });
+
+  it('records the gzip answer in the HAR decoded, with its wire size, and a curl that decompresses', () => {
+    const exchange = run.exchanges.find((e) => e.response?.encoded);
+    const entry = harOf(run.exchanges, run.report).log.entries.find((e) => e._seq === exchange?.seq);
+    const response = exchange?.response;
+    if (!entry || !response?.encoded) throw new Error('no gzip exchange in the run');
+    expect(entry.response.content.text).toBe(response.body);
+    expect(entry.response.content.size).toBe(Buffer.byteLength(response.body));
+    expect(entry.response.bodySize).toBe(response.encoded.bytes);
+    expect(entry.response.content.compression).toBe(entry.response.content.size - entry.response.bodySize);
+    expect(exchange?.request.curl).toMatch(/ -H 'Accept-Encoding: gzip' --compressed$/);
+  });
+});
+
+const KEYS = { CONFORMANCE_API_KEY: 'svc_sk_live_compressiontest0000000000000001' };
+const STATUSES = stopStatusesOf(loadSpec());
+
+/** A walk summary of an empty walk, as the list shows it. */
+function emptyWalk(n: number): Record<string, unknown> {
+  const id = `6f1c2a40-0000-4000-8000-00000000000${n}`;
+  return {
+    id,
+    name: `Walk ${n}`,
+    lat: null,
+    lng: null,
+    count: 0,
+    counts: Object.fromEntries(STATUSES.map((s) => [s, 0])),
+    web_url: `https://canvass.example/dashboard/test/walks/${id}`,
+    app_link: `https://canvass.example/open/test/walks/${id}`,
+  };
+}
+
+const listOf = (walks: Record<string, unknown>[]) =>
+  Buffer.from(JSON.stringify({ ok: true, data: walks, meta: { count: walks.length } }));
+const IDENTITY = listOf([emptyWalk(1), emptyWalk(2)]);
+const CAP = 1024 * 1024;
+
+/** What a deployment sends a client that asks for gzip. */
+const ENCODED: Record<string, { coding: string; body: Buffer } | undefined> = {
+  identity: undefined,
+  other: { coding: 'gzip', body: gzipSync(listOf([emptyWalk(1)])) },
+  bomb: { coding: 'gzip', body: gzipSync(Buffer.alloc(16 * CAP)) },
+  brotli: { coding: 'br', body: brotliCompressSync(IDENTITY) },
+};
+
+describe('ENVELOPE-010 against other deployments', () => {
+  let target: Listening;
+
+  beforeAll(async () => {
+    target = await listen((req: IncomingMessage, res: ServerResponse) => {
+      const [, mode = '', path] = /^\/(\w+)([^?]*)/.exec(req.url ?? '') ?? [];
+      if (path !== '/api/v1/walks') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"ok":false,"error":{"code":"not_found","message":"No such route."}}');
+        return;
+      }
+      const encoded = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? ENCODED[mode] : undefined;
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        ...(encoded ? { 'content-encoding': encoded.coding, vary: 'Accept-Encoding' } : {}),
+      });
+      res.end(encoded?.body ?? IDENTITY);
+    });
+  });
+
+  afterAll(async () => {
+    await target.close();
+  });
+
+  /** The envelope and drift checks, strict, against one behaviour. */
+  async function strictRun(mode: keyof typeof ENCODED): Promise<Report> {
+    const config = configFor(`${target.baseUrl}/${mode}`, KEYS, {
+      strict: true,
+      only: ['ENVELOPE', 'DRIFT'],
+      maxResponseBytes: CAP,
+    });
+    const report = await runSuite(config);
+    expect(requiredFailures(report)).toEqual([]);
+    expect(report.summary.verdict).toBe('pass');
+    expect(resultOf(report, 'ENVELOPE-010').status).toBe('advisory');
+    return report;
+  }
+
+  it('reports a deployment that never compresses as identity', async () => {
+    const result = resultOf(await strictRun('identity'), 'ENVELOPE-010');
+    expect(result.actual).toBe(
+      `identity (not compressed): ${IDENTITY.length} bytes; Vary: (none) (does not name Accept-Encoding)`,
+    );
+  });
+
+  it('reports a gzip body that decodes to other JSON than the identity answer', async () => {
+    const result = resultOf(await strictRun('other'), 'ENVELOPE-010');
+    expect(result.actual).toBe(
+      `gzip: ${ENCODED.other?.body.length} bytes for ${IDENTITY.length} identity bytes ` +
+        `(${Math.round((100 * (ENCODED.other?.body.length ?? 0)) / IDENTITY.length)}%); ` +
+        'the decoded body differs from the identity answer; Vary: Accept-Encoding (names Accept-Encoding)',
+    );
+    expect(result.hint).toMatch(/^A gzip answer must decode to exactly the JSON/);
+  });
+
+  it('cuts a gzip bomb off at the response size cap', async () => {
+    const result = resultOf(await strictRun('bomb'), 'ENVELOPE-010');
+    expect(result.actual).toBe(
+      `no usable answer to Accept-Encoding: gzip: the answer (status 200) decoded from gzip exceeded ${CAP} bytes and was cut off`,
+    );
+    expect(result.response).toBeUndefined();
+  });
+
+  it('reports a coding the suite did not ask for as unusable, not as a body to judge', async () => {
+    const result = resultOf(await strictRun('brotli'), 'ENVELOPE-010');
+    expect(result.actual).toBe(
+      'no usable answer to Accept-Encoding: gzip: the answer (status 200) is encoded as "br", which the client cannot decode (it decodes gzip)',
+    );
+  });
+});
