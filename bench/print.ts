@@ -57,7 +57,7 @@ export function printReport(report: BenchReport): string {
       [
         'data set',
         'endpoint',
-        'body',
+        'body sent',
         ...LOAD_COLUMNS.map(([, title]) => title),
         'ref/Express',
         'ref/Node',
@@ -67,7 +67,7 @@ export function printReport(report: BenchReport): string {
       report.load.map((row) => [
         `${row.dataset} (${int(row.walks)} walks)`,
         row.endpoint,
-        `${(row.bodyBytes / 1024).toFixed(1)} KB`,
+        `${(row.bodyBytes / 1024).toFixed(1)} KB ${row.contentEncoding ?? 'identity'}`,
         ...LOAD_COLUMNS.map(([target]) => load(row.figures[target])),
         ratio(row.ratios.expressFloor),
         ratio(row.ratios.nodeFloor),
@@ -78,10 +78,11 @@ export function printReport(report: BenchReport): string {
     '',
     'Revalidation (If-None-Match with the ETag of the first answer)',
     table(
-      ['data set', 'endpoint', 'ETag', 'status'],
+      ['data set', 'endpoint', 'Accept-Encoding', 'ETag', 'status'],
       report.revalidation.map((row) => [
         row.dataset,
         row.endpoint,
+        row.coding,
         row.etag ?? '–',
         String(row.revalidatedStatus),
       ]),
@@ -89,7 +90,7 @@ export function printReport(report: BenchReport): string {
     '',
     'Reference server start-up (to the first HTTP answer; the median, and every sample) and memory',
     table(
-      ['data set', 'tsx main.ts', 'in-process', 'RSS started', 'RSS after load', 'peak RSS'],
+      ['data set', 'launch.js', 'in-process', 'RSS started', 'RSS after load', 'peak RSS'],
       report.startup.map((row) => [
         `${row.dataset} (${int(row.walks)} walks)`,
         samples(row.childProcessMs, row.childProcessSamplesMs),

@@ -1,17 +1,23 @@
 /**
  * One benchmark run: the figures of issue 6, measured on this machine. Every server under load is
  * a child process (autocannon keeps this process's event loop to itself); the floors serve the
- * very bytes the reference server answered, checked byte for byte before they are measured.
+ * very bytes the reference server answered, checked byte for byte before they are measured. Load
+ * runs send the `Accept-Encoding` of a usual HTTP client (gzip), and on the demo data set also
+ * `identity`, so the same endpoints are measured compressed and not (`CODINGS`).
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFile, execFileSync } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
 import { timeConformanceRun } from './conformance-run.ts';
 import {
   type BenchReport,
+  CODINGS,
+  type Coding,
   type ConformanceFigures,
   type Endpoint,
   type GenerationFigures,
@@ -24,6 +30,7 @@ import {
 } from './figures.ts';
 import { compareLoad, type LoadTarget, median } from './load.ts';
 import type { BenchOptions } from './options.ts';
+import type { RouteFile } from './floors/served-bytes.ts';
 import { ROOT, type ServerChild, spawnServer } from './processes.ts';
 
 const run = promisify(execFile);
@@ -36,12 +43,16 @@ interface DatasetPlan {
   name: string;
   walks: number;
   startupSamples: number;
+  /** The `Accept-Encoding`s its load runs send. */
+  codings: Coding[];
 }
 
 interface Served {
   path: string;
+  /** The body as sent. */
   bytes: Buffer;
   etag: string | undefined;
+  contentEncoding: string | undefined;
 }
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -53,62 +64,91 @@ async function childJson<T>(args: string[]): Promise<T> {
   return JSON.parse(last) as T;
 }
 
+/** One GET, the body as it came over the wire (undici's `request` decodes nothing). */
 async function get(
   url: string,
   headers: Record<string, string>,
 ): Promise<{ status: number; served: Served }> {
-  const response = await fetch(url, { headers });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const path = new URL(url).pathname + new URL(url).search;
-  return {
-    status: response.status,
-    served: { path, bytes, etag: response.headers.get('etag') ?? undefined },
+  const response = await request(url, { headers });
+  const bytes = Buffer.from(await response.body.arrayBuffer());
+  const { pathname, search } = new URL(url);
+  const header = (name: string) => {
+    const value = response.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
   };
+  return {
+    status: response.statusCode,
+    served: {
+      path: pathname + search,
+      bytes,
+      etag: header('etag'),
+      contentEncoding: header('content-encoding'),
+    },
+  };
+}
+
+/** A body as JSON text, whichever coding it came in. */
+function decoded({ bytes, contentEncoding }: Served): string {
+  if (contentEncoding === undefined) return bytes.toString('utf8');
+  if (contentEncoding === 'gzip') return gunzipSync(bytes).toString('utf8');
+  throw new Error(`the reference server answered with Content-Encoding: ${contentEncoding}`);
 }
 
 /** The two benchmarked answers of a running reference server: the list and its largest walk. */
 async function benchmarkedAnswers(
   baseUrl: string,
-  auth: Record<string, string>,
+  headers: Record<string, string>,
 ): Promise<Record<Endpoint, Served>> {
-  const list = await get(baseUrl + LIST_PATH, auth);
+  const list = await get(baseUrl + LIST_PATH, headers);
   if (list.status !== 200) throw new Error(`the reference list answered ${list.status}`);
-  const walks = (JSON.parse(list.served.bytes.toString('utf8')) as { data: { id: string; count: number }[] })
-    .data;
+  const walks = (JSON.parse(decoded(list.served)) as { data: { id: string; count: number }[] }).data;
   const largest = walks.reduce((best, walk) => (walk.count > best.count ? walk : best));
-  const detail = await get(`${baseUrl}/api/v1/walks/${largest.id}`, auth);
+  const detail = await get(`${baseUrl}/api/v1/walks/${largest.id}`, headers);
   if (detail.status !== 200) throw new Error(`the reference detail answered ${detail.status}`);
   return { list: list.served, detail: detail.served };
 }
 
 async function revalidation(
   baseUrl: string,
-  auth: Record<string, string>,
+  headers: Record<string, string>,
   dataset: string,
+  coding: Coding,
   answers: Record<Endpoint, Served>,
 ): Promise<RevalidationFigures[]> {
   const rows: RevalidationFigures[] = [];
   for (const endpoint of ['list', 'detail'] as const) {
     const { path, etag } = answers[endpoint];
-    const again = await get(baseUrl + path, { ...auth, ...(etag ? { 'If-None-Match': etag } : {}) });
-    rows.push({ dataset, endpoint, etag, revalidatedStatus: again.status });
+    const again = await get(baseUrl + path, { ...headers, ...(etag ? { 'If-None-Match': etag } : {}) });
+    rows.push({ dataset, endpoint, coding, etag, revalidatedStatus: again.status });
   }
   return rows;
 }
 
-/** Writes the answers where the floors read them, and checks each floor serves them byte for byte. */
+/** Writes the answers where the floors read them. */
 function writeServedBytes(dir: string, answers: Record<Endpoint, Served>): void {
-  const routes = (['list', 'detail'] as const).map((endpoint) => {
-    writeFileSync(join(dir, `${endpoint}.json`), answers[endpoint].bytes);
-    return { path: answers[endpoint].path, file: `${endpoint}.json` };
+  mkdirSync(dir, { recursive: true });
+  const routes: RouteFile[] = (['list', 'detail'] as const).map((endpoint) => {
+    const { path, bytes, contentEncoding } = answers[endpoint];
+    writeFileSync(join(dir, `${endpoint}.body`), bytes);
+    return { path, file: `${endpoint}.body`, ...(contentEncoding ? { contentEncoding } : {}) };
   });
   writeFileSync(join(dir, 'routes.json'), JSON.stringify(routes));
 }
 
-async function checkSameBytes(floor: ServerChild, answers: Record<Endpoint, Served>): Promise<void> {
+/** Checks that a floor sends exactly what the reference server sent, bytes and coding. */
+async function checkSameBytes(
+  floor: ServerChild,
+  answers: Record<Endpoint, Served>,
+  headers: Record<string, string>,
+): Promise<void> {
   for (const endpoint of ['list', 'detail'] as const) {
-    const { status, served } = await get(floor.baseUrl + answers[endpoint].path, {});
-    if (status !== 200 || !served.bytes.equals(answers[endpoint].bytes)) {
+    const reference = answers[endpoint];
+    const { status, served } = await get(floor.baseUrl + reference.path, headers);
+    if (
+      status !== 200 ||
+      !served.bytes.equals(reference.bytes) ||
+      served.contentEncoding !== reference.contentEncoding
+    ) {
       throw new Error(`${floor.name} does not serve the reference ${endpoint} bytes (status ${status})`);
     }
   }
@@ -167,39 +207,56 @@ async function benchDataset(
     childProcessSamplesMs.push(reference.startupMs);
     const prism = await prismStarted();
     const rssAtStartMb = reference.rssMb();
-    const answers = await benchmarkedAnswers(reference.baseUrl, auth);
-    const revalidated = await revalidation(reference.baseUrl, auth, plan.name, answers);
-    writeServedBytes(work, answers);
-    const expressFloor = await startFloor('Express floor', 'bench/floors/express-floor.ts', work);
-    children.push(expressFloor);
-    const nodeFloor = await startFloor('Node floor', 'bench/floors/node-floor.ts', work);
-    children.push(nodeFloor);
-    await checkSameBytes(expressFloor, answers);
-    await checkSameBytes(nodeFloor, answers);
-
     const load: LoadComparison[] = [];
-    for (const endpoint of ['list', 'detail'] as const) {
-      const path = answers[endpoint].path;
-      const targets: LoadTarget[] = [
-        { name: 'reference', url: reference.baseUrl + path, headers: auth },
-        { name: 'expressFloor', url: expressFloor.baseUrl + path },
-        { name: 'nodeFloor', url: nodeFloor.baseUrl + path },
+    const revalidated: RevalidationFigures[] = [];
+    for (const coding of plan.codings) {
+      const sent = { 'Accept-Encoding': CODINGS[coding] };
+      const answers = await benchmarkedAnswers(reference.baseUrl, { ...auth, ...sent });
+      revalidated.push(
+        ...(await revalidation(reference.baseUrl, { ...auth, ...sent }, plan.name, coding, answers)),
+      );
+      const bytesDir = join(work, coding);
+      writeServedBytes(bytesDir, answers);
+      const floors = [
+        await startFloor('Express floor', 'bench/floors/express-floor.ts', bytesDir),
+        await startFloor('Node floor', 'bench/floors/node-floor.ts', bytesDir),
       ];
-      if (prism) targets.push({ name: 'prism', url: prism.baseUrl + path, headers: auth });
-      progress(`${plan.name}: load on ${path} (${targets.map((target) => target.name).join(', ')})`);
-      const figures: LoadComparison['figures'] = await compareLoad(targets, options);
-      load.push({
-        dataset: plan.name,
-        walks: plan.walks,
-        endpoint,
-        path,
-        bodyBytes: answers[endpoint].bytes.length,
-        figures,
-        ratios: ratiosOf(figures),
-        ...(figures.nodeFloor && figures.prism
-          ? { nodeFloorOverPrism: ratiosOf({ reference: figures.nodeFloor, prism: figures.prism }).prism }
-          : {}),
-      });
+      children.push(...floors);
+      const [expressFloor, nodeFloor] = floors as [ServerChild, ServerChild];
+      for (const floor of floors) await checkSameBytes(floor, answers, sent);
+
+      for (const endpoint of ['list', 'detail'] as const) {
+        const { path, bytes, contentEncoding } = answers[endpoint];
+        const targets: LoadTarget[] = [
+          { name: 'reference', url: reference.baseUrl + path, headers: { ...auth, ...sent } },
+          { name: 'expressFloor', url: expressFloor.baseUrl + path, headers: sent },
+          { name: 'nodeFloor', url: nodeFloor.baseUrl + path, headers: sent },
+        ];
+        if (prism) targets.push({ name: 'prism', url: prism.baseUrl + path, headers: { ...auth, ...sent } });
+        progress(
+          `${plan.name}: load on ${path}, Accept-Encoding: ${CODINGS[coding]} ` +
+            `(${targets.map((target) => target.name).join(', ')})`,
+        );
+        const figures: LoadComparison['figures'] = await compareLoad(targets, options);
+        load.push({
+          dataset: plan.name,
+          walks: plan.walks,
+          endpoint,
+          path,
+          coding,
+          contentEncoding,
+          bodyBytes: bytes.length,
+          figures,
+          ratios: ratiosOf(figures),
+          ...(figures.nodeFloor && figures.prism
+            ? { nodeFloorOverPrism: ratiosOf({ reference: figures.nodeFloor, prism: figures.prism }).prism }
+            : {}),
+        });
+      }
+      for (const floor of floors) {
+        await floor.stop();
+        children.splice(children.indexOf(floor), 1);
+      }
     }
     const rssAfterLoadMb = reference.rssMb();
     const peakRssMb = reference.peakRssMb();
@@ -284,6 +341,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const notes = [
     'Express floor: express() with its defaults, one app.get per path, res.send(bytes) (Express adds its weak ETag per answer)',
     'Node floor: node:http, writeHead + end(bytes); both floors serve the bytes the reference answered, checked byte for byte',
+    `codings: every target is sent the same Accept-Encoding; "${CODINGS.gzip}" (what HTTP clients send by default) is judged, "${CODINGS.identity}" is measured on the demo data set for comparison`,
     'Prism mock: prism mock spec/openapi.yaml with its defaults (log discarded); it answers the spec’s small examples, not the data set',
     'ratios: the median of per-round ratios (each round runs every target back to back)',
   ];
@@ -325,10 +383,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   };
   try {
     const plans: DatasetPlan[] = [
-      { name: 'demo', walks: DEFAULT_WALKS, startupSamples: options.startupSamples },
+      {
+        name: 'demo',
+        walks: DEFAULT_WALKS,
+        startupSamples: options.startupSamples,
+        codings: ['gzip', 'identity'],
+      },
     ];
     if (!options.skip.has('large'))
-      plans.push({ name: 'large', walks: options.largeWalks, startupSamples: 1 });
+      plans.push({ name: 'large', walks: options.largeWalks, startupSamples: 1, codings: ['gzip'] });
     for (const plan of plans) {
       const result = await benchDataset(
         plan,

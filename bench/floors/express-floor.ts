@@ -4,14 +4,14 @@
  * (which is where Express sets the length, its weak ETag and answers `If-None-Match` by itself).
  */
 import express from 'express';
-import { floorArgs, JSON_CONTENT_TYPE, stopOnSignals } from './served-bytes.ts';
+import { floorArgs, JSON_CONTENT_TYPE, type ServedBody, stopOnSignals } from './served-bytes.ts';
 
 const { port, routes } = floorArgs(process.argv.slice(2));
 const app = express();
-const byPath = new Map<string, Map<string, Buffer>>();
+const byPath = new Map<string, Map<string, ServedBody>>();
 for (const [url, body] of routes) {
   const [path = url, query = ''] = url.split('?');
-  const variants = byPath.get(path) ?? new Map<string, Buffer>();
+  const variants = byPath.get(path) ?? new Map<string, ServedBody>();
   variants.set(query, body);
   byPath.set(path, variants);
 }
@@ -24,7 +24,8 @@ for (const [path, variants] of byPath) {
       return;
     }
     res.set('Content-Type', JSON_CONTENT_TYPE);
-    res.send(body);
+    if (body.contentEncoding) res.set('Content-Encoding', body.contentEncoding);
+    res.send(body.bytes);
   });
 }
 const server = app.listen(port, '127.0.0.1');

@@ -10,13 +10,29 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export interface FloorArgs {
   port: number;
-  /** Request path (with its query string) → body bytes. */
-  routes: Map<string, Buffer>;
+  /** Request path (with its query string) → what the reference server sent. */
+  routes: Map<string, ServedBody>;
+}
+
+export interface ServedBody {
+  bytes: Buffer;
+  /** The reference server's `Content-Encoding`, sent the same way. */
+  contentEncoding?: string;
 }
 
 export interface RouteFile {
   path: string;
   file: string;
+  contentEncoding?: string;
+}
+
+/** The headers every floor sends with a body. */
+export function bodyHeaders({ bytes, contentEncoding }: ServedBody): Record<string, string | number> {
+  return {
+    'Content-Type': JSON_CONTENT_TYPE,
+    ...(contentEncoding ? { 'Content-Encoding': contentEncoding } : {}),
+    'Content-Length': bytes.length,
+  };
 }
 
 export function floorArgs(argv: string[]): FloorArgs {
@@ -30,7 +46,12 @@ export function floorArgs(argv: string[]): FloorArgs {
   const listed = JSON.parse(readFileSync(join(dir, 'routes.json'), 'utf8')) as RouteFile[];
   return {
     port: Number(values.port),
-    routes: new Map(listed.map(({ path, file }) => [path, readFileSync(join(dir, file))])),
+    routes: new Map(
+      listed.map(({ path, file, contentEncoding }) => [
+        path,
+        { bytes: readFileSync(join(dir, file)), ...(contentEncoding ? { contentEncoding } : {}) },
+      ]),
+    ),
   };
 }
 

@@ -152,12 +152,27 @@ describe('verdicts', () => {
           walks: 240,
           endpoint: 'list',
           path: '/api/v1/walks?limit=200',
+          coding: 'gzip',
+          contentEncoding: 'gzip',
           bodyBytes: 1,
           figures: { reference, expressFloor: figures([1_000]), nodeFloor: figures([2_100]) },
           ratios: { expressFloor: 1, nodeFloor: 1_000 / 2_100 },
         },
+        {
+          dataset: 'demo',
+          walks: 240,
+          endpoint: 'list',
+          path: '/api/v1/walks?limit=200',
+          coding: 'identity',
+          contentEncoding: undefined,
+          bodyBytes: 1,
+          figures: { reference, expressFloor: figures([2_000]), prism: figures([100]) },
+          ratios: { expressFloor: 0.5, prism: 10 },
+        },
       ],
-      revalidation: [{ dataset: 'demo', endpoint: 'list', etag: '"x"', revalidatedStatus: 200 }],
+      revalidation: [
+        { dataset: 'demo', endpoint: 'list', coding: 'gzip', etag: '"x"', revalidatedStatus: 200 },
+      ],
       startup: [
         {
           dataset: 'demo',
@@ -176,12 +191,16 @@ describe('verdicts', () => {
       ],
     };
     const met = Object.fromEntries(verdictsOf(report).map((verdict) => [verdict.id, verdict.met]));
+    // The identity run's Prism ratio is shown, not judged (Prism sends the same small example either way).
     expect(met).toEqual({
-      'demo/list/reference-vs-expressFloor': true,
-      'demo/list/reference-vs-nodeFloor': false,
-      'demo/list/reference-vs-prism': false,
-      'demo/list/no-failed-requests': true,
-      'demo/list/if-none-match-304': false,
+      'demo/list/gzip/reference-vs-expressFloor': true,
+      'demo/list/gzip/reference-vs-nodeFloor': false,
+      'demo/list/gzip/reference-vs-prism': false,
+      'demo/list/gzip/no-failed-requests': true,
+      'demo/list/identity/reference-vs-expressFloor': false,
+      'demo/list/identity/reference-vs-nodeFloor': false,
+      'demo/list/identity/no-failed-requests': true,
+      'demo/list/gzip/if-none-match-304': false,
       'demo/startup/child-process': true,
       'demo/startup/in-process': false,
       'conformance/delayed': false,
@@ -199,13 +218,15 @@ describe('verdicts', () => {
           walks: 1,
           endpoint: 'detail',
           path: '/x',
+          coding: 'gzip',
+          contentEncoding: 'gzip',
           bodyBytes: 1,
           figures: { reference: failing },
           ratios: {},
         },
       ],
     });
-    expect(verdicts.find((verdict) => verdict.id === 'large/detail/no-failed-requests')).toMatchObject({
+    expect(verdicts.find((verdict) => verdict.id === 'large/detail/gzip/no-failed-requests')).toMatchObject({
       met: false,
       measured: 'reference: 3',
     });

@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { type BenchReport, growthOf, ratiosOf, verdictsOf } from '../figures.ts';
+import { request } from 'undici';
+import { type BenchReport, CODINGS, type Coding, growthOf, ratiosOf, verdictsOf } from '../figures.ts';
 import { median } from '../load.ts';
 import { ROOT, TSX } from '../processes.ts';
 
@@ -57,11 +58,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('a quick run', () => {
   it('measures the reference server, both floors and Prism on both endpoints of both data sets', () => {
     expect(report.mode).toBe('quick');
-    expect(report.load.map((row) => `${row.dataset}/${row.endpoint}`)).toEqual([
-      'demo/list',
-      'demo/detail',
-      'large/list',
-      'large/detail',
+    expect(report.load.map((row) => `${row.dataset}/${row.endpoint}/${row.coding}`)).toEqual([
+      'demo/list/gzip',
+      'demo/detail/gzip',
+      'demo/list/identity',
+      'demo/detail/identity',
+      'large/list/gzip',
+      'large/detail/gzip',
     ]);
     for (const row of report.load) {
       for (const target of ['reference', 'expressFloor', 'nodeFloor', 'prism'] as const) {
@@ -82,29 +85,52 @@ describe('a quick run', () => {
     }
   });
 
-  it('benchmarks the answers the reference server gives: the 200-walk list and the largest walk', async () => {
+  it('benchmarks the answers the reference server gives: the 200-walk list and the largest walk, gzip and not', async () => {
     const server = await startReferenceServer({ log: false });
     try {
       const auth = { authorization: `Bearer ${server.credentials.CONFORMANCE_API_KEY}` };
-      const list = await fetch(`${server.baseUrl}/api/v1/walks?limit=200`, { headers: auth });
-      const listBytes = Buffer.from(await list.arrayBuffer());
-      const walks = (JSON.parse(listBytes.toString('utf8')) as { data: { id: string; count: number }[] })
+      const sent = async (path: string, coding: Coding) => {
+        const answer = await request(server.baseUrl + path, {
+          headers: { ...auth, 'accept-encoding': CODINGS[coding] },
+        });
+        return {
+          bytes: Buffer.from(await answer.body.arrayBuffer()),
+          encoding: answer.headers['content-encoding'],
+        };
+      };
+      const list = await sent('/api/v1/walks?limit=200', 'identity');
+      const walks = (JSON.parse(list.bytes.toString('utf8')) as { data: { id: string; count: number }[] })
         .data;
       const largest = Math.max(...walks.map((walk) => walk.count));
-      const [demoList, demoDetail] = report.load;
-      expect(demoList?.path).toBe('/api/v1/walks?limit=200');
-      expect(demoList?.bodyBytes).toBe(listBytes.length);
-      const detailId = demoDetail?.path.split('/').pop() ?? '';
-      expect(walks.find((walk) => walk.id === detailId)?.count).toBe(largest);
-      const detail = await fetch(`${server.baseUrl}${demoDetail?.path}`, { headers: auth });
-      expect(demoDetail?.bodyBytes).toBe(Buffer.from(await detail.arrayBuffer()).length);
+      const demo = report.load.filter((row) => row.dataset === 'demo');
+      expect(demo.length).toBe(4);
+      for (const row of demo) {
+        if (row.endpoint === 'list') expect(row.path).toBe('/api/v1/walks?limit=200');
+        else expect(walks.find((walk) => walk.id === row.path.split('/').pop())?.count).toBe(largest);
+        const answer = await sent(row.path, row.coding);
+        expect([row.endpoint, row.coding, row.bodyBytes, row.contentEncoding]).toEqual([
+          row.endpoint,
+          row.coding,
+          answer.bytes.length,
+          answer.encoding,
+        ]);
+        expect(row.contentEncoding).toBe(row.coding === 'gzip' ? 'gzip' : undefined);
+      }
     } finally {
       await server.close();
     }
   });
 
   it('revalidates both endpoints with 304 and logs every measured request', () => {
-    expect(report.revalidation.map((row) => row.revalidatedStatus)).toEqual([304, 304, 304, 304]);
+    expect(report.revalidation.map((row) => `${row.dataset}/${row.endpoint}/${row.coding}`)).toEqual([
+      'demo/list/gzip',
+      'demo/detail/gzip',
+      'demo/list/identity',
+      'demo/detail/identity',
+      'large/list/gzip',
+      'large/detail/gzip',
+    ]);
+    expect(report.revalidation.map((row) => row.revalidatedStatus)).toEqual([304, 304, 304, 304, 304, 304]);
     expect(report.requestLogs.map((log) => log.dataset)).toEqual(['demo', 'large']);
     for (const log of report.requestLogs) expect(log.lines).toBeGreaterThanOrEqual(log.measuredRequests);
   });
