@@ -27,20 +27,30 @@ export function entityTag(hash: Hash): string {
   return `"${hash.digest('base64url').slice(0, 27)}"`;
 }
 
-export function sendPrepared(req: IncomingMessage, res: ServerResponse, body: PreparedBody): void {
+/**
+ * Sends a success body, or 304 when `If-None-Match` holds its tag. `headers` (a `writeHead`
+ * name/value list) are sent with it: the fast lane passes every header here; the Express routes
+ * have set theirs on `res` already, which Node merges.
+ */
+export function sendPrepared(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: PreparedBody,
+  headers: string[] = [],
+): void {
   const gzip = prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
   const sent = gzip ?? body;
-  res.setHeader('ETag', sent.etag);
   // Either coding's tag names the same content, so a client holding either one is up to date.
   if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
-    res.statusCode = 304;
+    headers.push('ETag', sent.etag);
+    res.writeHead(304, headers);
     res.end();
     return;
   }
-  res.statusCode = 200;
-  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  if (gzip) res.setHeader('Content-Encoding', 'gzip');
-  res.setHeader('Content-Length', sent.bytes.length);
+  headers.push('ETag', sent.etag, 'Content-Type', JSON_CONTENT_TYPE);
+  if (gzip) headers.push('Content-Encoding', 'gzip');
+  headers.push('Content-Length', String(sent.bytes.length));
+  res.writeHead(200, headers);
   res.end(sent.bytes);
 }
 

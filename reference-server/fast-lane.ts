@@ -17,7 +17,7 @@ import { authorizer, refusalHeaders } from './auth/require-key.ts';
 import { sendError, sendPrepared } from './envelope.ts';
 import { ApiError } from './errors.ts';
 import type { LogSink } from './log.ts';
-import { beginRequest } from './request-context.ts';
+import { trackRequest } from './request-context.ts';
 import { detailAnswer, listAnswer, WALK_PATH, WALKS_PATH, type WalksRouteOptions } from './routes/walks.ts';
 
 /** Answers the request and returns true, or returns false having touched nothing. */
@@ -47,19 +47,30 @@ export function walksFastLane({ repository, keyring, limiter, log, onError }: Fa
     const isList = path === WALKS_PATH || path === `${WALKS_PATH}/`;
     if (!isList && !WALK_PATH.test(path)) return false;
 
-    beginRequest(req, res, log);
+    const headers = trackRequest(req, res, log);
+    // Error answers are written with `res.setHeader` (the error handler's way): set these first.
+    const setHeaders = () => {
+      if (res.headersSent) return;
+      for (let i = 0; i < headers.length; i += 2)
+        res.setHeader(headers[i] as string, headers[i + 1] as string);
+    };
     try {
       const { grant, refusal, retryAfter } = authorize(req);
       if (refusal) {
+        setHeaders();
         if (retryAfter !== undefined) sendError(res, refusal, refusalHeaders(retryAfter));
         else fail(new ApiError(refusal), req, res);
         return true;
       }
       const walks = repository.campaign(grant.campaignId);
       const answer = isList ? listAnswer(url, walks) : detailAnswer(path, walks);
-      if ('etag' in answer) sendPrepared(req, res, answer);
-      else fail(new ApiError(answer), req, res);
+      if ('etag' in answer) sendPrepared(req, res, answer, headers);
+      else {
+        setHeaders();
+        fail(new ApiError(answer), req, res);
+      }
     } catch (error) {
+      setHeaders();
       fail(error, req, res);
     }
     return true;

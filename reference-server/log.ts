@@ -54,7 +54,23 @@ export function logRecord(
   msg: string,
   fields: Record<string, unknown> = {},
 ): LogRecord {
-  return { time: new Date().toISOString(), level, msg, ...fields };
+  return { time: isoNow(), level, msg, ...fields };
+}
+
+let clockMs = Number.NaN;
+let clockIso = '';
+
+/**
+ * `new Date().toISOString()`, formatted once per millisecond: formatting costs about a
+ * microsecond here, and under load dozens of request records share each millisecond.
+ */
+export function isoNow(): string {
+  const now = Date.now();
+  if (now !== clockMs) {
+    clockMs = now;
+    clockIso = new Date(now).toISOString();
+  }
+  return clockIso;
 }
 
 /** The path of a request URL for the log: no query string, keys masked, bounded length. */

@@ -1,12 +1,23 @@
 /**
  * First step of every request: the headers every answer carries (D-HEADERS, D-CACHE), a request
- * id, and the request's log record once the answer is finished. The Express middleware and the
- * fast lane (`fast-lane.ts`) both start requests here.
+ * id, and the request's log record once the answer is finished. The Express middleware sets the
+ * headers on the response at once; the fast lane (`fast-lane.ts`) passes them to `writeHead` with
+ * the rest of its answer, which spares Node a `setHeader` per header.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { type LogSink, loggablePath } from './log.ts';
+import { isoNow, type LogSink, loggablePath } from './log.ts';
+
+/** The headers every answer carries besides its request id, as `writeHead`'s name/value list. */
+const COMMON_HEADERS = [
+  'X-Content-Type-Options',
+  'nosniff',
+  'Cache-Control',
+  'private, no-cache',
+  'Vary',
+  'Authorization, x-api-key, Accept-Encoding',
+] as const;
 
 export function requestContext(log: LogSink | false): RequestHandler {
   return (req, res, next) => {
@@ -15,32 +26,45 @@ export function requestContext(log: LogSink | false): RequestHandler {
   };
 }
 
+/** Starts a request and sets the headers every answer carries on `res`. */
 export function beginRequest(
   req: IncomingMessage & { originalUrl?: string },
   res: ServerResponse,
   log: LogSink | false,
 ): void {
+  const headers = trackRequest(req, res, log);
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i] as string, headers[i + 1] as string);
+}
+
+/**
+ * Starts a request: its id, and its log record once the answer is finished. Returns the headers
+ * every answer carries (request id included) for the caller to send; nothing is set on `res`.
+ */
+export function trackRequest(
+  req: IncomingMessage & { originalUrl?: string },
+  res: ServerResponse,
+  log: LogSink | false,
+): string[] {
   const requestId = randomUUID();
-  res.setHeader('X-Request-Id', requestId);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cache-Control', 'private, no-cache');
-  res.setHeader('Vary', 'Authorization, x-api-key, Accept-Encoding');
-  if (!log) return;
-  const started = process.hrtime.bigint();
-  const url = req.originalUrl ?? req.url ?? '';
-  // A response emits `close` once it is finished or its connection is gone, whichever comes first.
-  // The record is built in one literal (no spread, no named closure): this runs on every request.
-  res.once('close', () =>
-    log({
-      time: new Date().toISOString(),
-      level: 'info',
-      msg: 'request',
-      request_id: requestId,
-      method: req.method,
-      path: loggablePath(url),
-      status: res.statusCode,
-      duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
-      completed: res.writableFinished,
-    }),
-  );
+  if (log) {
+    const started = process.hrtime.bigint();
+    const url = req.originalUrl ?? req.url ?? '';
+    // A response emits `close` once, when it is finished or its connection is gone, whichever
+    // comes first. The record is built in one literal (no spread, no named closure): this runs
+    // on every request.
+    res.on('close', () =>
+      log({
+        time: isoNow(),
+        level: 'info',
+        msg: 'request',
+        request_id: requestId,
+        method: req.method,
+        path: loggablePath(url),
+        status: res.statusCode,
+        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        completed: res.writableFinished,
+      }),
+    );
+  }
+  return ['X-Request-Id', requestId, ...COMMON_HEADERS];
 }

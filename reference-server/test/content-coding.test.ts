@@ -146,8 +146,9 @@ describe('sendPrepared', () => {
     const answer = () => {
       const headers = new Map<string, unknown>();
       const res = {
-        statusCode: 0,
-        setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
+        writeHead: (_status: number, pairs: string[]) => {
+          for (let i = 0; i < pairs.length; i += 2) headers.set(String(pairs[i]).toLowerCase(), pairs[i + 1]);
+        },
         end: () => undefined,
       };
       return { res: res as unknown as ServerResponse, headers };
