@@ -29,6 +29,27 @@ export function credentialsFrom(
   return key !== undefined && isKeyShaped(key) ? { key } : { error: INVALID_KEY };
 }
 
+/**
+ * The two key headers as `req.headersDistinct` has them (one entry per header line, names
+ * matched case-insensitively), read from `req.rawHeaders` without building every other header's.
+ */
+export function keyHeaderLines(rawHeaders: readonly string[]): {
+  authorization: string[] | undefined;
+  apiKey: string[] | undefined;
+} {
+  let authorization: string[] | undefined;
+  let apiKey: string[] | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') {
+      (authorization ??= []).push(rawHeaders[i + 1] as string);
+    } else if (name.length === 9 && name.toLowerCase() === 'x-api-key') {
+      (apiKey ??= []).push(rawHeaders[i + 1] as string);
+    }
+  }
+  return { authorization, apiKey };
+}
+
 export function isKeyShaped(value: string): boolean {
   return (
     value.length <= MAX_KEY_LENGTH &&

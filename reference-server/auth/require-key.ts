@@ -8,7 +8,7 @@ import type { RequestHandler, Response } from 'express';
 import type { Scope } from '../../fixtures/index.ts';
 import { ApiError, type ErrorAnswer, INVALID_KEY, missingScope, RATE_LIMITED } from '../errors.ts';
 import { sendError } from '../envelope.ts';
-import { credentialsFrom } from './credentials.ts';
+import { credentialsFrom, keyHeaderLines } from './credentials.ts';
 import type { KeyGrant, Keyring } from './keyring.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
@@ -21,8 +21,8 @@ export type Authorizer = (req: IncomingMessage) => Authorization;
 export function authorizer(keyring: Keyring, scope: Scope, limiter?: RateLimiter): Authorizer {
   const forbidden = missingScope(scope);
   return (req) => {
-    const headers = req.headersDistinct;
-    const credentials = credentialsFrom(headers.authorization, headers['x-api-key']);
+    const { authorization, apiKey } = keyHeaderLines(req.rawHeaders);
+    const credentials = credentialsFrom(authorization, apiKey);
     if (credentials.error) return { refusal: credentials.error };
     const grant = keyring.grantFor(credentials.key);
     if (!grant) return { refusal: INVALID_KEY };

@@ -20,5 +20,11 @@ export function parseLimit(values: readonly string[]): number | undefined {
 export function limitValuesOf(url: string): string[] {
   const start = url.indexOf('?');
   if (start === -1) return [];
-  return new URLSearchParams(url.slice(start + 1)).getAll('limit');
+  const query = url.slice(start + 1);
+  // The query clients send nearly always: what URLSearchParams would find, without building one.
+  const plain = PLAIN_LIMIT_QUERY.exec(query);
+  if (plain) return [plain[1] as string];
+  return new URLSearchParams(query).getAll('limit');
 }
+
+const PLAIN_LIMIT_QUERY = /^limit=([0-9]+)$/;

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credentialsFrom } from '../auth/credentials.ts';
+import { credentialsFrom, keyHeaderLines } from '../auth/credentials.ts';
 import { errorOf, startTestServer, type TestServer, validBody } from './harness.ts';
 
 let server: TestServer;
@@ -87,5 +90,43 @@ describe('key header parsing, property-based', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('keyHeaderLines', () => {
+  it('reads the two key headers exactly as req.headersDistinct has them, from real requests', async () => {
+    const seen: unknown[] = [];
+    const echo = createServer((req, res) => {
+      const lines = keyHeaderLines(req.rawHeaders);
+      const distinct = req.headersDistinct;
+      seen.push([lines, { authorization: distinct.authorization, apiKey: distinct['x-api-key'] }]);
+      res.end();
+    });
+    echo.listen(0, '127.0.0.1');
+    await once(echo, 'listening');
+    const { port } = echo.address() as AddressInfo;
+    const requests = [
+      [],
+      ['Authorization: Bearer a'],
+      ['authorization: Bearer a', 'AUTHORIZATION: Bearer b'],
+      ['X-Api-Key: k', 'x-api-key: k', 'X-API-KEY: '],
+      ['Authorization: Basic x', 'x-api-key: k', 'x-api-keys: no', 'authorizations: no'],
+      ['Authorisation: Bearer a', 'x-api-kei: k'],
+    ];
+    try {
+      for (const headers of requests) {
+        const socket = connect(port, '127.0.0.1').resume();
+        socket.end(['GET / HTTP/1.1', 'Host: x', 'Connection: close', ...headers, '', ''].join('\r\n'));
+        await once(socket, 'close');
+      }
+      expect(seen.length).toBe(requests.length);
+      for (const [lines, distinct] of seen as [unknown, unknown][]) expect(lines).toEqual(distinct);
+      expect(seen[2]).toEqual([
+        { authorization: ['Bearer a', 'Bearer b'], apiKey: undefined },
+        { authorization: ['Bearer a', 'Bearer b'], apiKey: undefined },
+      ]);
+    } finally {
+      echo.close();
+    }
   });
 });
