@@ -3,8 +3,7 @@
  * plaintext, so its timing says nothing about how close a guess came; revoked keys are simply
  * absent, so they take the same path as unknown ones (D-AUTH-REVOKED).
  */
-import { createHash } from 'node:crypto';
-import type { ApiKeyRecord, Scope } from '../../fixtures/index.ts';
+import { type ApiKeyRecord, hashKey, type Scope } from '../../fixtures/index.ts';
 
 export interface KeyGrant {
   /** Stable id of the key record (safe to log: not the key). */
@@ -28,6 +27,6 @@ export class Keyring {
   }
 
   grantFor(key: string): KeyGrant | undefined {
-    return this.grants.get(createHash('sha256').update(key, 'utf8').digest('hex'));
+    return this.grants.get(hashKey(key));
   }
 }
