@@ -10,9 +10,9 @@ prints the figures side by side and writes them as JSON.
 Options:
   --quick                 a shorter smoke run (0.5 s load rounds, a 10,000-walk large data set)
   --output FILE           JSON file of every figure (default reports/bench.json)
-  --duration S            seconds of each measured load round (full 1.5, quick 0.5)
+  --duration S            seconds of each measured load round (full 1.25, quick 0.5)
   --rounds N              measured rounds per target, order rotating (full 3, quick 2)
-  --warmup S              seconds of warm-up of each target before its rounds (full 1, quick 0.3)
+  --warmup S              seconds of warm-up of each target before its rounds (full 0.5, quick 0.3)
   --connections N         concurrent connections of each load run (default 10)
   --large-walks N         walks of the large data set (full 100000, quick 10000)
   --startup-samples N     start-ups measured on the demo data set, median reported (full 3, quick 1)
@@ -61,9 +61,9 @@ export function parseBenchFlags(argv: string[]): BenchOptions {
   return {
     mode: quick ? 'quick' : 'full',
     output: values.output ?? 'reports/bench.json',
-    durationS: positive('--duration', values.duration, quick ? 0.5 : 1.5, 600),
+    durationS: positive('--duration', values.duration, quick ? 0.5 : 1.25, 600),
     rounds: Math.round(positive('--rounds', values.rounds, quick ? 2 : 3, 100)),
-    warmupS: positive('--warmup', values.warmup, quick ? 0.3 : 1, 600, true),
+    warmupS: positive('--warmup', values.warmup, quick ? 0.3 : 0.5, 600, true),
     connections: Math.round(positive('--connections', values.connections, 10, 1_000)),
     largeWalks: Math.round(
       positive('--large-walks', values['large-walks'], quick ? 10_000 : 100_000, 2_000_000),
