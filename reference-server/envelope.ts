@@ -1,6 +1,7 @@
 /**
- * The one way the API answers: precomputed envelope bytes with their headers, written with
- * `res.end` so a wrapping app can still intercept them. Success bodies carry a strong ETag;
+ * The one way the API answers: precomputed envelope bytes with their headers. Success answers
+ * go out with one `res.writeHead` and one `res.end` (a wrapping app intercepts both; see
+ * `conformance/test/mutations.ts`), error answers with `res.setHeader` and `res.end`. Success bodies carry a strong ETag;
  * `If-None-Match` with a matching tag gets 304 (D-CACHE). A client asking for gzip gets the
  * body's gzip form, compressed once and kept (D-COMPRESSION, `content-coding.ts`).
  */

@@ -688,6 +688,23 @@ function apply(mutation: Mutation, req: IncomingMessage, res: ServerResponse, wo
   mutation.request?.(req, before, world);
   const respond = mutation.response;
   if (!respond) return;
+  // The server may send its headers with `writeHead` (the fast lane does): hold them on `res`
+  // as `setHeader` would, so the mutation can still rewrite them; Node's own `writeHead` call
+  // from inside `end` goes through.
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  let ending = false;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    if (ending) return writeHead(status, ...rest);
+    res.statusCode = status;
+    const headers = rest.at(-1);
+    if (Array.isArray(headers)) {
+      for (let i = 0; i < headers.length; i += 2) res.setHeader(String(headers[i]), String(headers[i + 1]));
+    } else if (headers && typeof headers === 'object') {
+      for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders))
+        if (value !== undefined) res.setHeader(name, value);
+    }
+    return res;
+  }) as ServerResponse['writeHead'];
   const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
   res.end = ((chunk?: unknown, encoding?: unknown) => {
     const body =
@@ -703,6 +720,7 @@ function apply(mutation: Mutation, req: IncomingMessage, res: ServerResponse, wo
       if (value !== undefined) res.setHeader(name, value);
     res.statusCode = out.status;
     if (req.method !== 'HEAD') res.setHeader('content-length', out.body.length);
+    ending = true;
     return end(req.method === 'HEAD' ? undefined : out.body);
   }) as ServerResponse['end'];
 }
