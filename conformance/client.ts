@@ -252,7 +252,8 @@ export class HttpClient {
       this.deadInARow = 0;
       const wire = Buffer.concat(chunks);
       const coding = codingOf(answer.headers['content-encoding']);
-      if (headers['accept-encoding'] === undefined || coding === 'identity' || wire.length === 0) {
+      const asked = headers['accept-encoding'];
+      if (asked === undefined || asked === 'identity' || coding === 'identity' || wire.length === 0) {
         return responseOf(answer.statusCode, answer.headers, wire);
       }
       const content = await this.decoded(coding, wire, answer.statusCode);
@@ -326,7 +327,13 @@ export class HttpClient {
     display: Record<string, string>;
     keys: KeyName[];
   } {
-    const wire: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
+    // `identity` unless a check asks for a coding: a deployment may compress a request that names
+    // none (RFC 9110 §12.5.3), and the suite must not fail it for that.
+    const wire: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      accept: 'application/json',
+      'accept-encoding': 'identity',
+    };
     const display: Record<string, string> = {};
     const keys: KeyName[] = [];
     for (const use of spec.auth === undefined ? [] : [spec.auth].flat()) {

@@ -110,7 +110,19 @@ const ENCODED: Record<string, { coding: string; body: Buffer } | undefined> = {
   other: { coding: 'gzip', body: gzipSync(listOf([emptyWalk(1)])) },
   bomb: { coding: 'gzip', body: gzipSync(Buffer.alloc(16 * CAP)) },
   brotli: { coding: 'br', body: brotliCompressSync(IDENTITY) },
+  unasked: { coding: 'gzip', body: gzipSync(IDENTITY) },
+  always: { coding: 'gzip', body: gzipSync(IDENTITY) },
 };
+
+/**
+ * Whether a behaviour compresses this request: most only when asked; `unasked` also when the
+ * request names no coding at all (RFC 9110 §12.5.3 lets it); `always` even against `identity`.
+ */
+function compresses(mode: string, acceptEncoding: string | undefined): boolean {
+  if (mode === 'always') return true;
+  if (mode === 'unasked' && acceptEncoding === undefined) return true;
+  return /\bgzip\b/.test(acceptEncoding ?? '');
+}
 
 describe('ENVELOPE-010 against other deployments', () => {
   let target: Listening;
@@ -123,7 +135,7 @@ describe('ENVELOPE-010 against other deployments', () => {
         res.end('{"ok":false,"error":{"code":"not_found","message":"No such route."}}');
         return;
       }
-      const encoded = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? ENCODED[mode] : undefined;
+      const encoded = compresses(mode, req.headers['accept-encoding']) ? ENCODED[mode] : undefined;
       res.writeHead(200, {
         'content-type': 'application/json; charset=utf-8',
         ...(encoded ? { 'content-encoding': encoded.coding, vary: 'Accept-Encoding' } : {}),
@@ -173,6 +185,19 @@ describe('ENVELOPE-010 against other deployments', () => {
       `no usable answer to Accept-Encoding: gzip: the answer (status 200) decoded from gzip exceeded ${CAP} bytes and was cut off`,
     );
     expect(result.response).toBeUndefined();
+  });
+
+  it('raises no false alarm on a deployment that compresses requests naming no coding', async () => {
+    // Every request of the suite says `Accept-Encoding: identity` unless a check asks otherwise.
+    const result = resultOf(await strictRun('unasked'), 'ENVELOPE-010');
+    expect(result.actual).toMatch(/^gzip: \d+ bytes for \d+ identity bytes .*; the decoded body equals/);
+  });
+
+  it('fails a deployment that sends gzip to a request that asked for identity', async () => {
+    const config = configFor(`${target.baseUrl}/always`, KEYS, { only: ['ENVELOPE'], maxResponseBytes: CAP });
+    const report = await runSuite(config);
+    expect(resultOf(report, 'ENVELOPE-004').status).toBe('fail');
+    expect(report.summary.verdict).toBe('fail');
   });
 
   it('reports a coding the suite did not ask for as unusable, not as a body to judge', async () => {
