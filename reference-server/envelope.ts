@@ -1,8 +1,8 @@
 /**
  * The one way the API answers: precomputed envelope bytes with their headers. Success answers
  * go out with one `res.writeHead` and one `res.end` (a wrapping app intercepts both; see
- * `conformance/test/mutations.ts`), error answers with `res.setHeader` and `res.end`. Success bodies carry a strong ETag;
- * `If-None-Match` with a matching tag gets 304 (D-CACHE). A client asking for gzip gets the
+ * `conformance/test/mutations.ts`), error answers with `res.setHeader` and `res.end`. Success
+ * bodies carry a strong ETag; `If-None-Match` with a matching tag gets 304 (D-CACHE). A client asking for gzip gets the
  * body's gzip form, compressed once and kept (D-COMPRESSION, `content-coding.ts`).
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -37,21 +37,27 @@ export function sendPrepared(
   req: IncomingMessage,
   res: ServerResponse,
   body: PreparedBody,
-  headers: string[] = [],
+  headers: readonly string[] = [],
 ): void {
   const gzip = prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
   const sent = gzip ?? body;
   // Either coding's tag names the same content, so a client holding either one is up to date.
   if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
-    headers.push('ETag', sent.etag);
-    res.writeHead(304, headers);
+    res.writeHead(304, [...headers, 'ETag', sent.etag]);
     res.end();
     return;
   }
-  headers.push('ETag', sent.etag, 'Content-Type', JSON_CONTENT_TYPE);
-  if (gzip) headers.push('Content-Encoding', 'gzip');
-  headers.push('Content-Length', String(sent.bytes.length));
-  res.writeHead(200, headers);
+  const coding = gzip ? ['Content-Encoding', 'gzip'] : [];
+  res.writeHead(200, [
+    ...headers,
+    'ETag',
+    sent.etag,
+    'Content-Type',
+    JSON_CONTENT_TYPE,
+    ...coding,
+    'Content-Length',
+    String(sent.bytes.length),
+  ]);
   res.end(sent.bytes);
 }
 

@@ -17,7 +17,7 @@ import { authorizer, refusalHeaders } from './auth/require-key.ts';
 import { sendError, sendPrepared } from './envelope.ts';
 import { ApiError } from './errors.ts';
 import type { LogSink } from './log.ts';
-import { trackRequest } from './request-context.ts';
+import { setHeaderList, trackRequest } from './request-context.ts';
 import { detailAnswer, listAnswer, WALK_PATH, WALKS_PATH, type WalksRouteOptions } from './routes/walks.ts';
 
 /** Answers the request and returns true, or returns false having touched nothing. */
@@ -48,16 +48,12 @@ export function walksFastLane({ repository, keyring, limiter, log, onError }: Fa
     if (!isList && !WALK_PATH.test(path)) return false;
 
     const headers = trackRequest(req, res, log);
-    // Error answers are written with `res.setHeader` (the error handler's way): set these first.
-    const setHeaders = () => {
-      if (res.headersSent) return;
-      for (let i = 0; i < headers.length; i += 2)
-        res.setHeader(headers[i] as string, headers[i + 1] as string);
-    };
+    // Success answers send `headers` with `writeHead`; error answers go through the error
+    // handler, which writes with `setHeader`, so those set them on `res` first.
     try {
       const { grant, refusal, retryAfter } = authorize(req);
       if (refusal) {
-        setHeaders();
+        setHeaderList(res, headers);
         if (retryAfter !== undefined) sendError(res, refusal, refusalHeaders(retryAfter));
         else fail(new ApiError(refusal), req, res);
         return true;
@@ -66,11 +62,11 @@ export function walksFastLane({ repository, keyring, limiter, log, onError }: Fa
       const answer = isList ? listAnswer(url, walks) : detailAnswer(path, walks);
       if ('etag' in answer) sendPrepared(req, res, answer, headers);
       else {
-        setHeaders();
+        setHeaderList(res, headers);
         fail(new ApiError(answer), req, res);
       }
     } catch (error) {
-      setHeaders();
+      if (!res.headersSent) setHeaderList(res, headers);
       fail(error, req, res);
     }
     return true;

@@ -32,7 +32,11 @@ export function beginRequest(
   res: ServerResponse,
   log: LogSink | false,
 ): void {
-  const headers = trackRequest(req, res, log);
+  setHeaderList(res, trackRequest(req, res, log));
+}
+
+/** Sets a `writeHead`-style name/value list on `res`, for answers written with `setHeader`. */
+export function setHeaderList(res: ServerResponse, headers: readonly string[]): void {
   for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i] as string, headers[i + 1] as string);
 }
 
