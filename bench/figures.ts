@@ -65,7 +65,7 @@ export interface RevalidationFigures {
 export interface StartupFigures {
   dataset: string;
   walks: number;
-  /** `npm run reference-server`'s command (`node reference-server/launch.js`): spawn to first HTTP answer, the median of the samples. */
+  /** `node reference-server/launch.js` (what `npm run reference-server` runs): spawn to first HTTP answer, median. */
   childProcessMs: number;
   childProcessSamplesMs: number[];
   /** Generate + `createApp` + listen + first answer inside one process (modules already loaded), median. */

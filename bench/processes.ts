@@ -17,7 +17,7 @@ export interface ServerChild {
   baseUrl: string;
   /** Milliseconds from `spawn` to the first HTTP answer (any status). */
   startupMs: number;
-  /** Resident memory of the process that serves (the child itself, or the one child of a wrapper such as tsx). */
+  /** Resident memory of the process that serves (the child, or the one child of a wrapper like tsx). */
   rssMb(): number | undefined;
   /** Peak resident memory of that process so far. */
   peakRssMb(): number | undefined;
@@ -118,7 +118,8 @@ async function stopChild(child: ChildProcess, exited: Promise<void>, graceMs = 5
 
 /**
  * The process that actually serves: a wrapper such as the `tsx` CLI re-spawns node with its loader
- * and relays signals, so its only child is the server; a plain node child serves itself. Linux exposes children in /proc; elsewhere, the pid itself.
+ * and relays signals, so its only child is the server; a plain node child serves itself. Linux
+ * exposes children in /proc; elsewhere, the pid itself.
  */
 function servingProcessOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;

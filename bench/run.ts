@@ -130,7 +130,7 @@ function writeServedBytes(dir: string, answers: Record<Endpoint, Served>): void 
   const routes: RouteFile[] = (['list', 'detail'] as const).map((endpoint) => {
     const { path, bytes, contentEncoding } = answers[endpoint];
     writeFileSync(join(dir, `${endpoint}.body`), bytes);
-    return { path, file: `${endpoint}.body`, ...(contentEncoding ? { contentEncoding } : {}) };
+    return { path, file: `${endpoint}.body`, contentEncoding };
   });
   writeFileSync(join(dir, 'routes.json'), JSON.stringify(routes));
 }
@@ -185,8 +185,6 @@ async function benchDataset(
   const children: ServerChild[] = [];
   try {
     progress(`${plan.name}: starting the reference server (${plan.walks} walks)`);
-    // What `npm run reference-server` runs; its bundle is built before any start-up is timed.
-    execFileSync(process.execPath, [REFERENCE_LAUNCHER, '--build-only'], { cwd: ROOT, stdio: 'inherit' });
     const startReference = () =>
       spawnServer({
         name: 'reference server',
@@ -211,10 +209,9 @@ async function benchDataset(
     const revalidated: RevalidationFigures[] = [];
     for (const coding of plan.codings) {
       const sent = { 'Accept-Encoding': CODINGS[coding] };
-      const answers = await benchmarkedAnswers(reference.baseUrl, { ...auth, ...sent });
-      revalidated.push(
-        ...(await revalidation(reference.baseUrl, { ...auth, ...sent }, plan.name, coding, answers)),
-      );
+      const keyed = { ...auth, ...sent };
+      const answers = await benchmarkedAnswers(reference.baseUrl, keyed);
+      revalidated.push(...(await revalidation(reference.baseUrl, keyed, plan.name, coding, answers)));
       const bytesDir = join(work, coding);
       writeServedBytes(bytesDir, answers);
       const floors = [
@@ -228,11 +225,11 @@ async function benchDataset(
       for (const endpoint of ['list', 'detail'] as const) {
         const { path, bytes, contentEncoding } = answers[endpoint];
         const targets: LoadTarget[] = [
-          { name: 'reference', url: reference.baseUrl + path, headers: { ...auth, ...sent } },
+          { name: 'reference', url: reference.baseUrl + path, headers: keyed },
           { name: 'expressFloor', url: expressFloor.baseUrl + path, headers: sent },
           { name: 'nodeFloor', url: nodeFloor.baseUrl + path, headers: sent },
         ];
-        if (prism) targets.push({ name: 'prism', url: prism.baseUrl + path, headers: { ...auth, ...sent } });
+        if (prism) targets.push({ name: 'prism', url: prism.baseUrl + path, headers: keyed });
         progress(
           `${plan.name}: load on ${path}, Accept-Encoding: ${CODINGS[coding]} ` +
             `(${targets.map((target) => target.name).join(', ')})`,
@@ -382,6 +379,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     return prism;
   };
   try {
+    // What `npm run reference-server` runs; its bundle is built before any start-up is timed.
+    execFileSync(process.execPath, [REFERENCE_LAUNCHER, '--build-only'], { cwd: ROOT, stdio: 'inherit' });
     const plans: DatasetPlan[] = [
       {
         name: 'demo',

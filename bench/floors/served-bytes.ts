@@ -49,7 +49,7 @@ export function floorArgs(argv: string[]): FloorArgs {
     routes: new Map(
       listed.map(({ path, file, contentEncoding }) => [
         path,
-        { bytes: readFileSync(join(dir, file)), ...(contentEncoding ? { contentEncoding } : {}) },
+        { bytes: readFileSync(join(dir, file)), contentEncoding },
       ]),
     ),
   };
