@@ -2,8 +2,9 @@
  * The suite's only way to the target. Manners: bounded concurrency, a timeout covering headers and
  * body, a request budget, a response size cap, redirects never followed (so a key never travels to
  * another origin), 429 honoured once with a bounded `Retry-After`, and identical GETs memoized so
- * checks share one fetch. No `Accept-Encoding` is sent unless a check asks for one; a gzip answer
- * to such a request is decoded under the same size cap, so every check judges the content. Network
+ * checks share one fetch. Requests ask for `Accept-Encoding: identity` unless a check asks for a
+ * coding; a gzip answer to such a request is decoded under the same size cap, so every check
+ * judges the content. Network
  * trouble never throws: it comes back as an `Exchange` with an `error` a check turns into a clear
  * failure.
  */
@@ -253,7 +254,7 @@ export class HttpClient {
       const wire = Buffer.concat(chunks);
       const coding = codingOf(answer.headers['content-encoding']);
       const asked = headers['accept-encoding'];
-      if (asked === undefined || asked === 'identity' || coding === 'identity' || wire.length === 0) {
+      if (asked === undefined || asked === NO_CODING || coding === NO_CODING || wire.length === 0) {
         return responseOf(answer.statusCode, answer.headers, wire);
       }
       const content = await this.decoded(coding, wire, answer.statusCode);
@@ -332,7 +333,7 @@ export class HttpClient {
     const wire: Record<string, string> = {
       'user-agent': USER_AGENT,
       accept: 'application/json',
-      'accept-encoding': 'identity',
+      'accept-encoding': NO_CODING,
     };
     const display: Record<string, string> = {};
     const keys: KeyName[] = [];
@@ -383,10 +384,13 @@ export class HttpClient {
 
 const gunzipAsync = promisify(gunzip);
 
+/** The content coding that is no coding (RFC 9110 §8.4.1). */
+const NO_CODING = 'identity';
+
 /** The answer's content coding, lower case; `identity` when it names none. */
 function codingOf(header: string | string[] | undefined): string {
   const value = [header ?? []].flat().join(',').trim().toLowerCase();
-  return value === '' ? 'identity' : value;
+  return value === '' ? NO_CODING : value;
 }
 
 function responseOf(
