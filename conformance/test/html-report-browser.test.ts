@@ -7,22 +7,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchHeadlessChromium } from '../../docs/test/headless-chromium.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import type { HtmlRun } from './html-report-run.ts';
 import { runForHtmlReport } from './html-report-run.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = new URL('../../reports/conformance-report.png', import.meta.url);
 
 let dir: string;
@@ -34,7 +26,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'conformance-html-browser-'));
   server = await startDriftServer();
   run = await runForHtmlReport(server, dir);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchHeadlessChromium();
 });
 
 afterAll(async () => {

@@ -1,21 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchHeadlessChromium } from './headless-chromium.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { buildApiReference } from '../build.ts';
 
 const doc = loadSpec();
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = new URL('../../reports/docs.png', import.meta.url);
 
 let server: RunningServer;
@@ -29,7 +21,7 @@ beforeAll(async () => {
   server = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
   baseUrl = server.baseUrl;
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchHeadlessChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 1800 } });
   context.on('request', (request) => requested.push(request.url()));
   page = await context.newPage();
