@@ -3,20 +3,18 @@
  * set, not in the keyring, not in any log line — whatever header, path, query or body a client put
  * a key in, and whatever the answer (200, 4xx, 429, 500).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials, generateDataset, KEY_PREFIX } from '../../fixtures/index.ts';
 import { Keyring } from '../auth/keyring.ts';
 import { jsonLines } from '../log.ts';
 import { activeWalksOf, datasetFor, rawRequest, startTestServer, type TestServer } from './harness.ts';
+import { listeningUrl, startServerProcess } from './server-process.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dataset = datasetFor();
 const demoKeys = Object.values(demoCredentials({ seed: dataset.seed }));
 /** Well-formed keys nobody issued, and one far too long: bad keys must not be logged either. */
@@ -155,17 +153,10 @@ describe('keys in the log', () => {
 
 describe('keys in the log of `npm run reference-server`', () => {
   it('a run that used every demo key in both headers prints none of them', async () => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'reference-server/main.ts', '--port', '0', '--rate-limit', '5/min'],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
-    );
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const { child, output } = startServerProcess(['--port', '0', '--rate-limit', '5/min']);
     const closed = once(child, 'close');
     try {
-      const baseUrl = await listeningUrl(() => output);
+      const baseUrl = await listeningUrl(output);
       const port = Number(new URL(baseUrl).port);
       const walkId = activeWalksOf(dataset, 0)[0]?.id ?? '';
       for (const key of secrets) {
@@ -177,21 +168,11 @@ describe('keys in the log of `npm run reference-server`', () => {
       child.kill('SIGTERM');
       await closed;
     }
-    const lines = output.trim().split('\n');
+    const text = output();
+    const lines = text.trim().split('\n');
     expect(lines.filter((line) => line.includes('"msg":"request"')).length).toBe(secrets.length * 13);
-    expect(output).toContain('"status":429');
-    expect(output).toContain('"msg":"stopped"');
-    expectNoSecret(output);
+    expect(text).toContain('"status":429');
+    expect(text).toContain('"msg":"stopped"');
+    expectNoSecret(text);
   }, 60_000);
 });
-
-/** The `url` of the server's `listening` record, waiting at most 30 s for it. */
-async function listeningUrl(output: () => string): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const match = /"msg":"listening","url":"([^"]+)"/.exec(output());
-    if (match?.[1]) return match[1];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the server did not report listening: ${output().slice(0, 500)}`);
-}

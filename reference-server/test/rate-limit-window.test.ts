@@ -3,9 +3,7 @@
  * one-minute window per key, 429 `rate_limited` in the envelope with an integer `Retry-After`, one
  * budget per key whichever header carries it, nothing counted before the key is known.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.ts';
 import { resolveConfig } from '../config.ts';
@@ -19,8 +17,8 @@ import {
   type TestServer,
   validBody,
 } from './harness.ts';
+import { listeningUrl, startServerProcess } from './server-process.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIMIT = 3;
 let now = 0;
 let server: TestServer;
@@ -145,7 +143,7 @@ describe('per-key rate limiting with an injected clock', () => {
 
 describe('npm run reference-server -- --rate-limit N/min', () => {
   it('limits each key to N requests a minute', async () => {
-    const { child, output } = startProcess(['--port', '0', '--quiet', '--rate-limit', '2/min']);
+    const { child, output } = startServerProcess(['--port', '0', '--quiet', '--rate-limit', '2/min']);
     try {
       const port = Number(new URL(await listeningUrl(output)).port);
       const key = bearer(server.keys.CONFORMANCE_API_KEY);
@@ -167,7 +165,7 @@ describe('npm run reference-server -- --rate-limit N/min', () => {
   it.each(['0/min', '2/s', 'abc', '-1', '1.5/min'])(
     'refuses --rate-limit %s with exit status 2',
     async (value) => {
-      const { child, output } = startProcess(['--rate-limit', value]);
+      const { child, output } = startServerProcess(['--rate-limit', value]);
       const [code] = (await once(child, 'close')) as [number | null];
       expect(code).toBe(2);
       expect(output()).toMatch(/reference-server: .*--rate-limit/);
@@ -175,26 +173,3 @@ describe('npm run reference-server -- --rate-limit N/min', () => {
     60_000,
   );
 });
-
-function startProcess(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  let text = '';
-  child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  return { child, output: () => text };
-}
-
-/** The URL the server reports listening on; with `--quiet` that record is still written. */
-async function listeningUrl(output: () => string): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const match = /"msg":"listening","url":"([^"]+)"/.exec(output());
-    if (match?.[1]) return match[1];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the server did not report listening: ${output().slice(0, 500)}`);
-}

@@ -1,0 +1,31 @@
+/**
+ * The reference server as its own process (`main.ts` run by tsx), for tests of what only a real
+ * process shows: its log on stdout, flags, signals. Output is stdout and stderr together.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export function startServerProcess(args: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let text = '';
+  child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  return { child, output: () => text };
+}
+
+/** The `url` of the server's `listening` record (written even with `--quiet`), waiting at most 30 s. */
+export async function listeningUrl(output: () => string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const match = /"msg":"listening","url":"([^"]+)"/.exec(output());
+    if (match?.[1]) return match[1];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the server did not report listening: ${output().slice(0, 500)}`);
+}
