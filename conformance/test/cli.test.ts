@@ -5,24 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
-import { main } from '../cli.ts';
 import type { Report } from '../types.ts';
-import { listen } from './harness.ts';
+import { listen, runCli } from './harness.ts';
 import type { MutationServer } from './mutations.ts';
 import { MUTATIONS, startMutationServer } from './mutations.ts';
-
-interface Captured {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(argv, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { status, stdout, stderr };
-}
 
 const demo = demoCredentials();
 const expectNoKeys = (text: string) => {
@@ -44,7 +30,7 @@ afterAll(async () => {
 
 describe('npm run conformance', () => {
   it('documents every option and variable in --help', async () => {
-    const { status, stdout } = await cli(['--help']);
+    const { status, stdout } = await runCli(['--help']);
     expect(status).toBe(0);
     for (const word of [
       '--base-url',
@@ -69,9 +55,12 @@ describe('npm run conformance', () => {
   it('checks the embedded reference server without a base URL, writing JUnit and JSON', async () => {
     const junit = join(dir, 'r.xml');
     const json = join(dir, 'r.json');
-    const { status, stdout } = await cli(['--reporter', 'junit,json', '--output', junit, '--output', json], {
-      CONFORMANCE_STRICT: '1',
-    });
+    const { status, stdout } = await runCli(
+      ['--reporter', 'junit,json', '--output', junit, '--output', json],
+      {
+        CONFORMANCE_STRICT: '1',
+      },
+    );
     expect(status).toBe(0);
     expect(stdout).toContain('(embedded reference server)');
     expect(stdout).toContain('strict on');
@@ -88,7 +77,7 @@ describe('npm run conformance', () => {
   it('exits 1 on a required failure and prints the requirement, a hint and a curl with the key variable', async () => {
     const broken = MUTATIONS.find((m) => m.name === 'limit-1-gives-2');
     if (!broken) throw new Error('variant missing');
-    const { status, stdout } = await cli(['--base-url', variants.urlOf(broken)], { ...demo });
+    const { status, stdout } = await runCli(['--base-url', variants.urlOf(broken)], { ...demo });
     expect(status).toBe(1);
     expect(stdout).toContain('✗ WALKS-LIST-003 [required, §4.2, §8] limit=1 returns exactly one walk');
     expect(stdout).toContain('expected:  exactly 1 walk');
@@ -101,7 +90,7 @@ describe('npm run conformance', () => {
   });
 
   it('skips the checks whose key is not set, naming the variable', async () => {
-    const { status, stdout } = await cli(['--base-url', variants.urlOf('none')], {
+    const { status, stdout } = await runCli(['--base-url', variants.urlOf('none')], {
       CONFORMANCE_API_KEY: demo.CONFORMANCE_API_KEY,
     });
     expect(status).toBe(0);
@@ -113,7 +102,7 @@ describe('npm run conformance', () => {
   });
 
   it('lets flags override the environment', async () => {
-    const { stdout } = await cli(['--base-url', variants.urlOf('none'), '--only', 'WALKS-LIST-001'], {
+    const { stdout } = await runCli(['--base-url', variants.urlOf('none'), '--only', 'WALKS-LIST-001'], {
       ...demo,
       CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/never-used',
     });
@@ -123,7 +112,7 @@ describe('npm run conformance', () => {
   it('exits 2 when nothing answers at the base URL', async () => {
     const gone = await listen(() => undefined);
     await gone.close();
-    const { status, stderr } = await cli(['--base-url', gone.baseUrl], {
+    const { status, stderr } = await runCli(['--base-url', gone.baseUrl], {
       CONFORMANCE_API_KEY: demo.CONFORMANCE_API_KEY,
     });
     expect(status).toBe(2);
@@ -139,13 +128,13 @@ describe('npm run conformance', () => {
     [['--reporter', 'pdf'], /--reporter must be one of console, junit, json, html/],
     [['--profile', 'mock'], /--profile mock needs --base-url/],
   ])('exits 2 on unusable configuration: %j', async (argv, message) => {
-    const { status, stderr } = await cli(argv);
+    const { status, stderr } = await runCli(argv);
     expect(status).toBe(2);
     expect(stderr).toMatch(message);
   });
 
   it('never echoes a key from a bad configuration', async () => {
-    const { status, stderr } = await cli(
+    const { status, stderr } = await runCli(
       ['--base-url', `http://127.0.0.1:1/${demo.CONFORMANCE_API_KEY}?x=1`],
       { ...demo },
     );

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../cli.ts';
 import type { Report } from '../types.ts';
+import { runCli } from './harness.ts';
 import type { MutationServer } from './mutations.ts';
 import { MUTATIONS, startMutationServer } from './mutations.ts';
 
@@ -16,25 +16,7 @@ let dir: string;
 let variants: MutationServer;
 const previous: Record<string, string> = {};
 
-interface Captured {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[]): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(
-    argv,
-    { ...variants.world.credentials },
-    {
-      stdout: (t) => (stdout += t),
-      stderr: (t) => (stderr += t),
-    },
-  );
-  return { status, stdout, stderr };
-}
+const cli = (argv: string[]) => runCli(argv, { ...variants.world.credentials });
 
 const urlOf = (name: string) => {
   if (name === 'none') return variants.urlOf('none');

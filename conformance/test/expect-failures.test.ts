@@ -7,34 +7,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../cli.ts';
 import type { Report } from '../types.ts';
-import { listen } from './harness.ts';
+import { listen, runCli } from './harness.ts';
 import type { MutationServer } from './mutations.ts';
 import { MUTATIONS, startMutationServer } from './mutations.ts';
 
 let dir: string;
 let variants: MutationServer;
 
-interface Captured {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(argv: string[]): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(
-    argv,
-    { ...variants.world.credentials },
-    {
-      stdout: (t) => (stdout += t),
-      stderr: (t) => (stderr += t),
-    },
-  );
-  return { status, stdout, stderr };
-}
+const cli = (argv: string[]) => runCli(argv, { ...variants.world.credentials });
 
 function file(name: string, text: string): string {
   const path = join(dir, name);
@@ -142,11 +123,11 @@ describe('--expect-failures', () => {
       'skip.yaml',
       '- id: AUTH-009\n  reason: the revoked key is not provisioned on staging\n',
     );
-    let stdout = '';
-    const status = await main(
+    const { status, stdout } = await runCli(
       ['--base-url', variants.urlOf('none'), '--expect-failures', list],
-      { CONFORMANCE_API_KEY: variants.world.credentials.CONFORMANCE_API_KEY },
-      { stdout: (t) => (stdout += t), stderr: () => undefined },
+      {
+        CONFORMANCE_API_KEY: variants.world.credentials.CONFORMANCE_API_KEY,
+      },
     );
     expect(status).toBe(0);
     expect(stdout).toContain('  - AUTH-009 [skip: set CONFORMANCE_REVOKED_KEY to run this check]');

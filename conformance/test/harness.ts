@@ -2,6 +2,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { KeyName, SuiteConfig } from '../config.ts';
+import { main } from '../cli.ts';
 import { DEFAULTS } from '../config.ts';
 import type { CheckResult, Report } from '../types.ts';
 
@@ -58,4 +59,19 @@ export function requiredFailures(report: Report): string[] {
   return report.results
     .filter((r) => r.status === 'fail' && r.effectiveLevel === 'required')
     .map((r) => `${r.id}: ${r.actual}`);
+}
+
+/** What one in-process run of the CLI printed, and its exit status. */
+export interface CliRun {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI's `main` in-process with `env` as its environment, capturing what it prints. */
+export async function runCli(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const status = await main(argv, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { status, stdout, stderr };
 }
