@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractValidator, loadSpec } from '../../spec/contract.ts';
-import { main } from '../cli.ts';
 import type { Exchange } from '../client.ts';
 import { REPORTER_NAMES } from '../config.ts';
 import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../drift.ts';
@@ -16,7 +15,7 @@ import { runSuite, runSuiteWithTraffic } from '../runner.ts';
 import type { Report } from '../types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
-import { configFor, requiredFailures, resultOf } from './harness.ts';
+import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 import { MUTATIONS, startMutationServer } from './mutations.ts';
 
 let server: DriftServer;
@@ -145,18 +144,8 @@ describe('drift section', () => {
   });
 
   it('--strict exits 1 on drift; without it the run passes and still prints the drift', async () => {
-    const run = async (argv: string[]) => {
-      let stdout = '';
-      const status = await main(
-        ['--base-url', server.urlOf({}), ...argv],
-        { ...server.credentials },
-        {
-          stdout: (t) => (stdout += t),
-          stderr: () => undefined,
-        },
-      );
-      return { status, stdout };
-    };
+    const run = (argv: string[]) =>
+      runCli(['--base-url', server.urlOf({}), ...argv], { ...server.credentials });
     const strictRun = await run(['--strict']);
     expect(strictRun.status).toBe(1);
     const lenientRun = await run([]);
