@@ -1,5 +1,5 @@
 /** What the suite's tests share: a config for a target, and small servers that listen on port 0. */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { KeyName, SuiteConfig } from '../config.ts';
 import { main } from '../cli.ts';
@@ -74,4 +74,25 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   let stderr = '';
   const status = await main(argv, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
   return { status, stdout, stderr };
+}
+
+/**
+ * A hostile answer: writes `total` bytes of spaces to `res` as fast as the client reads, and stops
+ * when the connection goes. Returns how many bytes it has handed to the socket so far.
+ */
+export function pourBytes(res: ServerResponse, total: number): () => number {
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  let sent = 0;
+  let closed = false;
+  res.on('close', () => (closed = true));
+  const pump = () => {
+    while (!closed && sent < total) {
+      sent += chunk.length;
+      if (!res.write(chunk)) return;
+    }
+    if (!closed) res.end();
+  };
+  res.on('drain', pump);
+  pump();
+  return () => sent;
 }

@@ -13,16 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli.ts';
+import { KEY_NAMES } from '../config.ts';
 import type { Report } from '../types.ts';
-import { type Listening, listen } from './harness.ts';
+import { type Listening, listen, pourBytes } from './harness.ts';
 
-const KEY_NAMES = [
-  'CONFORMANCE_API_KEY',
-  'CONFORMANCE_NO_SCOPE_KEY',
-  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
-  'CONFORMANCE_REVOKED_KEY',
-  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
-] as const;
 const PREFIX = 'svc_sk_live_';
 /** Fresh secrets per run, mixed-case so that an 8-character piece of one is never there by chance. */
 const KEYS = Object.fromEntries(
@@ -209,22 +203,8 @@ describe('the conformance command line against hostile targets', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       // Node sends no body on HEAD (its writes succeed without a byte on the wire): nothing to count.
       if (req.method === 'HEAD') return void res.end();
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      let sent = 0;
-      let closed = false;
-      onClose(res, () => {
-        closed = true;
-        written.push(sent);
-      });
-      const pump = () => {
-        while (!closed && sent < 50 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return;
-        }
-        if (!closed) res.end();
-      };
-      res.on('drain', pump);
-      pump();
+      const sent = pourBytes(res, 50 * 1024 * 1024);
+      onClose(res, () => written.push(sent()));
     });
     expectCleanFailure(await conformance(url), new RegExp(`exceeded ${SIZE_CAP} bytes and was cut off`));
     expect(written.length).toBeGreaterThan(0);

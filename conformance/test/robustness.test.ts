@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
 import type { Listening } from './harness.ts';
-import { configFor, listen, resultOf } from './harness.ts';
+import { configFor, listen, pourBytes, resultOf } from './harness.ts';
 
 const KEYS = { CONFORMANCE_API_KEY: 'svc_sk_live_hostiletargettestkey000000000001' };
 const opened: Listening[] = [];
@@ -93,19 +93,7 @@ describe('hostile targets', () => {
   it('cuts off a 50 MB answer at the size cap', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      let sent = 0;
-      let closed = false;
-      res.on('close', () => (closed = true));
-      const pump = () => {
-        while (!closed && sent < 50 * 1024 * 1024) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return;
-        }
-        if (!closed) res.end();
-      };
-      res.on('drain', pump);
-      pump();
+      pourBytes(res, 50 * 1024 * 1024);
     });
     expectCleanFailures(await run(url), /exceeded 65536 bytes and was cut off/);
   });
