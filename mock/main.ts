@@ -15,6 +15,7 @@ import {
   stoppedBySignal,
 } from './prism.ts';
 import { parsePort } from './cli-flags.ts';
+import { KEY_PREFIX } from '../spec/facts.ts';
 
 const USAGE = `Usage: npm run mock -- [--port N] [--host H] [--planned]
 
@@ -64,8 +65,8 @@ function banner(prism: RunningPrism): string {
   return [
     ...lines,
     "Answers come from the spec's examples; any key is accepted (only its presence is checked).",
-    `  curl -H 'x-api-key: svc_sk_live_anything' ${prism.baseUrl}${sample}`,
-    `  curl -H 'x-api-key: svc_sk_live_anything' -H 'Prefer: code=403' ${prism.baseUrl}${sample}`,
+    `  curl -H 'x-api-key: ${KEY_PREFIX}anything' ${prism.baseUrl}${sample}`,
+    `  curl -H 'x-api-key: ${KEY_PREFIX}anything' -H 'Prefer: code=403' ${prism.baseUrl}${sample}`,
     'Ctrl-C stops it.',
     '',
   ].join('\n');

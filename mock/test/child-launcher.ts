@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -20,7 +21,7 @@ export interface Launched {
 
 /** Output as a failure message may show it: API keys masked (the sandbox prints the demo keys). */
 export function redacted(text: string): string {
-  return text.replace(/svc_sk_live_[^\s'"]*/g, 'svc_sk_live_[redacted]');
+  return text.replace(new RegExp(`${KEY_PREFIX}[^\\s'"]*`, 'g'), `${KEY_PREFIX}[redacted]`);
 }
 
 /** Runs `node --import tsx <script> ...args` from the repository root, detached into its own group. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadSpec } from '../../spec/contract.ts';
+import { KEY_PREFIX, loadSpec } from '../../spec/contract.ts';
 import { freePort, type RunningPrism, startPrism } from '../prism.ts';
 
 // A copy of the live spec whose list example has drifted from its schema: an undocumented field.
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 it('refuses to serve an example that drifted from its schema (Prism runs with --errors)', async () => {
   const response = await request(`${prism.baseUrl}/api/v1/walks`, {
-    headers: { 'x-api-key': 'svc_sk_live_mockkeyonlypresenceischecked' },
+    headers: { 'x-api-key': `${KEY_PREFIX}mockkeyonlypresenceischecked` },
   });
   const text = await response.body.text();
   expect(response.statusCode).toBe(500);

@@ -1,12 +1,12 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContractValidator, operationsOf, resolveRef } from '../../spec/contract.ts';
+import { createContractValidator, KEY_PREFIX, LIMIT, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { freePort, type RunningPrism, startPrism } from '../prism.ts';
 
 const validator = createContractValidator();
 const doc = validator.doc;
-const KEY = { 'x-api-key': 'svc_sk_live_mockkeyonlypresenceischecked' };
+const KEY = { 'x-api-key': `${KEY_PREFIX}mockkeyonlypresenceischecked` };
 const WALK_ID = '93bfb174-4e7a-4a37-9c9d-b45ef12d5123';
 
 interface NamedExample {
@@ -115,7 +115,7 @@ describe('the live mock, with a key', () => {
     expect(answer.body).toEqual({ ok: true, data: [], meta: { count: 0 } });
   });
 
-  it.each(['0', '201', '500', '-1', 'abc', '1&limit=2'])(
+  it.each([`${LIMIT.minimum - 1}`, `${LIMIT.maximum + 1}`, '500', '-1', 'abc', '1&limit=2'])(
     'answers limit=%s with the 400 invalid_parameter envelope',
     async (limit) => {
       const answer = await get(`/api/v1/walks?limit=${limit}`, KEY);

@@ -1,10 +1,16 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContractValidator, loadSpec, operationsOf, PLANNED_SPEC_PATH } from '../../spec/contract.ts';
+import {
+  createContractValidator,
+  KEY_PREFIX,
+  loadSpec,
+  operationsOf,
+  PLANNED_SPEC_PATH,
+} from '../../spec/contract.ts';
 import { freePort, type RunningPrism, startPrism } from '../prism.ts';
 
 const planned = createContractValidator(loadSpec(PLANNED_SPEC_PATH));
-const KEY = { 'x-api-key': 'svc_sk_live_mockkeyonlypresenceischecked' };
+const KEY = { 'x-api-key': `${KEY_PREFIX}mockkeyonlypresenceischecked` };
 
 let prism: RunningPrism;
 

@@ -1,0 +1,82 @@
+/**
+ * Holds `spec/facts.ts` to a full parse of `spec/openapi.yaml`: the facts it reads from two YAML
+ * blocks are the spec's, and the ones it names agree with what the spec shows of them.
+ */
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { describe, expect, it } from 'vitest';
+import {
+  ERROR_STATUSES,
+  KEY_PREFIX,
+  LIMIT,
+  loadSpec,
+  operationsOf,
+  resolveRef,
+  statusOfError,
+  WALKS_READ_SCOPE,
+} from '../contract.ts';
+
+const doc = loadSpec();
+
+/** Every `error.code` of a documented response example, with the status it is documented under. */
+function documentedErrorCodes(): [string, number][] {
+  const found: [string, number][] = [];
+  for (const op of operationsOf(doc)) {
+    for (const [status, ref] of Object.entries(op.definition.responses ?? {})) {
+      const response = resolveRef<OpenAPIV3_1.ResponseObject>(doc, ref);
+      for (const media of Object.values(response.content ?? {})) {
+        for (const example of Object.values(media.examples ?? {})) {
+          const value = resolveRef<OpenAPIV3_1.ExampleObject>(doc, example).value as {
+            error?: { code: string };
+          };
+          if (value.error) found.push([value.error.code, Number(status)]);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+describe('the facts read from spec/openapi.yaml', () => {
+  it('LIMIT is the Limit parameter of a full parse', () => {
+    const limit = resolveRef<OpenAPIV3_1.ParameterObject>(doc, { $ref: '#/components/parameters/Limit' });
+    const schema = limit.schema as OpenAPIV3_1.SchemaObject;
+    expect(LIMIT).toEqual({
+      name: limit.name,
+      minimum: schema.minimum,
+      maximum: schema.maximum,
+      default: schema.default,
+    });
+  });
+
+  it('ERROR_STATUSES gives every code of a documented error example the status it is documented under', () => {
+    const documented = documentedErrorCodes();
+    expect(documented.length).toBeGreaterThan(5);
+    for (const [code, status] of documented) expect([code, ERROR_STATUSES[code]]).toEqual([code, status]);
+  });
+
+  it('ERROR_STATUSES names only codes the Error schema accepts, each with a 4xx or 5xx status', () => {
+    const schema = doc.components?.schemas?.Error as OpenAPIV3_1.SchemaObject;
+    const pattern = new RegExp((schema.properties?.code as OpenAPIV3_1.SchemaObject).pattern ?? '^$');
+    for (const [code, status] of Object.entries(ERROR_STATUSES)) {
+      expect(code).toMatch(pattern);
+      expect(status >= 400 && status < 600, `${code} ${status}`).toBe(true);
+    }
+    expect(ERROR_STATUSES).toMatchObject({ method_not_allowed: 405, request_timeout: 408, bad_request: 400 });
+  });
+
+  it('statusOfError answers a named code and refuses a typo', () => {
+    expect(statusOfError('not_found')).toBe(404);
+    expect(() => statusOfError('not_fuond')).toThrow(/names no error code "not_fuond"/);
+  });
+});
+
+describe('the facts named in spec/facts.ts agree with the spec', () => {
+  it('KEY_PREFIX is the prefix of the bearer format the spec documents', () => {
+    const bearer = doc.components?.securitySchemes?.bearerAuth as OpenAPIV3_1.HttpSecurityScheme;
+    expect(bearer.bearerFormat).toBe(`${KEY_PREFIX}<KEY_BODY>`);
+  });
+
+  it('WALKS_READ_SCOPE is the one scope each live operation requires', () => {
+    for (const op of operationsOf(doc)) expect(op.requiredScopes).toEqual([WALKS_READ_SCOPE]);
+  });
+});
