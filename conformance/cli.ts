@@ -6,19 +6,22 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CHECKS } from './checks/index.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
-import type { CliOptions, KeyName, SuiteConfig } from './config.ts';
+import type { KeyName } from './config.ts';
 import { ConfigError, HELP, KEY_NAMES, parseCli } from './config.ts';
 import { applyExpectedFailures, loadExpectedFailures } from './expectations.ts';
 import { harText } from './har.ts';
 import { redactorFor } from './redact.ts';
 import { formatReport } from './reporters/index.ts';
-import { runSuiteWithTraffic } from './runner.ts';
+import { contractsFor, runSuiteWithTraffic } from './runner.ts';
+import { resolveTarget } from './target.ts';
 import type { Report } from './types.ts';
 
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
+
+export { resolveTarget } from './target.ts';
 
 export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
 
@@ -44,6 +47,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       ? loadExpectedFailures(options.expectFailures, CHECKS)
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
+    contractsFor(options.config.specPath);
     const target = await resolveTarget(options.config);
     stop = target.close;
     const config = target.config;
@@ -77,42 +81,6 @@ export async function main(argv: string[], env: Record<string, string | undefine
 export function exitStatusOf(report: Report): number {
   if (report.unreachable) return EXIT.unusable;
   return report.summary.verdict === 'pass' ? EXIT.pass : EXIT.fail;
-}
-
-/**
- * The configured target, or the embedded default when no base URL is set: the reference server
- * in-process on a free port, checked with its demo credentials. `close` stops what was started.
- */
-export async function resolveTarget(
-  options: CliOptions['config'],
-): Promise<{ config: SuiteConfig; close: () => Promise<void> }> {
-  if (options.baseUrl !== undefined) {
-    return {
-      config: { ...options, baseUrl: options.baseUrl, embedded: false },
-      close: async () => undefined,
-    };
-  }
-  if (options.profile === 'mock') {
-    throw new ConfigError(
-      '--profile mock needs --base-url of a running mock (npm run mock serves one on http://127.0.0.1:4010)',
-    );
-  }
-  const embedded = await startEmbedded();
-  return { config: { ...options, ...embedded.settings, embedded: true }, close: embedded.close };
-}
-
-/** The reference server in-process on a free port, with its demo credentials. */
-async function startEmbedded(): Promise<{
-  settings: Pick<SuiteConfig, 'baseUrl' | 'keys' | 'webBaseUrl'>;
-  close: () => Promise<void>;
-}> {
-  const { startReferenceServer } = await import('../reference-server/start.ts');
-  const server = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
-  const { CONFORMANCE_WEB_BASE_URL, ...keys } = server.credentials;
-  return {
-    settings: { baseUrl: server.baseUrl, keys, webBaseUrl: CONFORMANCE_WEB_BASE_URL },
-    close: () => server.close(),
-  };
 }
 
 async function writeReport(path: string, text: string): Promise<void> {

@@ -13,90 +13,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Agent, request } from 'undici';
-import type { KeyName, SuiteConfig } from './config.ts';
+import type {
+  Exchange,
+  FailureKind,
+  KeyName,
+  NetworkFailure,
+  RequestInfo,
+  RequestSpec,
+  ResponseData,
+  SuiteConfig,
+} from './types.ts';
 import { USER_AGENT } from './config.ts';
 import { curlOf } from './curl.ts';
 
-export type Via = 'bearer' | 'x-api-key';
-/** A configured key, named, sent in one of the two headers. */
-export interface KeyUse {
-  key: KeyName;
-  via: Via;
-}
-
-export interface RequestSpec {
-  method?: string;
-  /** Path below the base URL, e.g. `/api/v1/walks`. */
-  path: string;
-  /** Raw query string without `?`, sent exactly as written (e.g. `limit=1&limit=2`). */
-  query?: string;
-  auth?: KeyUse | KeyUse[];
-  /** Literal headers; never secrets (use `auth` for configured keys). */
-  headers?: Record<string, string>;
-  /** Sends a well-formed key no deployment knows (`svc_sk_live_` + random) in this header. */
-  madeUpKey?: Via;
-  body?: string;
-}
-
-/** The request as reports show it: keys by name, never by value. */
-export interface RequestInfo {
-  method: string;
-  url: string;
-  /** Names of the configured keys sent, e.g. `CONFORMANCE_API_KEY`. */
-  keys: KeyName[];
-  headers: Record<string, string>;
-  body?: string;
-  curl: string;
-}
-
-export interface ResponseData {
-  status: number;
-  headers: Record<string, string>;
-  /** `Content-Type` as sent; `mediaType` is its lower-case essence (`application/json`). */
-  contentType?: string;
-  mediaType?: string;
-  /** The content, decoded when it came gzip-encoded (see `encoded`). */
-  body: string;
-  bytes: number;
-  /** Set when the answer came content-coded and the client decoded it: the coding and its size on the wire. */
-  encoded?: { coding: string; bytes: number };
-  /** Parsed JSON when the body is JSON, whatever the content type says. */
-  json?: unknown;
-  /** Why the body is not JSON (empty bodies have neither `json` nor `jsonError`). */
-  jsonError?: string;
-}
-
-export type FailureKind =
-  /** No connection within the connect timeout (a host that drops packets). */
-  | 'connect'
-  | 'timeout'
-  | 'refused'
-  | 'dns'
-  | 'reset'
-  | 'protocol'
-  | 'too-large'
-  | 'network'
-  /** Not sent: the request budget is spent. */
-  | 'budget'
-  /** Not sent: the target stopped answering, so the suite stopped asking. */
-  | 'gave-up';
-
-export interface NetworkFailure {
-  kind: FailureKind;
-  message: string;
-}
-
-export interface Exchange {
-  seq: number;
-  /** When it was sent (ms since the epoch): the HAR's `startedDateTime`. */
-  startedAt?: number;
-  request: RequestInfo;
-  response?: ResponseData;
-  error?: NetworkFailure;
-  durationMs: number;
-  /** 429 answers waited out before this one. */
-  retries: number;
-}
+export type {
+  Exchange,
+  FailureKind,
+  KeyUse,
+  NetworkFailure,
+  RequestInfo,
+  RequestSpec,
+  ResponseData,
+  Via,
+} from './types.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
 export const MADE_UP_KEY_SHELL = 'svc_sk_live_$(openssl rand -hex 24)';

@@ -5,43 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config.ts';
-import type { DriftFinding } from './drift.ts';
 import { driftKey } from './drift.ts';
-import type { Report, Status } from './types.ts';
+import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from './types.ts';
 
-/** What the comparison needs of a previous report; older reports may lack drift. */
-export interface PreviousReport {
-  baseUrl?: string;
-  startedAt?: string;
-  unreachable?: string;
-  results: { id: string; title?: string; status: Status; actual?: string }[];
-  drift?: DriftFinding[];
-}
-
-export interface CheckChange {
-  id: string;
-  title: string;
-  /** The previous status; `absent` when the previous report did not have the check. */
-  was: Status | 'absent';
-  now: Status;
-  actual: string;
-  /** For advisories: what the deployment answered before. */
-  wasActual?: string;
-}
-
-export interface Comparison {
-  previous: { file: string; baseUrl?: string; startedAt?: string; unreachable?: string };
-  newlyFailing: CheckChange[];
-  newlyPassing: CheckChange[];
-  /** Failing then and now. */
-  stillFailing: string[];
-  /** Advisory now, and either not advisory before or with a different answer. */
-  newAdvisories: CheckChange[];
-  newDrift: DriftFinding[];
-  goneDrift: DriftFinding[];
-  /** False when the previous report has no drift section (made before there was one). */
-  driftCompared: boolean;
-}
+export type { CheckChange, Comparison, PreviousReport } from './types.ts';
 
 const STATUSES: readonly string[] = ['pass', 'fail', 'skip', 'advisory', 'inconclusive'];
 

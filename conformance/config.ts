@@ -3,16 +3,13 @@
  * once. Anything unusable is a `ConfigError`, which the CLI turns into exit status 2.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { KeyName, SuiteConfig } from './types.ts';
+import { KEY_NAMES } from './types.ts';
 
-export const KEY_NAMES = [
-  'CONFORMANCE_API_KEY',
-  'CONFORMANCE_NO_SCOPE_KEY',
-  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
-  'CONFORMANCE_REVOKED_KEY',
-  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
-] as const;
-export type KeyName = (typeof KEY_NAMES)[number];
+export { KEY_NAMES } from './types.ts';
+export type { KeyName, SuiteConfig } from './types.ts';
 
 export const REPORTER_NAMES = ['console', 'junit', 'json', 'html'] as const;
 export type ReporterName = (typeof REPORTER_NAMES)[number];
@@ -22,29 +19,6 @@ export const VERSION: string = (
 ).version;
 export const USER_AGENT = `canvassing-conformance/${VERSION}`;
 
-export interface SuiteConfig {
-  /** Without a trailing slash; may carry a path prefix. */
-  baseUrl: string;
-  profile: 'live' | 'mock';
-  strict: boolean;
-  /** Configured keys by name; the values are secrets and never leave the client. */
-  keys: Partial<Record<KeyName, string>>;
-  /** The `{web_base_url}` the deployment should use, when the tester knows it. */
-  webBaseUrl?: string;
-  concurrency: number;
-  timeoutMs: number;
-  maxRequests: number;
-  maxResponseBytes: number;
-  /** Longest wait a 429's `Retry-After` may impose before one retry. */
-  maxRetryWaitMs: number;
-  /** How many walks the detail checks fetch (the empty and unlocated ones first). */
-  sampleSize: number;
-  /** Only checks whose id starts with one of these (for focused runs). */
-  only?: string[];
-  /** The target is the in-process reference server started because no base URL was given. */
-  embedded: boolean;
-}
-
 export const DEFAULTS = {
   profile: 'live',
   concurrency: 4,
@@ -52,7 +26,7 @@ export const DEFAULTS = {
   maxRequests: 500,
   maxResponseBytes: 8 * 1024 * 1024,
   maxRetryWaitMs: 10_000,
-  sampleSize: 8,
+  seed: 20261124,
 } as const;
 
 export class ConfigError extends Error {
@@ -120,11 +94,16 @@ export function parseCli(argv: string[], env: Env): CliOptions {
       0,
       120_000,
     ),
-    sampleSize: integerFlag('--sample', flags.sample, DEFAULTS.sampleSize, 1, 100),
+    seed: integerFlag('--seed', flags.seed, DEFAULTS.seed, 0, 2 ** 31 - 1),
   };
   if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, '--base-url / CONFORMANCE_BASE_URL');
   if (webBaseUrl !== undefined) {
     config.webBaseUrl = normalizeBaseUrl(webBaseUrl, 'CONFORMANCE_WEB_BASE_URL');
+  }
+  if (flags.sample !== undefined) config.sample = integerFlag('--sample', flags.sample, 0, 1, 1_000_000);
+  if (flags.spec !== undefined) {
+    if (flags.spec.trim() === '') throw new ConfigError('--spec needs an OpenAPI file');
+    config.specPath = resolve(flags.spec);
   }
   if (flags.only?.length) config.only = flags.only.flatMap((v) => v.split(',')).filter(Boolean);
   if (config.baseUrl !== undefined && config.profile === 'live' && !keys.CONFORMANCE_API_KEY) {
@@ -166,6 +145,7 @@ function parseFlags(argv: string[]) {
       'max-response-bytes': { type: 'string' },
       'max-retry-wait': { type: 'string' },
       sample: { type: 'string' },
+      seed: { type: 'string' },
       'web-base-url': { type: 'string' },
       'env-file': { type: 'string' },
       reporter: { type: 'string', multiple: true },
@@ -174,6 +154,7 @@ function parseFlags(argv: string[]) {
       har: { type: 'string' },
       'expect-failures': { type: 'string' },
       compare: { type: 'string' },
+      spec: { type: 'string' },
       list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -280,7 +261,10 @@ Options (flags override the environment):
   --max-requests N        Total request budget of the run (default ${DEFAULTS.maxRequests})
   --max-response-bytes N  Larger answers are cut off and fail (default ${DEFAULTS.maxResponseBytes})
   --max-retry-wait MS     Longest Retry-After honoured on a 429 before one retry (default ${DEFAULTS.maxRetryWaitMs})
-  --sample N              Walks whose detail is fetched (default ${DEFAULTS.sampleSize}; empty and unlocated first)
+  --sample N              Judge N records per sweep, chosen by the seed, for very large or slow targets
+                          (default: every record; the summary says "sampled N of M")
+  --seed S                Seed of every random choice: limit values, samples (default ${DEFAULTS.seed};
+                          printed in every report, so a failure reproduces)
   --web-base-url URL      Expected {web_base_url} of web_url/app_link (env CONFORMANCE_WEB_BASE_URL)
   --env-file FILE         Read CONFORMANCE_* variables from a dotenv file (the environment wins)
   --reporter NAME         junit, json or html, in addition to the console (repeatable or a comma list);
@@ -292,6 +276,8 @@ Options (flags override the environment):
                           (remove its entry); an unknown id is unusable configuration (exit 2)
   --compare FILE          A previous --reporter json report: prints and reports what changed since
                           (newly failing, newly passing, new advisories, new and gone drift)
+  --spec FILE             Judge against this OpenAPI document instead of the bundled spec/openapi.yaml
+                          (e.g. the next version); reports record its path, info.version and hash
   --only PREFIX           Run only checks whose id starts with PREFIX (repeatable), e.g. --only AUTH
   --list                  Print the checks (id, level, section, title) and exit
   -h, --help              This text

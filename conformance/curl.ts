@@ -2,7 +2,7 @@
  * A `curl` command that reproduces a request. Configured keys appear as shell variables
  * (`$CONFORMANCE_API_KEY`), never as values: the command is safe to paste into a ticket.
  */
-import type { RequestInfo } from './client.ts';
+import type { RequestInfo } from './types.ts';
 
 export function curlOf(request: Omit<RequestInfo, 'curl'>): string {
   const parts = ['curl', '-sS', '-i'];

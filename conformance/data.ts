@@ -4,12 +4,10 @@
  * memoizes identical GETs), so a run costs a few dozen requests, not one per walk.
  */
 import { randomUUID } from 'node:crypto';
-import type { OpenAPIV3_1 } from 'openapi-types';
-import type { ContractValidator } from '../spec/contract.ts';
-import { resolveRef } from '../spec/contract.ts';
 import type { WalkDetail, WalkSummary } from '../spec/types.ts';
-import type { Exchange, HttpClient, KeyUse } from './client.ts';
-import type { SuiteConfig } from './config.ts';
+import type { HttpClient } from './client.ts';
+import type { TargetProfile } from './target.ts';
+import type { Exchange, KeyUse, SuiteConfig } from './types.ts';
 
 export const LIST_PATH = '/api/v1/walks';
 export const walkPath = (id: string): string => `${LIST_PATH}/${encodeURIComponent(id)}`;
@@ -38,15 +36,13 @@ export interface SampledWalk {
 export class SuiteData {
   /** An id no deployment has: the baseline for every "not found" comparison. */
   readonly unknownId = randomUUID();
-  private readonly mockExamples: Map<string, string>;
 
   constructor(
     private readonly client: HttpClient,
     private readonly config: SuiteConfig,
-    contract: ContractValidator,
-  ) {
-    this.mockExamples = config.profile === 'mock' ? detailExamplesOf(contract) : new Map();
-  }
+    /** How this target is asked for the answers the checks judge. */
+    readonly profile: TargetProfile,
+  ) {}
 
   async list(
     query?: string,
@@ -91,8 +87,8 @@ export class SuiteData {
     auth: KeyUse | KeyUse[] = PRIMARY,
     headers?: Record<string, string>,
   ): Promise<DetailView> {
-    const example = this.mockExamples.get(id);
-    const allHeaders = example ? { Prefer: `example=${example}`, ...headers } : headers;
+    const needed = this.profile.detailHeaders(id);
+    const allHeaders = needed && Object.keys(needed).length > 0 ? { ...needed, ...headers } : headers;
     const spec: Parameters<HttpClient['send']>[0] = { path: walkPath(id), auth };
     if (allHeaders) spec.headers = allHeaders;
     const exchange = await this.client.send(spec);
@@ -108,14 +104,15 @@ export class SuiteData {
    * The walks whose details the suite fetches: the first empty walk, the first walk without
    * coordinates and the largest walk (the edge cases), then the first, the last and walks spread
    * evenly between.
-   * Under the mock profile, only walks the spec has a detail example for.
+   * Only walks the target can serve (a mock serves only the spec's detail examples).
    */
   async sample(): Promise<WalkSummary[]> {
     const walks = ((await this.walks()) ?? []).filter((w) => isObject(w) && typeof w.id === 'string');
-    const pool = this.config.profile === 'mock' ? walks.filter((w) => this.mockExamples.has(w.id)) : walks;
+    const pool = walks.filter((w) => this.profile.detailHeaders(w.id) !== undefined);
+    const size = this.config.sample ?? pool.length;
     const chosen = new Map<string, WalkSummary>();
     const add = (walk: WalkSummary | undefined) => {
-      if (walk && chosen.size < this.config.sampleSize) chosen.set(walk.id, walk);
+      if (walk && chosen.size < size) chosen.set(walk.id, walk);
     };
     add(pool.find((w) => w.count === 0));
     add(pool.find((w) => typeof w.count === 'number' && w.count > 0 && w.lat === null));
@@ -125,7 +122,7 @@ export class SuiteData {
         undefined,
       ),
     );
-    const spread = Math.max(2, this.config.sampleSize - chosen.size);
+    const spread = Math.max(2, size - chosen.size);
     for (let i = 0; i < spread && pool.length > 0; i++) {
       add(pool[Math.round((i * (pool.length - 1)) / (spread - 1))]);
     }
@@ -141,21 +138,4 @@ export class SuiteData {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Walk id → name of the spec's detail example for it (Prism serves it on `Prefer: example=`). */
-function detailExamplesOf(contract: ContractValidator): Map<string, string> {
-  const map = new Map<string, string>();
-  const response = contract.operation('getWalk').definition.responses?.['200'];
-  if (!response) return map;
-  const examples = resolveRef<OpenAPIV3_1.ResponseObject>(contract.doc, response).content?.[
-    'application/json'
-  ]?.examples;
-  for (const [name, ref] of Object.entries(examples ?? {})) {
-    const value = resolveRef<OpenAPIV3_1.ExampleObject>(contract.doc, ref).value as {
-      data?: { id?: unknown };
-    };
-    if (typeof value?.data?.id === 'string') map.set(value.data.id, name);
-  }
-  return map;
 }

@@ -6,16 +6,13 @@
  */
 import type { ContractValidator } from '../spec/contract.ts';
 import { mediaTypesOf, operationsOf } from '../spec/contract.ts';
-import type { Exchange, ResponseData } from './client.ts';
 import type { OperationMatcher } from './operations.ts';
+import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
 
-/**
- * `field`: a field the spec does not document; `status`: a status the operation does not document;
- * `content-type`: a media type it does not document; `schema`: a documented value the schema
- * refuses (wrong type, missing required field, value outside its enum...).
- */
-export const DRIFT_KINDS = ['status', 'content-type', 'field', 'schema'] as const;
-export type DriftKind = (typeof DRIFT_KINDS)[number];
+import { DRIFT_KINDS } from './types.ts';
+
+export { DRIFT_KINDS };
+export type { DriftFinding, DriftKind, DriftSection } from './types.ts';
 
 /**
  * The check whose verdict each kind decides: the DRIFT checks (advisory, failures under --strict)
@@ -27,38 +24,6 @@ const CHECK_OF: Record<DriftKind, string> = {
   'content-type': 'DRIFT-003',
   schema: 'ENVELOPE-005',
 };
-
-export interface DriftFinding {
-  kind: DriftKind;
-  /** The documented operation, e.g. `listWalks`, with its method and path template. */
-  operationId: string;
-  method: string;
-  path: string;
-  status: number;
-  /**
-   * A JSON path whose array indexes read `*` (a walk's `region` in a list is `/data/*` + `/region`),
-   * `header Content-Type`, or `status`.
-   */
-  where: string;
-  /** What differs, in words. */
-  message: string;
-  /** The check that judges it, e.g. `DRIFT-001`. */
-  check: string;
-  /** Answers that showed it (a list whose 50 walks all carry the field counts once). */
-  responses: number;
-  /** Answers of this operation with this status that were judged. */
-  of: number;
-  /** The first request that showed it, to reproduce it. */
-  example: { method: string; url: string; curl: string };
-}
-
-export interface DriftSection {
-  /** Answers of documented operations that were judged (HEAD and unanswered requests are not). */
-  judged: number;
-  findings: DriftFinding[];
-  /** Distinct findings left out beyond MAX_FINDINGS (a target inventing a new field per walk). */
-  omitted: number;
-}
 
 /** One finding with the exchange that first showed it (the checks report that exchange). */
 export interface DriftObservation {

@@ -7,29 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ConfigError } from './config.ts';
-import { summarize } from './runner.ts';
-import type { Check, Report } from './types.ts';
+import type { Check } from './checks/check.ts';
+import { summarize } from './summary.ts';
+import type { ExpectationState, ExpectedFailure, Report } from './types.ts';
 
-export interface ExpectedFailure {
-  id: string;
-  reason: string;
-}
-
-/**
- * `failing`: it still fails (expected); `fixed`: it passed, so the entry must go (fails the run);
- * `not-run`: skipped, inconclusive or not selected, so the run cannot tell (the entry stays).
- */
-export type ExpectationState = 'failing' | 'fixed' | 'not-run';
-
-export interface ExpectedFailureMark {
-  reason: string;
-  state: ExpectationState;
-}
-
-export interface ExpectationsReport {
-  file: string;
-  entries: (ExpectedFailure & { state: ExpectationState })[];
-}
+export type { ExpectationState, ExpectationsReport, ExpectedFailure, ExpectedFailureMark } from './types.ts';
 
 const ENTRY_FIELDS = new Set(['id', 'reason']);
 

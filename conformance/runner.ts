@@ -3,29 +3,65 @@
  * check declarations say (skips, levels, strict mode); the verdicts are the checks' own.
  */
 import type { ContractValidator } from '../spec/contract.ts';
-import { createContractValidator, loadSpec } from '../spec/contract.ts';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createContractValidator, LIVE_SPEC_PATH, loadSpec } from '../spec/contract.ts';
 import { CHECKS } from './checks/index.ts';
 import type { Exchange } from './client.ts';
 import { HttpClient } from './client.ts';
-import type { KeyName, SuiteConfig } from './config.ts';
-import { KEY_NAMES, VERSION } from './config.ts';
+import { ConfigError, VERSION } from './config.ts';
 import { SuiteData } from './data.ts';
 import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
-import type { Check, CheckContext, CheckResult, Outcome, Report, ReportSummary } from './types.ts';
+import { summarize } from './summary.ts';
+import { profileOf, withMockKeys } from './target.ts';
 
-let validators: { open: ContractValidator; closed: ContractValidator } | undefined;
+export { summarize } from './summary.ts';
+import type { Check, CheckContext } from './checks/check.ts';
+import type { CheckResult, Outcome, Report, SpecIdentity, SuiteConfig } from './types.ts';
 
-/** Compiled once per process: compiling the spec costs more than a run's validation. */
-function contractValidators() {
-  if (!validators) {
-    const doc = loadSpec();
-    validators = {
+interface Contracts {
+  open: ContractValidator;
+  closed: ContractValidator;
+  spec: SpecIdentity;
+}
+
+const compiled = new Map<string, Contracts>();
+
+/**
+ * The validators of one OpenAPI document, compiled once per process and path: compiling costs more
+ * than a run's validation. An unreadable or invalid document is unusable configuration.
+ */
+export function contractsFor(path: string = LIVE_SPEC_PATH): Contracts {
+  const known = compiled.get(path);
+  if (known) return known;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`--spec ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+  let contracts: Contracts;
+  try {
+    const doc = loadSpec(path);
+    if (typeof doc?.openapi !== 'string' || !doc.openapi.startsWith('3.'))
+      throw new Error('not an OpenAPI 3 document');
+    contracts = {
       open: createContractValidator(doc, { objects: 'open' }),
       closed: createContractValidator(doc, { objects: 'closed' }),
+      spec: {
+        path,
+        version: String(doc.info?.version ?? 'unknown'),
+        sha256: createHash('sha256').update(text).digest('hex'),
+      },
     };
+  } catch (error) {
+    throw new ConfigError(
+      `--spec ${path} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
-  return validators;
+  compiled.set(path, contracts);
+  return contracts;
 }
 
 /** Failures that mean nothing answers at that address at all (exit status 2). */
@@ -44,11 +80,11 @@ export async function runSuiteWithTraffic(
   const started = performance.now();
   const effective = withMockKeys(config);
   const client = new HttpClient(effective);
-  const { open, closed } = contractValidators();
+  const { open, closed, spec } = contractsFor(config.specPath);
   const ctx: CheckContext = {
     config: effective,
     client,
-    data: new SuiteData(client, effective, open),
+    data: new SuiteData(client, effective, profileOf(effective, open)),
     contract: open,
     closedContract: closed,
     operations: operationMatcher(open, effective.baseUrl),
@@ -73,6 +109,7 @@ export async function runSuiteWithTraffic(
     }
     const report: Report = {
       tool: { name: 'canvassing-conformance', version: VERSION },
+      spec,
       target: {
         baseUrl: config.baseUrl,
         profile: config.profile,
@@ -165,35 +202,3 @@ async function outcomeOf(check: Check, ctx: CheckContext): Promise<Outcome> {
 }
 
 const excerpt = (body: string) => (body.length > 500 ? `${body.slice(0, 500)}…` : body);
-
-export function summarize(results: CheckResult[]): ReportSummary {
-  const count = (status: CheckResult['status']) => results.filter((r) => r.status === status).length;
-  const requiredFailures = results.filter(
-    (r) => r.status === 'fail' && r.effectiveLevel === 'required' && r.expectedFailure?.state !== 'failing',
-  ).length;
-  const expectedFailures = results.filter((r) => r.expectedFailure?.state === 'failing').length;
-  const fixedExpectedFailures = results.filter((r) => r.expectedFailure?.state === 'fixed').length;
-  return {
-    total: results.length,
-    pass: count('pass'),
-    fail: count('fail'),
-    skip: count('skip'),
-    advisory: count('advisory'),
-    inconclusive: count('inconclusive'),
-    requiredFailures,
-    expectedFailures,
-    fixedExpectedFailures,
-    verdict: requiredFailures === 0 && fixedExpectedFailures === 0 ? 'pass' : 'fail',
-  };
-}
-
-/**
- * The mock accepts any key, so under `--profile mock` every key name gets a placeholder (not a
- * secret): checks then run as they would live, unless their `mock` declaration skips them.
- */
-function withMockKeys(config: SuiteConfig): SuiteConfig {
-  if (config.profile !== 'mock') return config;
-  const keys: Partial<Record<KeyName, string>> = { ...config.keys };
-  for (const name of KEY_NAMES) keys[name] ??= `svc_sk_live_mock${name.toLowerCase().replaceAll('_', '')}`;
-  return { ...config, keys };
-}

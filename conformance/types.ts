@@ -1,15 +1,129 @@
 /**
- * The suite's vocabulary: checks, their results and the report. Checks return data; the runner
- * collects it and reporters only format it.
+ * The suite's ground floor: the vocabulary every other module speaks — configuration, requests and
+ * answers, outcomes, results and the report. It imports nothing of the suite, so every floor above
+ * it (client, checks, runner, reporters, CLI) can depend on it without a circle.
  */
-import type { ContractValidator } from '../spec/contract.ts';
-import type { Exchange, HttpClient, RequestInfo } from './client.ts';
-import type { Comparison } from './compare.ts';
-import type { KeyName, SuiteConfig } from './config.ts';
-import type { SuiteData } from './data.ts';
-import type { DriftSection } from './drift.ts';
-import type { ExpectationsReport, ExpectedFailureMark } from './expectations.ts';
-import type { OperationMatcher } from './operations.ts';
+
+export const KEY_NAMES = [
+  'CONFORMANCE_API_KEY',
+  'CONFORMANCE_NO_SCOPE_KEY',
+  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
+  'CONFORMANCE_REVOKED_KEY',
+  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
+] as const;
+export type KeyName = (typeof KEY_NAMES)[number];
+
+export interface SuiteConfig {
+  /** Without a trailing slash; may carry a path prefix. */
+  baseUrl: string;
+  profile: 'live' | 'mock';
+  strict: boolean;
+  /** Configured keys by name; the values are secrets and never leave the client. */
+  keys: Partial<Record<KeyName, string>>;
+  /** The `{web_base_url}` the deployment should use, when the tester knows it. */
+  webBaseUrl?: string;
+  concurrency: number;
+  timeoutMs: number;
+  maxRequests: number;
+  maxResponseBytes: number;
+  /** Longest wait a 429's `Retry-After` may impose before one retry. */
+  maxRetryWaitMs: number;
+  /** How many walks the detail checks fetch (the empty and unlocated ones first). */
+  /**
+   * `--sample N`: judge N records per sweep, chosen by the seed; undefined (the default) judges every
+   * record the deployment serves.
+   */
+  sample?: number;
+  /** `--seed S`: drives every random choice (limit values, samples) so a failure reproduces. */
+  seed: number;
+  /** Only checks whose id starts with one of these (for focused runs). */
+  only?: string[];
+  /** The target is the in-process reference server started because no base URL was given. */
+  embedded: boolean;
+  /** `--spec FILE`: the OpenAPI document to judge against (default: the bundled spec/openapi.yaml). */
+  specPath?: string;
+}
+
+export type Via = 'bearer' | 'x-api-key';
+/** A configured key, named, sent in one of the two headers. */
+export interface KeyUse {
+  key: KeyName;
+  via: Via;
+}
+
+export interface RequestSpec {
+  method?: string;
+  /** Path below the base URL, e.g. `/api/v1/walks`. */
+  path: string;
+  /** Raw query string without `?`, sent exactly as written (e.g. `limit=1&limit=2`). */
+  query?: string;
+  auth?: KeyUse | KeyUse[];
+  /** Literal headers; never secrets (use `auth` for configured keys). */
+  headers?: Record<string, string>;
+  /** Sends a well-formed key no deployment knows (`svc_sk_live_` + random) in this header. */
+  madeUpKey?: Via;
+  body?: string;
+}
+
+/** The request as reports show it: keys by name, never by value. */
+export interface RequestInfo {
+  method: string;
+  url: string;
+  /** Names of the configured keys sent, e.g. `CONFORMANCE_API_KEY`. */
+  keys: KeyName[];
+  headers: Record<string, string>;
+  body?: string;
+  curl: string;
+}
+
+export interface ResponseData {
+  status: number;
+  headers: Record<string, string>;
+  /** `Content-Type` as sent; `mediaType` is its lower-case essence (`application/json`). */
+  contentType?: string;
+  mediaType?: string;
+  /** The content, decoded when it came gzip-encoded (see `encoded`). */
+  body: string;
+  bytes: number;
+  /** Set when the answer came content-coded and the client decoded it: the coding and its size on the wire. */
+  encoded?: { coding: string; bytes: number };
+  /** Parsed JSON when the body is JSON, whatever the content type says. */
+  json?: unknown;
+  /** Why the body is not JSON (empty bodies have neither `json` nor `jsonError`). */
+  jsonError?: string;
+}
+
+export type FailureKind =
+  /** No connection within the connect timeout (a host that drops packets). */
+  | 'connect'
+  | 'timeout'
+  | 'refused'
+  | 'dns'
+  | 'reset'
+  | 'protocol'
+  | 'too-large'
+  | 'network'
+  /** Not sent: the request budget is spent. */
+  | 'budget'
+  /** Not sent: the target stopped answering, so the suite stopped asking. */
+  | 'gave-up';
+
+export interface NetworkFailure {
+  kind: FailureKind;
+  message: string;
+}
+
+export interface Exchange {
+  seq: number;
+  /** When it was sent (ms since the epoch): the HAR's `startedDateTime`. */
+  startedAt?: number;
+  request: RequestInfo;
+  response?: ResponseData;
+  error?: NetworkFailure;
+  durationMs: number;
+  /** 429 answers waited out before this one. */
+  retries: number;
+}
 
 export type Status = 'pass' | 'fail' | 'skip' | 'advisory' | 'inconclusive';
 /** `required` when the written spec states the rule; `advisory` when it says "not shown". */
@@ -43,44 +157,6 @@ export interface Outcome {
   hint?: string;
   /** Further findings, one line each (e.g. every walk that broke the rule, bounded). */
   details?: string[];
-}
-
-export interface CheckContext {
-  readonly config: SuiteConfig;
-  readonly client: HttpClient;
-  readonly data: SuiteData;
-  /** Open objects: decides pass/fail on shapes. */
-  readonly contract: ContractValidator;
-  /** Closed objects: its extra findings (undocumented fields) are drift. */
-  readonly closedContract: ContractValidator;
-  /** Which documented operation an exchange belongs to. */
-  readonly operations: OperationMatcher;
-}
-
-export interface Check {
-  /** Stable requirement id, e.g. `WALKS-LIST-003`. */
-  id: string;
-  /** Section of the written spec the rule comes from, e.g. `§4.2`. */
-  section: string;
-  /** What is being checked, in words a tester understands. */
-  title: string;
-  area: Area;
-  level: Level;
-  /** Drift findings (undocumented fields, statuses, content types): advisory, failures under `--strict`. */
-  drift?: true;
-  /** The decision in spec/DECISIONS.md an advisory check reports on. */
-  decision?: string;
-  /** Keys the check needs; it is skipped, naming the variable, when one is not configured. */
-  needs?: KeyName[];
-  /** Only when this optional setting is configured (e.g. the web base URL). */
-  needsSetting?: 'CONFORMANCE_WEB_BASE_URL';
-  /** Default `run`. */
-  mock?: MockMode;
-  /** Traffic checks look at every exchange of the run, so they run after all the others. */
-  traffic?: true;
-  /** How to fix a failure, in one sentence. */
-  hint: string;
-  run(ctx: CheckContext): Promise<Outcome>;
 }
 
 export interface CheckResult {
@@ -124,8 +200,17 @@ export interface ReportSummary {
   verdict: 'pass' | 'fail';
 }
 
+/** Which OpenAPI document a run used: its file, `info.version` and SHA-256 of its bytes. */
+export interface SpecIdentity {
+  path: string;
+  version: string;
+  sha256: string;
+}
+
 export interface Report {
   tool: { name: string; version: string };
+  /** The OpenAPI document the run judged against. */
+  spec: SpecIdentity;
   target: { baseUrl: string; profile: 'live' | 'mock'; strict: boolean; embedded: boolean };
   startedAt: string;
   durationMs: number;
@@ -140,4 +225,99 @@ export interface Report {
   expectations?: ExpectationsReport;
   /** What changed since the `--compare` report. */
   comparison?: Comparison;
+}
+
+/**
+ * `field`: a field the spec does not document; `status`: a status the operation does not document;
+ * `content-type`: a media type it does not document; `schema`: a documented value the schema
+ * refuses (wrong type, missing required field, value outside its enum...).
+ */
+export const DRIFT_KINDS = ['status', 'content-type', 'field', 'schema'] as const;
+export type DriftKind = (typeof DRIFT_KINDS)[number];
+
+export interface DriftFinding {
+  kind: DriftKind;
+  /** The documented operation, e.g. `listWalks`, with its method and path template. */
+  operationId: string;
+  method: string;
+  path: string;
+  status: number;
+  /**
+   * A JSON path whose array indexes read `*` (a walk's `region` in a list is `/data/*` + `/region`),
+   * `header Content-Type`, or `status`.
+   */
+  where: string;
+  /** What differs, in words. */
+  message: string;
+  /** The check that judges it, e.g. `DRIFT-001`. */
+  check: string;
+  /** Answers that showed it (a list whose 50 walks all carry the field counts once). */
+  responses: number;
+  /** Answers of this operation with this status that were judged. */
+  of: number;
+  /** The first request that showed it, to reproduce it. */
+  example: { method: string; url: string; curl: string };
+}
+
+export interface DriftSection {
+  /** Answers of documented operations that were judged (HEAD and unanswered requests are not). */
+  judged: number;
+  findings: DriftFinding[];
+  /** Distinct findings left out beyond MAX_FINDINGS (a target inventing a new field per walk). */
+  omitted: number;
+}
+
+/** What the comparison needs of a previous report; older reports may lack drift. */
+export interface PreviousReport {
+  baseUrl?: string;
+  startedAt?: string;
+  unreachable?: string;
+  results: { id: string; title?: string; status: Status; actual?: string }[];
+  drift?: DriftFinding[];
+}
+
+export interface CheckChange {
+  id: string;
+  title: string;
+  /** The previous status; `absent` when the previous report did not have the check. */
+  was: Status | 'absent';
+  now: Status;
+  actual: string;
+  /** For advisories: what the deployment answered before. */
+  wasActual?: string;
+}
+
+export interface Comparison {
+  previous: { file: string; baseUrl?: string; startedAt?: string; unreachable?: string };
+  newlyFailing: CheckChange[];
+  newlyPassing: CheckChange[];
+  /** Failing then and now. */
+  stillFailing: string[];
+  /** Advisory now, and either not advisory before or with a different answer. */
+  newAdvisories: CheckChange[];
+  newDrift: DriftFinding[];
+  goneDrift: DriftFinding[];
+  /** False when the previous report has no drift section (made before there was one). */
+  driftCompared: boolean;
+}
+
+export interface ExpectedFailure {
+  id: string;
+  reason: string;
+}
+
+/**
+ * `failing`: it still fails (expected); `fixed`: it passed, so the entry must go (fails the run);
+ * `not-run`: skipped, inconclusive or not selected, so the run cannot tell (the entry stays).
+ */
+export type ExpectationState = 'failing' | 'fixed' | 'not-run';
+
+export interface ExpectedFailureMark {
+  reason: string;
+  state: ExpectationState;
+}
+
+export interface ExpectationsReport {
+  file: string;
+  entries: (ExpectedFailure & { state: ExpectationState })[];
 }

@@ -4,7 +4,8 @@
  */
 import type { Exchange, KeyUse, RequestSpec } from '../client.ts';
 import { isObject, LIST_PATH, PRIMARY, PRIMARY_X_API_KEY, walkPath } from '../data.ts';
-import type { Check, CheckContext, Outcome } from '../types.ts';
+import type { Check, CheckContext } from './check.ts';
+import type { Outcome } from '../types.ts';
 import {
   advisory,
   describe,
@@ -21,7 +22,6 @@ import {
 
 const MOCK_KEYS = { skip: 'the mock only checks that a key is present; it cannot tell keys apart' };
 const REVOKED: KeyUse = { key: 'CONFORMANCE_REVOKED_KEY', via: 'bearer' };
-const NO_SCOPE: KeyUse = { key: 'CONFORMANCE_NO_SCOPE_KEY', via: 'bearer' };
 
 /** A walk id that exists (the first sampled), so refusals are tested on real data when there is some. */
 async function realWalkId(ctx: CheckContext): Promise<string> {
@@ -255,10 +255,7 @@ export const authChecks: Check[] = [
     hint: 'Check the key’s scopes: a key without walks:read gets 403 {"ok":false,"error":{"code":"forbidden",...}}.',
     async run(ctx) {
       const expected = '403 with error.code "forbidden"';
-      const exchanges =
-        ctx.config.profile === 'mock'
-          ? await bothEndpoints(ctx, { auth: PRIMARY, headers: { Prefer: 'code=403' } })
-          : await bothEndpoints(ctx, { auth: NO_SCOPE });
+      const exchanges = await bothEndpoints(ctx, ctx.data.profile.noScope);
       return worst(
         exchanges.map((exchange) => {
           const missing = noAnswer(expected, exchange);

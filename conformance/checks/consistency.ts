@@ -5,7 +5,7 @@
 import { stopStatusesOf } from '../../spec/contract.ts';
 import type { Stop } from '../../spec/types.ts';
 import { isObject } from '../data.ts';
-import type { Check } from '../types.ts';
+import type { Check } from './check.ts';
 import { verdict } from './outcome.ts';
 import { judgedWalks, walkLabel } from './sample.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { DriftKind } from '../drift.ts';
 import { observeDrift } from '../drift.ts';
-import type { Check, CheckContext } from '../types.ts';
+import type { Check, CheckContext } from './check.ts';
 import { inconclusive, verdict } from './outcome.ts';
 
 /** Answers of documented operations that a check of this kind can judge. */

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, ResponseData } from '../client.ts';
 import { PRIMARY } from '../data.ts';
-import type { Check, CheckContext } from '../types.ts';
+import type { Check, CheckContext } from './check.ts';
 import { advisory, describe, errorEnvelopeProblem, inconclusive, noAnswer, verdict } from './outcome.ts';
 
 type Answered = Exchange & { response: ResponseData };

@@ -1,5 +1,5 @@
 /** The registry: every check of the suite, in report order. Ids are stable; never reuse one. */
-import type { Check } from '../types.ts';
+import type { Check } from './check.ts';
 import { authChecks } from './auth.ts';
 import { consistencyChecks } from './consistency.ts';
 import { driftChecks } from './drift.ts';

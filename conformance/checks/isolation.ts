@@ -4,7 +4,8 @@
  */
 import type { Exchange } from '../client.ts';
 import { isObject, OTHER, PRIMARY } from '../data.ts';
-import type { Check, CheckContext, Outcome } from '../types.ts';
+import type { Check, CheckContext } from './check.ts';
+import type { Outcome } from '../types.ts';
 import {
   describe,
   errorEnvelopeProblem,

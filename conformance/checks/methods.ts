@@ -4,7 +4,7 @@
  * deployment that wrongly accepts them loses nothing to the suite.
  */
 import { LIST_PATH, PRIMARY, walkPath } from '../data.ts';
-import type { Check, CheckContext } from '../types.ts';
+import type { Check, CheckContext } from './check.ts';
 import { advisory, describe, inconclusive, isClientError, noAnswer, verdict } from './outcome.ts';
 
 const MOCK_METHODS = {

@@ -1,6 +1,6 @@
 /** Unknown walks and paths (§4.3 rule 1, §7): 404 not_found, and the envelope on every refusal. */
 import { LIST_PATH, PRIMARY } from '../data.ts';
-import type { Check } from '../types.ts';
+import type { Check } from './check.ts';
 import {
   describe,
   errorEnvelopeProblem,
@@ -23,8 +23,11 @@ export const notFoundChecks: Check[] = [
     hint: 'Answer unknown walk ids with 404 {"ok":false,"error":{"code":"not_found","message":"..."}}.',
     async run(ctx) {
       const expected = '404 with error.code "not_found"';
-      const headers = ctx.config.profile === 'mock' ? { Prefer: 'code=404' } : undefined;
-      const { exchange } = await ctx.data.detail(ctx.data.unknownId, PRIMARY, headers);
+      const { exchange } = await ctx.data.detail(
+        ctx.data.unknownId,
+        PRIMARY,
+        ctx.data.profile.unknownWalkHeaders,
+      );
       const missing = noAnswer(expected, exchange);
       if (missing || !exchange.response) return missing as NonNullable<typeof missing>;
       const ok =

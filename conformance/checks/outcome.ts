@@ -1,6 +1,14 @@
-/** Small builders the checks share, so every check reads as its rule and nothing else. */
-import type { Exchange, ResponseData } from '../client.ts';
-import type { CheckContext, Outcome, Status } from '../types.ts';
+/**
+ * Small builders the checks share, so every check reads as its rule and nothing else. Part of the
+ * ground floor: it imports nothing of the suite but its vocabulary (`../types.ts`).
+ */
+import type { ContractValidator } from '../../spec/contract.ts';
+import type { Exchange, Outcome, ResponseData, Status } from '../types.ts';
+
+/** What the envelope helpers need of a check's context. */
+interface Judge {
+  readonly contract: ContractValidator;
+}
 
 interface Extra {
   hint?: string;
@@ -63,7 +71,7 @@ export function describe(response: ResponseData | undefined): string {
 }
 
 /** Why a body is not the error envelope `{ok:false,error:{code,message}}`, or undefined when it is. */
-export function errorEnvelopeProblem(ctx: CheckContext, response: ResponseData): string | undefined {
+export function errorEnvelopeProblem(ctx: Judge, response: ResponseData): string | undefined {
   if (response.jsonError) return `the body is ${response.jsonError}`;
   if (response.json === undefined) return 'the body is empty, not the error envelope';
   const result = ctx.contract.validateSchema('ErrorEnvelope', response.json);
@@ -80,7 +88,7 @@ export function errorOf(response: ResponseData): { code?: unknown; message?: unk
 }
 
 /** Required for the refusals whose exact status the spec leaves open: some 4xx in the error envelope. */
-export function refusedWithEnvelope(ctx: CheckContext, exchange: Exchange, what: string): Outcome {
+export function refusedWithEnvelope(ctx: Judge, exchange: Exchange, what: string): Outcome {
   const expected = `${what}: a 4xx answer in the error envelope`;
   const missing = noAnswer(expected, exchange);
   if (missing) return missing;

@@ -1,7 +1,8 @@
 /** The sampled walks (summary + detail) the detail and consistency checks judge. */
 import type { Stop, WalkDetail, WalkSummary } from '../../spec/types.ts';
 import type { Exchange } from '../client.ts';
-import type { CheckContext, Outcome } from '../types.ts';
+import type { CheckContext } from './check.ts';
+import type { Outcome } from '../types.ts';
 import { describe, fail, inconclusive } from './outcome.ts';
 
 export interface JudgedWalk {

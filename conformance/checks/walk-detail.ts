@@ -1,7 +1,7 @@
 /** GET /api/v1/walks/{id} (§4.3, §2.2, §2.3): the walks the list names, their ordered stops. */
 import { stopStatusesOf } from '../../spec/contract.ts';
 import { isObject } from '../data.ts';
-import type { Check } from '../types.ts';
+import type { Check } from './check.ts';
 import { advisory, describe, inconclusive, verdict } from './outcome.ts';
 import { judgedWalks, walkLabel } from './sample.ts';
 

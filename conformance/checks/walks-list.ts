@@ -1,8 +1,9 @@
 /** GET /api/v1/walks (§4.2, §2.1, §8): limits, summaries, links, the empty campaign. */
 import { stopStatusesOf } from '../../spec/contract.ts';
 import type { WalkSummary } from '../../spec/types.ts';
-import { isObject, PRIMARY } from '../data.ts';
-import type { Check, CheckContext, Outcome } from '../types.ts';
+import { isObject } from '../data.ts';
+import type { Check, CheckContext } from './check.ts';
+import type { Outcome } from '../types.ts';
 import { advisory, describe, fail, inconclusive, noAnswer, pass, verdict } from './outcome.ts';
 
 const PRISM_IGNORES_LIMIT = {
@@ -334,10 +335,8 @@ export const walksListChecks: Check[] = [
     hint: 'An empty campaign is a success: 200 {"ok":true,"data":[],"meta":{"count":0}}, not an error.',
     async run(ctx) {
       const expected = '200 {"ok":true,"data":[],"meta":{"count":0}}';
-      const view =
-        ctx.config.profile === 'mock'
-          ? await ctx.data.list(undefined, PRIMARY, { Prefer: 'example=empty' })
-          : await ctx.data.list(undefined, { key: 'CONFORMANCE_EMPTY_CAMPAIGN_KEY', via: 'bearer' });
+      const { auth, headers } = ctx.data.profile.emptyCampaign;
+      const view = await ctx.data.list(undefined, auth, headers);
       const missing = noAnswer(expected, view.exchange);
       if (missing) return missing;
       const meta = (view.exchange.response?.json as { meta?: { count?: unknown } } | undefined)?.meta;

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { CHECKS } from '../checks/index.ts';
-import type { Check } from '../types.ts';
+import type { Check } from '../checks/check.ts';
 import { MUTATIONS } from './mutations.ts';
 
 export const COVERAGE_PATH = fileURLToPath(new URL('../COVERAGE.md', import.meta.url));

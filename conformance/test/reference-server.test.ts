@@ -6,6 +6,7 @@ import { CHECKS } from '../checks/index.ts';
 import { createContractValidator } from '../../spec/contract.ts';
 import { HttpClient } from '../client.ts';
 import { SuiteData } from '../data.ts';
+import { profileOf } from '../target.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
 import { configFor, requiredFailures } from './harness.ts';
@@ -57,11 +58,15 @@ describe('the suite against the reference server', () => {
   });
 
   it('samples the empty walk and the walk without coordinates first, then a handful spread out', async () => {
-    const config = configFor(server.baseUrl, server.credentials);
+    const config = { ...configFor(server.baseUrl, server.credentials), sample: 8 };
     const client = new HttpClient(config);
     try {
-      const sample = await new SuiteData(client, config, createContractValidator()).sample();
-      expect(sample).toHaveLength(config.sampleSize);
+      const sample = await new SuiteData(
+        client,
+        config,
+        profileOf(config, createContractValidator()),
+      ).sample();
+      expect(sample).toHaveLength(8);
       expect(sample[0]?.count).toBe(0);
       expect(sample[1]?.count).toBeGreaterThan(0);
       expect(sample[1]?.lat).toBeNull();
