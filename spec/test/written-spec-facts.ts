@@ -1,0 +1,133 @@
+/**
+ * The facts of the written specification that the spec tests hold `spec/openapi.yaml` to, taken
+ * from its tables and committed as `spec/written-spec-facts.json`, so the tests run on a clone with
+ * no `../shared` beside it. Where `../shared` is present, `written-spec.test.ts` extracts them again
+ * and compares. After the written spec changes: `npm run spec:written-facts` rewrites the file.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const WRITTEN_SPEC_PATH = fileURLToPath(
+  new URL('../../../shared/spec-source/canvassing-read-api.md', import.meta.url),
+);
+export const SHARED_CONTRACT_PATH = fileURLToPath(new URL('../../../shared/CONTRACT.md', import.meta.url));
+export const WRITTEN_FACTS_PATH = fileURLToPath(new URL('../written-spec-facts.json', import.meta.url));
+
+export interface WrittenFacts {
+  /** `METHOD path` of each live endpoint (§4.2, §4.3). */
+  liveEndpoints: string[];
+  /** Path of each planned endpoint (§4.4). */
+  plannedEndpoints: string[];
+  /** Stop status value → meaning, in the written order (§2.4). */
+  stopStatuses: [string, string][];
+  /** Field names in the written order (§2.1, §2.2, §2.3). */
+  fields: { WalkSummary: string[]; WalkDetail: string[]; Stop: string[] };
+  /** The `Shape:` of web_url and app_link (§2.1). */
+  linkShapes: { web_url: string; app_link: string };
+  /** §8: the limit query parameter. */
+  limit: { default: number; minimum: number; maximum: number };
+  /** §5.2: the two headers that may carry the key, as the written spec phrases them. */
+  keyHeaders: string[];
+  /** §5.3: the key prefix. */
+  keyPrefix: string;
+  /** §5.6: scope → what it grants. */
+  scopes: [string, string][];
+  /** §7: HTTP status and `error.code`. */
+  errors: { status: number; code: string }[];
+  /** `../shared/CONTRACT.md`: the variables of `--print-credentials`, in its order. */
+  credentialNames: string[];
+}
+
+/** Every row but the header of the first markdown table after `heading`, back-quotes removed. */
+export function tableAfter(markdown: string, heading: string): string[][] {
+  const start = markdown.indexOf(heading);
+  if (start < 0) throw new Error(`the written spec has no "${heading}"`);
+  const rows: string[][] = [];
+  for (const line of markdown.slice(start).split('\n').slice(1)) {
+    if (line.startsWith('#')) break;
+    if (!line.startsWith('|') || /^\|\s*-/.test(line)) continue;
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim().replaceAll('`', '')),
+    );
+  }
+  return rows.slice(1);
+}
+
+function firstMatch(text: string, pattern: RegExp, what: string): RegExpExecArray {
+  const match = pattern.exec(text);
+  if (!match) throw new Error(`the written spec does not state ${what}`);
+  return match;
+}
+
+function limitOf(markdown: string): WrittenFacts['limit'] {
+  const row = tableAfter(markdown, '## 8. Limits').find(([name]) => name === 'limit query parameter');
+  const [, value = '', minimum = '', maximum = ''] = firstMatch(
+    row?.[2] ?? '',
+    /^Default (\d+), minimum (\d+), maximum (\d+)$/,
+    'the limit row of §8',
+  );
+  return { default: Number(value), minimum: Number(minimum), maximum: Number(maximum) };
+}
+
+function linkShape(markdown: string, field: string): string {
+  const row = tableAfter(markdown, '### 2.1 Walk (summary').find(([name]) => name === field);
+  return firstMatch(row?.[2] ?? '', /Shape: (\S+?)\.?$/, `the shape of ${field}`)[1] ?? '';
+}
+
+export function extractWrittenFacts(markdown: string, contract: string): WrittenFacts {
+  const fieldsAfter = (heading: string) => tableAfter(markdown, heading).map(([field = '']) => field);
+  const pairs = (heading: string) =>
+    tableAfter(markdown, heading).map(([a = '', b = '']): [string, string] => [a, b]);
+  return {
+    liveEndpoints: [...markdown.matchAll(/^### 4\.\d (GET \S+) \(live/gm)].map((m) => m[1] ?? ''),
+    plannedEndpoints: tableAfter(markdown, '### 4.4 Planned endpoints').map(([route = '']) =>
+      route.replace(/^GET /, ''),
+    ),
+    stopStatuses: pairs('### 2.4 Stop statuses'),
+    fields: {
+      WalkSummary: fieldsAfter('### 2.1 Walk (summary'),
+      WalkDetail: fieldsAfter('### 2.2 Walk (detail'),
+      Stop: fieldsAfter('### 2.3 Stop'),
+    },
+    linkShapes: { web_url: linkShape(markdown, 'web_url'), app_link: linkShape(markdown, 'app_link') },
+    limit: limitOf(markdown),
+    keyHeaders: [...markdown.matchAll(/^ {3}- (`[^`]+` with the value `[^`]+`)$/gm)].map((m) => m[1] ?? ''),
+    keyPrefix: firstMatch(markdown, /Key shape: the prefix `([^`]+)`/, 'the key prefix')[1] ?? '',
+    scopes: pairs('6. Each key carries'),
+    errors: tableAfter(markdown, 'Error envelope:').map(([status = '', code = '']) => ({
+      status: Number(status),
+      code,
+    })),
+    credentialNames: [...contract.matchAll(/^\s*(CONFORMANCE_[A-Z_]+)=/gm)].map((m) => m[1] ?? ''),
+  };
+}
+
+/** The committed facts. */
+export function committedWrittenFacts(): WrittenFacts {
+  return JSON.parse(readFileSync(WRITTEN_FACTS_PATH, 'utf8')) as WrittenFacts;
+}
+
+/** The facts as `../shared` states them today, or undefined when it is not beside this clone. */
+export function sharedWrittenFacts(): WrittenFacts | undefined {
+  if (!existsSync(WRITTEN_SPEC_PATH) || !existsSync(SHARED_CONTRACT_PATH)) return undefined;
+  return extractWrittenFacts(
+    readFileSync(WRITTEN_SPEC_PATH, 'utf8'),
+    readFileSync(SHARED_CONTRACT_PATH, 'utf8'),
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
+  const facts = sharedWrittenFacts();
+  if (!facts) {
+    process.stderr.write(`spec:written-facts: ${WRITTEN_SPEC_PATH} or ${SHARED_CONTRACT_PATH} is missing.\n`);
+    process.exitCode = 2;
+  } else {
+    const prettier = await import('prettier');
+    const options = { ...(await prettier.resolveConfig(WRITTEN_FACTS_PATH)), filepath: WRITTEN_FACTS_PATH };
+    writeFileSync(WRITTEN_FACTS_PATH, await prettier.format(JSON.stringify(facts), options));
+    process.stdout.write(`wrote ${WRITTEN_FACTS_PATH}\n`);
+  }
+}
