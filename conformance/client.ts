@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Agent, request } from 'undici';
+import { KEY_PREFIX } from '../spec/facts.ts';
 import type {
   Exchange,
   FailureKind,
@@ -38,7 +39,7 @@ export type {
 } from './types.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
-export const MADE_UP_KEY_SHELL = 'svc_sk_live_$(openssl rand -hex 24)';
+export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;
 
 /** Consecutive failures of these kinds make the client stop asking a target that is gone. */
 const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set([
@@ -67,7 +68,7 @@ export class HttpClient {
   private seq = 0;
   private deadInARow = 0;
   /** Random per run; reports show it as a shell expression that makes another one. */
-  private readonly madeUpKey = `svc_sk_live_${randomBytes(24).toString('hex')}`;
+  private readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   private lastDeadMessage = '';
 
   constructor(private readonly options: ClientOptions) {

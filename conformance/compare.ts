@@ -4,13 +4,14 @@
  * that is new and drift that is gone. The previous file is checked before anything is sent.
  */
 import { readFileSync } from 'node:fs';
+import { RESULT_CLASSES } from '../spec/facts.ts';
 import { ConfigError } from './config.ts';
 import { driftKey } from './drift.ts';
 import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from './types.ts';
 
 export type { CheckChange, Comparison, PreviousReport } from './types.ts';
 
-const STATUSES: readonly string[] = ['pass', 'fail', 'skip', 'advisory', 'inconclusive'];
+const STATUSES: readonly string[] = RESULT_CLASSES;
 
 /** Reads a previous JSON report. Throws ConfigError when it is not one. */
 export function loadPreviousReport(path: string): PreviousReport {

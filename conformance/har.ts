@@ -5,6 +5,7 @@
  * configured-key redactor, and anything else shaped like a key (an echoed made-up key, another
  * campaign's key in a body) is replaced too.
  */
+import { KEY_PREFIX } from '../spec/facts.ts';
 import { STATUS_CODES } from 'node:http';
 import type { Exchange } from './client.ts';
 import { USER_AGENT } from './config.ts';
@@ -65,8 +66,8 @@ export interface Har {
 const NOT_SENT = new Set(['budget', 'gave-up']);
 
 /** Anything shaped like a key of this API (`svc_sk_live_<body>`), whoever's it is. */
-const KEY_SHAPED = /svc_sk_live_[A-Za-z0-9._~+/=%-]{6,}/g;
-const KEY_SHAPED_PLACEHOLDER = 'svc_sk_live_[redacted]';
+const KEY_SHAPED = new RegExp(`${KEY_PREFIX}[A-Za-z0-9._~+/=%-]{6,}`, 'g');
+const KEY_SHAPED_PLACEHOLDER = `${KEY_PREFIX}[redacted]`;
 
 export function harOf(exchanges: readonly Exchange[], report: Report): Har {
   const started = Date.parse(report.startedAt);

@@ -4,12 +4,11 @@
  * one, since reports shorten echoed bodies (a target that echoes the key would otherwise have its
  * first characters printed up to the cut).
  */
-import type { KeyName } from './config.ts';
+import { KEY_PREFIX } from '../spec/facts.ts';
+import type { KeyName } from './types.ts';
 
 export type Redactor = (text: string) => string;
 
-/** Keys issued by the API start with this; it is public and no secret on its own. */
-const KEY_PREFIX = 'svc_sk_live_';
 /** A piece of a key this long is found and widened to all it shares with the key. */
 const PIECE = 10;
 /** A piece is a secret when it carries at least this many characters after the public prefix. */

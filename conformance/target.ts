@@ -6,7 +6,7 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../spec/contract.ts';
-import { resolveRef } from '../spec/contract.ts';
+import { KEY_PREFIX, resolveRef } from '../spec/contract.ts';
 import { ConfigError } from './config.ts';
 import type { CliOptions } from './config.ts';
 import type { KeyName, KeyUse, RequestSpec, SuiteConfig } from './types.ts';
@@ -94,7 +94,7 @@ export async function resolveTarget(options: CliOptions['config']): Promise<Targ
 export function withMockKeys(config: SuiteConfig): SuiteConfig {
   if (config.profile !== 'mock') return config;
   const keys: Partial<Record<KeyName, string>> = { ...config.keys };
-  for (const name of KEY_NAMES) keys[name] ??= `svc_sk_live_mock${name.toLowerCase().replaceAll('_', '')}`;
+  for (const name of KEY_NAMES) keys[name] ??= `${KEY_PREFIX}mock${name.toLowerCase().replaceAll('_', '')}`;
   return { ...config, keys };
 }
 

@@ -4,14 +4,11 @@
  * it (client, checks, runner, reporters, CLI) can depend on it without a circle.
  */
 
-export const KEY_NAMES = [
-  'CONFORMANCE_API_KEY',
-  'CONFORMANCE_NO_SCOPE_KEY',
-  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
-  'CONFORMANCE_REVOKED_KEY',
-  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
-] as const;
-export type KeyName = (typeof KEY_NAMES)[number];
+import type { CredentialKeyName, ResultClass } from '../spec/facts.ts';
+
+/** The configured keys' variable names (CONTRACT.md), one home: spec/facts.ts. */
+export { CREDENTIAL_KEY_NAMES as KEY_NAMES } from '../spec/facts.ts';
+export type KeyName = CredentialKeyName;
 
 export interface SuiteConfig {
   /** Without a trailing slash; may carry a path prefix. */
@@ -125,7 +122,7 @@ export interface Exchange {
   retries: number;
 }
 
-export type Status = 'pass' | 'fail' | 'skip' | 'advisory' | 'inconclusive';
+export type Status = ResultClass;
 /** `required` when the written spec states the rule; `advisory` when it says "not shown". */
 export type Level = 'required' | 'advisory';
 
