@@ -23,10 +23,10 @@ export interface ServerConfig {
   /** The page served at `/docs`. */
   docsPath: string;
   /**
-   * Answer the live GET endpoints ahead of Express's router (`fast-lane.ts`); the answers are the
-   * same either way. Default true; false sends every request through Express.
+   * Whether `createRequestListener` serves the two successful live answers in front of the app
+   * (`hot-path.ts`); the answers are the same either way. Default true. `createApp` has none.
    */
-  fastLane: boolean;
+  hotPath: boolean;
 }
 
 export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig {
@@ -40,6 +40,6 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     rateLimit,
     specPath: config.specPath ?? LIVE_SPEC_FILE,
     docsPath: config.docsPath ?? DEFAULT_DOCS_PATH,
-    fastLane: config.fastLane ?? true,
+    hotPath: config.hotPath ?? true,
   };
 }

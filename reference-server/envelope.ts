@@ -1,9 +1,8 @@
 /**
- * The one way the API answers: precomputed envelope bytes with their headers. Success answers
- * go out with one `res.writeHead` and one `res.end` (a wrapping app intercepts both; see
- * `conformance/test/mutations.ts`), error answers with `res.setHeader` and `res.end`. Success
- * bodies carry a strong ETag; `If-None-Match` with a matching tag gets 304 (D-CACHE). A client asking for gzip gets the
- * body's gzip form, compressed once and kept (D-COMPRESSION, `content-coding.ts`).
+ * The one way the API answers: precomputed bytes with their headers, in one `res.writeHead` and
+ * one `res.end`. Success bodies carry a strong ETag; `If-None-Match` with a matching tag gets 304
+ * (D-CACHE). A client asking for gzip gets the body's gzip form, compressed once and kept
+ * (D-COMPRESSION, `content-coding.ts`).
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -29,36 +28,20 @@ export function entityTag(hash: Hash): string {
 }
 
 /**
- * Sends a success body, or 304 when `If-None-Match` holds its tag. `headers` (a `writeHead`
- * name/value list) are sent with it: the fast lane passes every header here; the Express routes
- * have set theirs on `res` already, which Node merges.
+ * Sends a success body, or 304 when `If-None-Match` holds its tag. The headers every answer
+ * carries are on `res` already (`request-context.ts`); Node merges them with these.
  */
-export function sendPrepared(
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: PreparedBody,
-  headers: readonly string[] = [],
-): void {
+export function sendPrepared(req: IncomingMessage, res: ServerResponse, body: PreparedBody): void {
   const gzip = prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
   const sent = gzip ?? body;
   // Either coding's tag names the same content, so a client holding either one is up to date.
   if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
-    res.writeHead(304, [...headers, 'ETag', sent.etag]);
+    res.writeHead(304, ['ETag', sent.etag]);
     res.end();
     return;
   }
   const coding = gzip ? ['Content-Encoding', 'gzip'] : [];
-  res.writeHead(200, [
-    ...headers,
-    'ETag',
-    sent.etag,
-    'Content-Type',
-    JSON_CONTENT_TYPE,
-    ...coding,
-    'Content-Length',
-    String(sent.bytes.length),
-  ]);
-  res.end(sent.bytes);
+  sendBytes(res, 200, ['ETag', sent.etag, 'Content-Type', JSON_CONTENT_TYPE, ...coding], sent.bytes);
 }
 
 function gzipOf(body: PreparedBody): EncodedBody | undefined {
@@ -66,18 +49,21 @@ function gzipOf(body: PreparedBody): EncodedBody | undefined {
   return body.gzip ?? undefined;
 }
 
-export function sendError(
-  res: ServerResponse,
-  answer: ErrorAnswer,
-  extraHeaders: Record<string, string> = {},
-): void {
-  res.statusCode = answer.status;
-  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-  for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
-  res.removeHeader('ETag');
-  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  res.setHeader('Content-Length', answer.body.length);
-  res.end(answer.body);
+/** Sends an error answer: its status, its own headers (`Allow`, `Retry-After`, ...) and envelope. */
+export function sendError(res: ServerResponse, answer: ErrorAnswer): void {
+  const headers: string[] = [];
+  for (const name in answer.headers) headers.push(name, answer.headers[name] as string);
+  sendBytes(res, answer.status, [...headers, 'Content-Type', JSON_CONTENT_TYPE], answer.body);
+}
+
+/**
+ * The one place an answer's own headers are written: one `writeHead` with its status, headers
+ * (a name/value list) and length, then the body.
+ */
+export function sendBytes(res: ServerResponse, status: number, headers: string[], body: Buffer): void {
+  headers.push('Content-Length', String(body.length));
+  res.writeHead(status, headers);
+  res.end(body);
 }
 
 /** RFC 9110 §13.1.2: weak comparison, a list of tags, or `*`. */

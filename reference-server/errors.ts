@@ -77,12 +77,25 @@ export const INTERNAL_ERROR = errorAnswer(
   'internal_error',
   'Something went wrong on our side; please retry later.',
 );
-/** D-RATE; `Retry-After` is added per answer. */
+/** D-RATE: the answer without its `Retry-After`; `rateLimited(seconds)` is what is sent. */
 export const RATE_LIMITED = errorAnswer(
   429,
   'rate_limited',
   'Too many requests for this key; retry after the number of seconds in Retry-After.',
 );
+const rateLimitedAnswers = new Map<number, ErrorAnswer>();
+
+/** D-RATE: the 429 telling the client to wait `seconds` (a whole number from 1), built once per value. */
+export function rateLimited(seconds: number): ErrorAnswer {
+  let answer = rateLimitedAnswers.get(seconds);
+  if (!answer) {
+    answer = errorAnswer(RATE_LIMITED.status, RATE_LIMITED.code, RATE_LIMITED.message, {
+      'Retry-After': String(seconds),
+    });
+    rateLimitedAnswers.set(seconds, answer);
+  }
+  return answer;
+}
 export const DOCS_NOT_BUILT = errorAnswer(
   503,
   'docs_not_built',

@@ -4,6 +4,7 @@
  * the answer still in flight: a GET carrying a body with `Connection: close` would get half a walk.
  * A body over the cap is refused with 413 and the connection is closed.
  */
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /** Far above anything a read-only API should receive; the 100 KB bodies of issue 7 fit. */
@@ -11,12 +12,8 @@ export const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
 
 export function drainRequestBody(maxBytes = MAX_DRAINED_BODY_BYTES): RequestHandler {
   return (req, res, next) => {
-    // Node frames a request body only by these two headers (RFC 9112 §6.3).
-    const length = req.headers['content-length'];
-    if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
-      return next();
-    }
-    if (Number(length) > maxBytes) return refuse();
+    if (!hasRequestBody(req)) return next();
+    if (Number(req.headers['content-length']) > maxBytes) return refuse();
     let received = 0;
     let settled = false;
     const onData = (chunk: Buffer) => {
@@ -41,4 +38,10 @@ export function drainRequestBody(maxBytes = MAX_DRAINED_BODY_BYTES): RequestHand
       next(Object.assign(new Error('request body over the cap'), { status: 413 }));
     }
   };
+}
+
+/** Node frames a request body only by these two headers (RFC 9112 §6.3). */
+export function hasRequestBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -17,7 +17,7 @@ import {
   demoCredentials,
   generateDataset,
 } from '../fixtures/index.ts';
-import { createApp } from './app.ts';
+import { createRequestListener } from './app.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { errorAnswer, METHOD_NOT_ALLOWED } from './errors.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
@@ -57,7 +57,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     ...sizes
   } = options;
   const dataset = generateDataset(sizes);
-  const app = createApp({
+  const listener = createRequestListener({
     dataset,
     config: {
       webBaseUrl,
@@ -65,7 +65,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
       ...(rateLimit === undefined ? {} : { rateLimit }),
     },
   });
-  const server = createHttpServer(app);
+  const server = createHttpServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,20 +1,19 @@
 /**
  * Authentication (D-AUTH-ORDER: key, then rate, then scope): `authorize` decides, `requireKey` is
- * its Express middleware, which leaves the grant in `res.locals.grant` for the route. The fast
- * lane (`../fast-lane.ts`) calls `authorize` directly.
+ * its Express middleware, which leaves the grant in `res.locals.grant` for the route and passes
+ * every refusal, 429 included, to the error handler. The hot path (`../hot-path.ts`) calls
+ * `authorize` directly and answers only what it grants.
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Scope } from '../../fixtures/index.ts';
-import { ApiError, type ErrorAnswer, INVALID_KEY, missingScope, RATE_LIMITED } from '../errors.ts';
-import { sendError } from '../envelope.ts';
+import { ApiError, type ErrorAnswer, INVALID_KEY, missingScope, rateLimited } from '../errors.ts';
 import { credentialsFrom, keyHeaderLines } from './credentials.ts';
 import type { KeyGrant, Keyring } from './keyring.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export type Authorization =
-  | { grant: KeyGrant; refusal?: undefined; retryAfter?: undefined }
-  | { grant?: undefined; refusal: ErrorAnswer; retryAfter?: number };
+  { grant: KeyGrant; refusal?: undefined } | { grant?: undefined; refusal: ErrorAnswer };
 
 export type Authorizer = (req: IncomingMessage) => Authorization;
 
@@ -27,25 +26,17 @@ export function authorizer(keyring: Keyring, scope: Scope, limiter?: RateLimiter
     const grant = keyring.grantFor(credentials.key);
     if (!grant) return { refusal: INVALID_KEY };
     const wait = limiter?.take(grant.keyId);
-    if (wait !== undefined) return { refusal: RATE_LIMITED, retryAfter: wait };
+    if (wait !== undefined) return { refusal: rateLimited(wait) };
     if (!grant.scopes.has(scope)) return { refusal: forbidden };
     return { grant };
   };
 }
 
-/** The extra headers of a refusal: a 429 carries its own `Retry-After`. */
-export function refusalHeaders(retryAfter: number | undefined): Record<string, string> {
-  return retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) };
-}
-
 export function requireKey(keyring: Keyring, scope: Scope, limiter?: RateLimiter): RequestHandler {
   const authorize = authorizer(keyring, scope, limiter);
   return (req, res, next) => {
-    const { grant, refusal, retryAfter } = authorize(req);
-    if (refusal) {
-      if (retryAfter !== undefined) return sendError(res, refusal, refusalHeaders(retryAfter));
-      return next(new ApiError(refusal));
-    }
+    const { grant, refusal } = authorize(req);
+    if (refusal) return next(new ApiError(refusal));
     res.locals.grant = grant;
     next();
   };

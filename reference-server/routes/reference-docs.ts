@@ -4,8 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
-import { sendError } from '../envelope.ts';
-import { DOCS_NOT_BUILT } from '../errors.ts';
+import { sendBytes } from '../envelope.ts';
+import { ApiError, DOCS_NOT_BUILT } from '../errors.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 export interface ReferenceDocsOptions {
@@ -20,9 +20,7 @@ export function referenceDocsRouter({ specPath, docsPath }: ReferenceDocsOptions
     .route('/openapi.yaml')
     .get(async (_req, res) => {
       const spec = await readFile(specPath);
-      res.setHeader('Content-Type', 'application/yaml; charset=utf-8');
-      res.setHeader('Content-Length', spec.length);
-      res.end(spec);
+      sendBytes(res, 200, ['Content-Type', 'application/yaml; charset=utf-8'], spec);
     })
     .all(methodNotAllowed);
 
@@ -33,10 +31,8 @@ export function referenceDocsRouter({ specPath, docsPath }: ReferenceDocsOptions
         if (error.code === 'ENOENT') return undefined;
         throw error;
       });
-      if (!page) return sendError(res, DOCS_NOT_BUILT);
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.setHeader('Content-Length', page.length);
-      res.end(page);
+      if (!page) throw new ApiError(DOCS_NOT_BUILT);
+      sendBytes(res, 200, ['Content-Type', 'text/html; charset=utf-8'], page);
     })
     .all(methodNotAllowed);
 

@@ -1,5 +1,5 @@
 /**
- * In-process test server: `createApp` on `listen(0)` at 127.0.0.1, a raw HTTP client that sends
+ * In-process test server: `createRequestListener` on `listen(0)` at 127.0.0.1, a raw HTTP client that sends
  * exactly the path and headers it is given, and the contract validator compiled once.
  */
 import { once } from 'node:events';
@@ -13,7 +13,7 @@ import {
   type DatasetOptions,
 } from '../../fixtures/index.ts';
 import { createContractValidator } from '../../spec/contract.ts';
-import { createApp, type ServerConfig } from '../app.ts';
+import { createRequestListener, type ServerConfig } from '../app.ts';
 import { createHttpServer } from '../start.ts';
 
 export const contract = createContractValidator();
@@ -58,8 +58,7 @@ export async function startTestServer(
     'walks' in options && Array.isArray(options.walks)
       ? (options as Dataset)
       : datasetFor(options as DatasetOptions);
-  const app = createApp({ dataset, config: { log: false, ...config } });
-  const server = createHttpServer(app);
+  const server = createHttpServer(createRequestListener({ dataset, config: { log: false, ...config } }));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
