@@ -1,0 +1,205 @@
+/**
+ * One way for every command to read its flags, on `node:util` `parseArgs`: one `--help` layout, one
+ * message for an unknown flag (with the nearest real one) or a bad value, one `--env-file` reader.
+ * Every mistake is a `UsageError`; commands print it with `usageMessage` and exit with `EXIT_USAGE`.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+/** The exit status of a command line that cannot be used as given. */
+export const EXIT_USAGE = 2;
+
+export class UsageError extends Error {
+  readonly code: string = 'usage';
+}
+
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+  /** The value's placeholder in `--help`, e.g. `URL` or `MS`. */
+  value?: string;
+  /** What the flag does; `\n` starts another help line. */
+  help: string;
+}
+export type FlagTable = Record<string, FlagSpec>;
+
+export interface CommandSpec<T extends FlagTable = FlagTable> {
+  /** How messages name the command, e.g. `conformance`. */
+  name: string;
+  /** The usage line(s), without `Usage: `. */
+  usage: string;
+  /** What the command does, one paragraph. */
+  summary: string;
+  flags: T;
+  /** Names of the positional arguments, when the command takes any. */
+  positionals?: string;
+  /** Sections after the options (environment, exit status…), each text as written. */
+  sections?: readonly { title: string; text: string }[];
+}
+
+type ValueOf<F extends FlagSpec> = F['type'] extends 'boolean'
+  ? boolean
+  : F['multiple'] extends true
+    ? string[]
+    : string;
+export type FlagValues<T extends FlagTable> = { [K in keyof T]?: ValueOf<T[K]> } & { help?: boolean };
+
+const HELP_FLAG: FlagSpec = { type: 'boolean', short: 'h', help: 'This text' };
+
+/** Reads `argv` against the command's flags; `--help`/`-h` is every command's. */
+export function readFlags<T extends FlagTable>(
+  command: CommandSpec<T>,
+  argv: string[],
+): { values: FlagValues<T>; positionals: string[] } {
+  const flags: FlagTable = { ...command.flags, help: HELP_FLAG };
+  rejectUnknownFlags(flags, argv);
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: flags,
+      strict: true,
+      allowPositionals: command.positionals !== undefined,
+    });
+    return { values: values as FlagValues<T>, positionals };
+  } catch (error) {
+    throw new UsageError(parseFailure(error as Error & { code?: string }));
+  }
+}
+
+/** Unknown flags first, so the message names the nearest real one rather than parseArgs' words. */
+function rejectUnknownFlags(flags: FlagTable, argv: string[]): void {
+  const { tokens } = parseArgs({
+    args: argv,
+    options: flags,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const token of tokens) {
+    // A declared short flag arrives under its long name.
+    if (token.kind !== 'option' || Object.hasOwn(flags, token.name)) continue;
+    const near = nearest(token.rawName.replace(/^-+/, ''), Object.keys(flags));
+    throw new UsageError(`unknown flag ${token.rawName}${near ? ` (did you mean --${near}?)` : ''}`);
+  }
+}
+
+function parseFailure(error: Error & { code?: string }): string {
+  const flag = /'(-[^' <]+)/.exec(error.message)?.[1];
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /does not take an argument/.test(error.message)
+        ? `${flag} takes no value`
+        : `${flag} needs a value`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${JSON.stringify(/'([^']*)'/.exec(error.message)?.[1] ?? '')}`;
+    default:
+      return error.message;
+  }
+}
+
+/** The candidate closest to `word` when it is close enough to be a slip, else undefined. */
+export function nearest(word: string, candidates: readonly string[]): string | undefined {
+  const lower = word.toLowerCase();
+  const prefixed = candidates.filter((c) => c.startsWith(lower));
+  if (lower.length >= 3 && prefixed.length === 1) return prefixed[0];
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.floor(lower.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(lower, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+/** Levenshtein distance, with a swap of two neighbours counted as one edit. */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, at(i - 2, j - 2) + 1);
+      (d[i] as number[])[j] = value;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/** An integer flag within bounds, or `fallback` when it was not given. */
+export function integerFlag(
+  flag: string,
+  raw: string | undefined,
+  bounds: { min: number; max: number },
+  fallback: number,
+): number {
+  if (raw === undefined) return fallback;
+  const { min, max } = bounds;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+/** One of a fixed set of words. */
+export function choiceFlag<C extends string>(flag: string, raw: string, choices: readonly C[]): C {
+  if ((choices as readonly string[]).includes(raw)) return raw as C;
+  const near = nearest(raw, choices);
+  throw new UsageError(
+    `${flag} must be one of ${choices.join(', ')}, not ${JSON.stringify(raw)}${near ? ` (did you mean ${near}?)` : ''}`,
+  );
+}
+
+/**
+ * The variables of a dotenv file (`NAME=value`, `# comments`, optional `export ` and quotes), as
+ * `npm run reference-server -- --print-credentials` writes them. The command reads it itself, so the
+ * same message comes whatever runs it (`node --env-file` would exit 9 with the runtime's words).
+ */
+export function readEnvFile(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UsageError(`env file not found: ${path}`);
+    throw new UsageError(`env file cannot be read: ${path} (${code ?? (error as Error).message})`);
+  }
+  const env: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match?.[1] || line.trimStart().startsWith('#')) continue;
+    env[match[1]] = (match[2] ?? '').replace(/^(['"])(.*)\1$/, '$2');
+  }
+  return env;
+}
+
+/** The environment with an env file's variables beneath it: the environment wins. */
+export function withEnvFile<E extends Record<string, string | undefined>>(
+  path: string | undefined,
+  env: E,
+): Record<string, string | undefined> {
+  return path === undefined ? { ...env } : { ...readEnvFile(path), ...env };
+}
+
+/** What a command prints for a usage mistake: its name, the problem, where to look. */
+export function usageMessage(command: string, error: Error): string {
+  return `${command}: ${error.message}\nRun with --help for the options.\n`;
+}
+
+const COLUMN = 26;
+
+/** The `--help` text, the same layout for every command. */
+export function helpText(command: CommandSpec): string {
+  const rows = Object.entries({ ...command.flags, help: HELP_FLAG }).map(([name, flag]) => {
+    const left = `${flag.short ? `-${flag.short}, ` : ''}--${name}${flag.value ? ` ${flag.value}` : ''}`;
+    const [first = '', ...rest] = flag.help.split('\n');
+    const lead = left.length + 2 < COLUMN ? `  ${left.padEnd(COLUMN - 2)}${first}` : `  ${left}  ${first}`;
+    return [lead, ...rest.map((line) => `${' '.repeat(COLUMN)}${line}`)].join('\n');
+  });
+  const sections = (command.sections ?? []).map((s) => `\n${s.title}:\n${s.text.replace(/\n$/, '')}\n`);
+  return `Usage: ${command.usage}\n\n${command.summary.replace(/\n$/, '')}\n\nOptions:\n${rows.join('\n')}\n${sections.join('')}`;
+}
