@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const REDOCLY_CLI = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+// Resolved when a page is rendered: Redocly is a dev dependency, and `npm start` imports this module
+// after `npm ci --omit=dev` too (it then serves the page already built, or answers 503 at /docs).
+const redoclyCli = () => createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
 
 // The spec's path is spelled here rather than imported from spec/contract.ts: that module loads Ajv,
 // which would double the cost of the up-to-date check that runs before every test run.
@@ -97,7 +99,7 @@ export async function buildApiReference(options: BuildOptions = {}): Promise<Bui
 
 async function renderWithRedocly(specPath: string, outputPath: string): Promise<void> {
   const args = [
-    REDOCLY_CLI,
+    redoclyCli(),
     'build-docs',
     specPath,
     '--output',
