@@ -9,6 +9,8 @@ export default tseslint.config(
       'spec/generated/**',
       'reference-server/generated/**',
       'reports/**',
+      'conformance/dist/**',
+      'sandbox/dist/**',
       '**/*.js',
       '**/*.mjs',
       '**/*.cjs',

@@ -1,0 +1,139 @@
+/**
+ * `npm run build:packages [-- conformance|sandbox]` (and each workspace's `prepack`): builds a
+ * package's `dist/`: one bundle per entry point, the files it ships, a `package.json` carrying the
+ * tool and API versions for the code that reads them, and one small launcher per bin.
+ */
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { parse } from 'yaml';
+import { bundle } from './bundle.ts';
+import {
+  API_REFERENCE_PAGE,
+  LIVE_SPEC,
+  type PackageDefinition,
+  PACKAGES,
+  packageDefinition,
+  REPO_ROOT,
+} from './packages.ts';
+
+interface Manifest {
+  name: string;
+  version: string;
+  bin?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+export interface ApiIdentity {
+  title: string;
+  version: string;
+}
+
+export function manifestOf(dir: string): Manifest {
+  return JSON.parse(readFileSync(join(REPO_ROOT, dir, 'package.json'), 'utf8')) as Manifest;
+}
+
+/** `info.title` and `info.version` of spec/openapi.yaml: the API a package checks or serves. */
+export function apiIdentity(): ApiIdentity {
+  const doc = parse(readFileSync(join(REPO_ROOT, LIVE_SPEC), 'utf8')) as { info: ApiIdentity };
+  return { title: doc.info.title, version: doc.info.version };
+}
+
+export const binPath = (name: string) => `dist/bin/${name}.mjs`;
+
+export async function buildPackage(definition: PackageDefinition): Promise<string[]> {
+  const manifest = manifestOf(definition.dir);
+  const api = apiIdentity();
+  checkManifest(definition, manifest, api);
+  const distDir = join(REPO_ROOT, definition.dir, 'dist');
+  rmSync(distDir, { recursive: true, force: true });
+  if (definition.files.includes(API_REFERENCE_PAGE)) {
+    const { buildApiReference } = await import('../docs/build.ts');
+    await buildApiReference();
+  }
+  const imported = new Set<string>(definition.resolvedAtRunTime);
+  const entries = [...Object.values(definition.bins), ...definition.modules];
+  for (const entry of entries) {
+    const { packages } = await bundle({
+      entry,
+      distDir,
+      inlineDependencies: definition.inlineDependencies,
+      replacements: definition.replacements,
+    });
+    for (const name of packages) imported.add(name);
+  }
+  checkDependencies(definition, manifest, [...imported].sort());
+  for (const file of definition.files) {
+    mkdirSync(dirname(join(distDir, file)), { recursive: true });
+    copyFileSync(join(REPO_ROOT, file), join(distDir, file));
+  }
+  // Read by the code through `../package.json` from its folder (the tool's version in reports).
+  writeJson(join(distDir, 'package.json'), { type: 'module', version: manifest.version, api });
+  for (const [name, entry] of Object.entries(definition.bins)) {
+    writeLauncher(join(REPO_ROOT, definition.dir, binPath(name)), name, join(distDir, entry));
+  }
+  return entries;
+}
+
+/** The committed package.json and the definition agree, and the version is the API's. */
+function checkManifest(definition: PackageDefinition, manifest: Manifest, api: ApiIdentity): void {
+  const problems: string[] = [];
+  if (manifest.version !== api.version) {
+    problems.push(`version ${manifest.version} is not the spec's info.version ${api.version}`);
+  }
+  const expected = Object.fromEntries(Object.keys(definition.bins).map((name) => [name, binPath(name)]));
+  if (JSON.stringify(manifest.bin ?? {}) !== JSON.stringify(expected)) {
+    problems.push(`"bin" must be ${JSON.stringify(expected)}`);
+  }
+  if (problems.length > 0) throw new Error(`${definition.dir}/package.json: ${problems.join('; ')}`);
+}
+
+/** Every package the bundles import is a dependency, at the repository's own version, and no other. */
+function checkDependencies(definition: PackageDefinition, manifest: Manifest, imported: string[]): void {
+  const root = manifestOf('.');
+  const pinned = { ...root.devDependencies, ...root.dependencies };
+  const declared = manifest.dependencies ?? {};
+  const problems = [
+    ...imported
+      .filter((name) => declared[name] !== pinned[name])
+      .map((name) => `needs "${name}": "${pinned[name] ?? '?'}" (has ${declared[name] ?? 'none'})`),
+    ...Object.keys(declared)
+      .filter((name) => !imported.includes(name))
+      .map((name) => `declares "${name}", which nothing imports`),
+  ];
+  if (problems.length > 0) {
+    throw new Error(`${definition.dir}/package.json dependencies: ${problems.join('; ')}`);
+  }
+}
+
+function writeJson(path: string, value: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A bin: `--version` alone prints the package's and the API's versions; anything else runs the entry. */
+function writeLauncher(path: string, name: string, entry: string): void {
+  const bundled = `./${relative(dirname(path), entry.replace(/\.ts$/, '.mjs')).split('\\').join('/')}`;
+  const source = `#!/usr/bin/env node
+// ${name}: built by packaging/build.ts.
+import { readFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+if (args.length === 1 && args[0] === '--version') {
+  const { version, api } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(\`${name} \${version} (\${api.title} \${api.version})\\n\`);
+} else {
+  await import(${JSON.stringify(bundled)});
+}
+`;
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, source, { mode: 0o755 });
+}
+
+if (process.argv[1] === new URL(import.meta.url).pathname) {
+  const dirs = process.argv.slice(2);
+  for (const definition of dirs.length > 0 ? dirs.map(packageDefinition) : PACKAGES) {
+    const entries = await buildPackage(definition);
+    console.log(`${definition.dir}/dist: ${entries.join(', ')}`);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * One esbuild bundle per entry point of a package. The package's `dist/` mirrors the repository's
+ * layout (`dist/conformance/main.mjs`, `dist/spec/openapi.yaml`), and every module keeps its own
+ * `import.meta.url` as if it still sat at its place in that tree, so the paths the code resolves
+ * from it (the spec, the docs page, a dependency through `createRequire`) find the files shipped
+ * beside the bundle. `reference-server/launch.js` does the same for the repository's own bundle.
+ */
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { REPO_ROOT } from './packages.ts';
+
+export interface BundleOptions {
+  /** The entry point, relative to the repository, e.g. `conformance/main.ts`. */
+  entry: string;
+  /** The package's `dist/` folder (absolute). */
+  distDir: string;
+  /** `true`: npm packages are copied into the bundle; `false`: they stay imports (dependencies). */
+  inlineDependencies: boolean;
+  /** Repository module → the source that stands in for it in this package. */
+  replacements?: Readonly<Record<string, string>>;
+}
+
+export interface BundleResult {
+  /** The bundle's path (absolute). */
+  outfile: string;
+  /** npm packages the bundle still imports (empty when dependencies are inlined). */
+  packages: string[];
+}
+
+/** What a bundle with inlined CommonJS dependencies needs to `require` Node's own modules. */
+const REQUIRE_BANNER = [
+  "import { createRequire as __createRequire } from 'node:module';",
+  'const require = __createRequire(import.meta.url);',
+].join('\n');
+
+export async function bundle(options: BundleOptions): Promise<BundleResult> {
+  const outfile = join(options.distDir, options.entry.replace(/\.ts$/, '.mjs'));
+  const result = await build({
+    entryPoints: [join(REPO_ROOT, options.entry)],
+    absWorkingDir: REPO_ROOT,
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    ...(options.inlineDependencies ? { banner: { js: REQUIRE_BANNER } } : { packages: 'external' }),
+    sourcemap: 'linked',
+    legalComments: 'eof',
+    metafile: true,
+    logLevel: 'error',
+    plugins: [placedModuleUrls(outfile, options.distDir, options.replacements ?? {})],
+  });
+  return { outfile, packages: importedPackages(result.metafile) };
+}
+
+/**
+ * Rewrites `import.meta.url` in each repository module to the URL the module would have at its
+ * place under `dist/`, and loads the package's stand-in for each replaced module.
+ */
+function placedModuleUrls(
+  outfile: string,
+  distDir: string,
+  replacements: Readonly<Record<string, string>>,
+): Plugin {
+  return {
+    name: 'placed-module-urls',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        const fromRoot = relative(REPO_ROOT, args.path).split(sep).join('/');
+        if (fromRoot.startsWith('..') || fromRoot.includes('node_modules/')) return undefined;
+        const source = replacements[fromRoot] ?? readFileSync(args.path, 'utf8');
+        if (/import\.meta\.(dirname|filename|resolve)\b/.test(source)) {
+          throw new Error(`${fromRoot}: only import.meta.url is kept per module in a package`);
+        }
+        const placed = relative(dirname(outfile), join(distDir, fromRoot)).split(sep).join('/');
+        const ownUrl = `new URL(${JSON.stringify(placed)}, import.meta.url).href`;
+        return {
+          contents: source.replaceAll('import.meta.url', ownUrl),
+          loader: 'ts',
+          resolveDir: dirname(args.path),
+        };
+      });
+    },
+  };
+}
+
+/** The npm packages (by name) that the output still imports. */
+function importedPackages(metafile: Metafile): string[] {
+  const builtins = new Set(builtinModules);
+  const names = new Set<string>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const { path, external } of output.imports) {
+      if (!external || path.startsWith('node:') || builtins.has(path) || path.startsWith('.')) continue;
+      const parts = path.split('/');
+      names.add(path.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? path));
+    }
+  }
+  return [...names].sort();
+}

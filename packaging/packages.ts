@@ -1,0 +1,105 @@
+/**
+ * The two npm packages built from this repository, as data: which entry points each bundles, which
+ * files it ships beside them, and which repository modules it replaces. Each package's own
+ * `package.json` (`conformance/`, `sandbox/`) names its bins and dependencies; the build holds
+ * the two to each other.
+ */
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface PackageDefinition {
+  /** The workspace folder, relative to the repository. */
+  dir: 'conformance' | 'sandbox';
+  /** Bin name → the entry point it runs. */
+  bins: Readonly<Record<string, string>>;
+  /** Entry points bundled without a bin (imported through the package's `exports`). */
+  modules: readonly string[];
+  /** Repository files copied to the same place under `dist/`. */
+  files: readonly string[];
+  inlineDependencies: boolean;
+  /** npm packages the code resolves at run time (not through an import esbuild can see). */
+  resolvedAtRunTime: readonly string[];
+  replacements: Readonly<Record<string, string>>;
+}
+
+/** The name the conformance package imports the sandbox's in-process server by. */
+export const SANDBOX_START = 'canvassing-sandbox/start';
+
+/**
+ * Stands in for `reference-server/start.ts` in the conformance package: the embedded default runs
+ * the reference server of the sandbox package when that is installed beside it, and otherwise says
+ * how to name a deployment (a `ConfigError`, so exit status 2).
+ */
+const EMBEDDED_FROM_SANDBOX = `
+import { ConfigError } from '../conformance/config.ts';
+
+const SANDBOX_START = ${JSON.stringify(SANDBOX_START)};
+
+export async function startReferenceServer(options) {
+  let sandbox;
+  try {
+    sandbox = await import(SANDBOX_START);
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('canvassing-sandbox')) throw error;
+    throw new ConfigError(
+      'no deployment to check: give its base URL with --base-url URL (or CONFORMANCE_BASE_URL) and its key in ' +
+        'CONFORMANCE_API_KEY; or install canvassing-sandbox beside this package to check the embedded reference server',
+    );
+  }
+  return sandbox.startReferenceServer(options);
+}
+`;
+
+/**
+ * Stands in for `docs/build.ts` in the sandbox package: the page is rendered when the package is
+ * built and shipped in it, so nothing (and no Redocly) renders it at run time.
+ */
+const SHIPPED_DOCS_PAGE = `
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const API_REFERENCE_PATH = fileURLToPath(new URL('../spec/generated/api-reference.html', import.meta.url));
+
+export async function buildApiReference() {
+  if (!existsSync(API_REFERENCE_PATH)) throw new Error(API_REFERENCE_PATH + ' is missing from the package');
+  return { built: false, outputPath: API_REFERENCE_PATH, bytes: statSync(API_REFERENCE_PATH).size };
+}
+`;
+
+export const LIVE_SPEC = 'spec/openapi.yaml';
+export const API_REFERENCE_PAGE = 'spec/generated/api-reference.html';
+
+export const PACKAGES: readonly PackageDefinition[] = [
+  {
+    dir: 'conformance',
+    bins: {
+      'canvassing-conformance': 'conformance/main.ts',
+      'canvassing-conformance-summary': 'packaging/job-summary-cli.ts',
+    },
+    modules: [],
+    files: [LIVE_SPEC],
+    inlineDependencies: true,
+    resolvedAtRunTime: [],
+    replacements: { 'reference-server/start.ts': EMBEDDED_FROM_SANDBOX },
+  },
+  {
+    dir: 'sandbox',
+    bins: {
+      'canvassing-sandbox': 'sandbox/main.ts',
+      'canvassing-reference-server': 'reference-server/main.ts',
+      'canvassing-mock': 'mock/main.ts',
+    },
+    modules: ['reference-server/start.ts'],
+    files: [LIVE_SPEC, 'spec/planned.openapi.yaml', API_REFERENCE_PAGE],
+    inlineDependencies: false,
+    resolvedAtRunTime: ['@stoplight/prism-cli'],
+    replacements: { 'docs/build.ts': SHIPPED_DOCS_PAGE },
+  },
+];
+
+export function packageDefinition(dir: string): PackageDefinition {
+  const found = PACKAGES.find((p) => p.dir === dir);
+  if (!found) throw new Error(`no package in ${dir}; packages: ${PACKAGES.map((p) => p.dir).join(', ')}`);
+  return found;
+}
