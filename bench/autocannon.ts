@@ -1,6 +1,7 @@
 /**
  * autocannon's programmatic API, typed for the part the benchmark and the soak use (the package ships
- * no types). One module, so the body-collection patch below is applied once, the same way for both.
+ * no types). Used as published: the benchmark judges each server by its own CPU time, so what the
+ * client spends (autocannon keeps every body as text) does not enter the figures.
  */
 import { createRequire } from 'node:module';
 
@@ -40,14 +41,3 @@ export interface AutocannonResult {
 
 const require = createRequire(import.meta.url);
 export const autocannon = require('autocannon') as (options: AutocannonOptions) => Promise<AutocannonResult>;
-
-/**
- * autocannon appends every body chunk to a string (`req.body += chunk`), only for body checks neither
- * the benchmark nor the soak asks for. Decoding ~100 KB of non-ASCII JSON per answer costs the client
- * more than the server spends sending it, so every target would measure autocannon's decoder. Statuses
- * and byte counts are unaffected: they are taken before the body is handed over. (Process-wide.)
- */
-const PipelinedRequestsQueue = require('autocannon/lib/pipelinedRequestsQueue.js') as {
-  prototype: { addBody(data: Buffer): void };
-};
-PipelinedRequestsQueue.prototype.addBody = () => {};

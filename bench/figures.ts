@@ -1,17 +1,15 @@
 /**
  * The benchmark's figures as data, and everything computed from measurements: ratios, growth
- * factors and the verdict on each target of issue 6. Pure functions, so a test can check them on
- * numbers it chose.
+ * factors and the verdict on each target. Pure functions, so a test can check them on numbers it
+ * chose.
  */
 import { type LoadFigures, median } from './load.ts';
 
 export const TARGETS = {
-  /** reference ÷ Express floor, per endpoint and data set. */
-  minRatioExpressFloor: 1.0,
-  /** reference ÷ Node floor. */
-  minRatioNodeFloor: 0.5,
-  /** reference ÷ Prism mock. */
-  minRatioPrism: 20,
+  /** Reference CPU per request ÷ the Node floor's, per endpoint, coding and data set: at most this. */
+  maxCpuOverNodeFloor: 1.5,
+  /** Reference CPU per request ÷ the Express floor's: below this. */
+  belowCpuOverExpressFloor: 1.0,
   /** Start-up on the demo data set, child process and in-process. */
   maxDemoStartupMs: 1_000,
   /** 100,000-walk data set. */
@@ -47,10 +45,8 @@ export interface LoadComparison {
   /** Size of the reference server's body as sent (what the floors serve too). */
   bodyBytes: number;
   figures: Partial<Record<TargetName, LoadFigures>>;
-  /** reference throughput ÷ the other target's. */
+  /** The reference server's CPU per request ÷ the other target's. */
   ratios: Partial<Record<Exclude<TargetName, 'reference'>, number>>;
-  /** Node floor ÷ Prism: the most any server of these bytes could show against Prism here. */
-  nodeFloorOverPrism?: number;
 }
 
 export interface RevalidationFigures {
@@ -145,11 +141,11 @@ export interface BenchReport {
 }
 
 /**
- * reference ÷ each other target's throughput. Targets measured in the same rounds are compared
- * round by round (each round runs them back to back) and the median of those ratios is taken,
- * so a burst of load from elsewhere on the machine skews one round, not the figure. Figures with
- * different numbers of rounds are compared by their medians. A target without figures gets no
- * ratio.
+ * The reference server's CPU per request ÷ each other target's. Targets measured in the same
+ * rounds are compared round by round (each round runs them back to back) and the median of those
+ * ratios is taken, so a burst of load from elsewhere on the machine skews one round, not the
+ * figure. Figures with different numbers of rounds are compared by their medians. A target
+ * without figures gets no ratio.
  */
 export function ratiosOf(figures: LoadComparison['figures']): LoadComparison['ratios'] {
   const reference = figures.reference;
@@ -157,13 +153,13 @@ export function ratiosOf(figures: LoadComparison['figures']): LoadComparison['ra
   if (!reference) return ratios;
   for (const other of ['expressFloor', 'nodeFloor', 'prism'] as const) {
     const them = figures[other];
-    if (!them || them.requestsPerSecond <= 0) continue;
-    const ours = reference.roundsRequestsPerSecond;
-    const theirs = them.roundsRequestsPerSecond;
+    if (!them || them.cpuUsPerRequest <= 0) continue;
+    const ours = reference.roundsCpuUsPerRequest;
+    const theirs = them.roundsCpuUsPerRequest;
     ratios[other] =
-      ours.length > 0 && ours.length === theirs.length
-        ? median(ours.map((rate, round) => rate / (theirs[round] as number)))
-        : reference.requestsPerSecond / them.requestsPerSecond;
+      ours.length > 0 && ours.length === theirs.length && theirs.every((cpu) => cpu > 0)
+        ? median(ours.map((cpu, round) => cpu / (theirs[round] as number)))
+        : reference.cpuUsPerRequest / them.cpuUsPerRequest;
   }
   return ratios;
 }
@@ -198,27 +194,32 @@ export function growthOf(sizes: readonly GenerationFigures[]): GrowthStep[] {
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 const seconds = (ms: number) => `${fixed(ms / 1000)} s`;
 
-/** Every target of issue 6 that the measured figures speak to, with its verdict. */
+/** The CPU targets of one load row; Prism's ratio is reported, never judged. */
+function cpuVerdicts(row: LoadComparison): TargetVerdict[] {
+  const id = `${row.dataset}/${row.endpoint}/${row.coding}`;
+  const shown = (ratio: number | undefined) => (ratio === undefined ? 'not measured' : `${fixed(ratio)} ×`);
+  const { nodeFloor, expressFloor } = row.ratios;
+  return [
+    {
+      id: `${id}/cpu-vs-node-floor`,
+      target: `CPU per request ≤ ${fixed(TARGETS.maxCpuOverNodeFloor)} × Node floor`,
+      measured: shown(nodeFloor),
+      met: nodeFloor !== undefined && nodeFloor <= TARGETS.maxCpuOverNodeFloor,
+    },
+    {
+      id: `${id}/cpu-vs-express-floor`,
+      target: `CPU per request < ${fixed(TARGETS.belowCpuOverExpressFloor)} × Express floor`,
+      measured: shown(expressFloor),
+      met: expressFloor !== undefined && expressFloor < TARGETS.belowCpuOverExpressFloor,
+    },
+  ];
+}
+
+/** Every target the measured figures speak to, with its verdict. */
 export function verdictsOf(report: Omit<BenchReport, 'targets'>): TargetVerdict[] {
   const verdicts: TargetVerdict[] = [];
-  const ratioTargets = [
-    ['expressFloor', TARGETS.minRatioExpressFloor, 'Express floor'],
-    ['nodeFloor', TARGETS.minRatioNodeFloor, 'Node floor'],
-    ['prism', TARGETS.minRatioPrism, 'Prism mock'],
-  ] as const;
   for (const row of report.load) {
-    for (const [other, min, label] of ratioTargets) {
-      // Prism answers its small uncompressed example whatever is asked; the identity runs show
-      // the bytes' weight, informationally, not a second Prism target.
-      if (other === 'prism' && row.coding !== 'gzip') continue;
-      const ratio = row.ratios[other];
-      verdicts.push({
-        id: `${row.dataset}/${row.endpoint}/${row.coding}/reference-vs-${other}`,
-        target: `reference ≥ ${min} × ${label}`,
-        measured: ratio === undefined ? 'not measured' : `${fixed(ratio)} ×`,
-        met: ratio !== undefined && ratio >= min,
-      });
-    }
+    verdicts.push(...cpuVerdicts(row));
     const failures = Object.entries(row.figures)
       .filter(([, figures]) => figures.failures > 0)
       .map(([target, figures]) => `${target}: ${figures.failures}`);

@@ -1,12 +1,17 @@
 /**
- * Load runs with autocannon's programmatic API: bounded runs whose throughput, latency
- * percentiles and failures become `LoadFigures`, several targets compared round by round.
+ * Load runs with autocannon's programmatic API: bounded runs whose CPU time per request (read from
+ * the serving process itself), throughput, latency percentiles and failures become `LoadFigures`,
+ * several targets compared round by round.
  */
 import { autocannon, type AutocannonResult } from './autocannon.ts';
 
 export type { AutocannonResult };
 
 export interface LoadFigures {
+  /** CPU time (user + system) of the serving process per completed request, in µs: the median of the rounds. */
+  cpuUsPerRequest: number;
+  /** Each round's CPU µs per request, in the order they ran. */
+  roundsCpuUsPerRequest: number[];
   /** Completed requests per second: the median of the rounds. */
   requestsPerSecond: number;
   /** Each round's requests per second, in the order they ran. */
@@ -26,6 +31,8 @@ export interface LoadFigures {
 
 /** One measured autocannon run. */
 export interface RunFigures {
+  /** CPU milliseconds the serving process used during the run. */
+  cpuMs: number;
   requestsPerSecond: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
@@ -39,6 +46,8 @@ export interface LoadTarget {
   name: string;
   url: string;
   headers?: Record<string, string>;
+  /** CPU milliseconds the serving process has used so far (`ServerChild.cpuMs`). */
+  cpuMs: () => number | undefined;
 }
 
 export interface LoadSettings {
@@ -58,8 +67,9 @@ export async function compareLoad(
   settings: LoadSettings,
 ): Promise<Record<string, LoadFigures>> {
   const runs = new Map<string, RunFigures[]>(targets.map((target) => [target.name, []]));
-  const once = (target: LoadTarget, duration: number) =>
-    autocannon({
+  const once = async (target: LoadTarget, duration: number) => {
+    const cpuBefore = target.cpuMs();
+    const result = await autocannon({
       url: target.url,
       connections: settings.connections,
       headers: target.headers ?? {},
@@ -68,20 +78,27 @@ export async function compareLoad(
       sampleInt: 100,
       timeout: 10,
     });
+    const cpuAfter = target.cpuMs();
+    if (cpuBefore === undefined || cpuAfter === undefined) {
+      throw new Error(`cannot read the CPU time of ${target.name} (Linux /proc is needed)`);
+    }
+    return runFigures(result, cpuAfter - cpuBefore);
+  };
   if (settings.warmupS > 0) for (const target of targets) await once(target, settings.warmupS);
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
       const target = targets[(i + round) % targets.length] as LoadTarget;
-      runs.get(target.name)?.push(runFigures(await once(target, settings.durationS)));
+      runs.get(target.name)?.push(await once(target, settings.durationS));
     }
   }
   return Object.fromEntries(targets.map((target) => [target.name, combineRuns(runs.get(target.name) ?? [])]));
 }
 
 /** Throughput over the whole run rather than autocannon's mean of per-sample counts. */
-export function runFigures(result: AutocannonResult): RunFigures {
+export function runFigures(result: AutocannonResult, cpuMs: number): RunFigures {
   const requests = result.requests.total;
   return {
+    cpuMs,
     requestsPerSecond: result.duration > 0 ? requests / result.duration : 0,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
@@ -95,7 +112,10 @@ export function runFigures(result: AutocannonResult): RunFigures {
 export function combineRuns(runs: readonly RunFigures[]): LoadFigures {
   const sum = (pick: (run: RunFigures) => number) => runs.reduce((total, run) => total + pick(run), 0);
   const requests = sum((run) => run.requests);
+  const cpuUs = runs.map((run) => (run.requests > 0 ? (run.cpuMs * 1000) / run.requests : 0));
   return {
+    cpuUsPerRequest: median(cpuUs),
+    roundsCpuUsPerRequest: cpuUs,
     requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
     roundsRequestsPerSecond: runs.map((run) => run.requestsPerSecond),
     latencyP50Ms: median(runs.map((run) => run.latencyP50Ms)),

@@ -1,5 +1,5 @@
 /** The benchmark's figures as plain-text tables, side by side. */
-import type { BenchReport, TargetName } from './figures.ts';
+import { type BenchReport, type LoadComparison, TARGETS, type TargetName } from './figures.ts';
 import type { LoadFigures } from './load.ts';
 
 export function table(header: string[], rows: string[][]): string {
@@ -23,10 +23,42 @@ const samples = (median: number, all: number[]) =>
     ? `${seconds(median)} (${all.map((ms) => (ms / 1000).toFixed(2)).join(', ')})`
     : seconds(median);
 
+/** CPU µs per request, then requests/s for reference. */
 function load(figures: LoadFigures | undefined): string {
   if (!figures) return '–';
   const failed = figures.failures > 0 ? ` (${figures.failures} failed!)` : '';
-  return `${int(figures.requestsPerSecond)} ${figures.latencyP50Ms}/${figures.latencyP99Ms}${failed}`;
+  return `${figures.cpuUsPerRequest.toFixed(1)} µs (${int(figures.requestsPerSecond)}/s)${failed}`;
+}
+
+/** A ratio beside its floor, marked when the floor is not met. */
+function judged(value: number | undefined, met: (ratio: number) => boolean): string {
+  if (value === undefined) return '–';
+  return `${ratio(value)}${met(value) ? '' : ' MISSED'}`;
+}
+
+function loadTable(rows: readonly LoadComparison[]): string {
+  const maxNode = TARGETS.maxCpuOverNodeFloor;
+  const belowExpress = TARGETS.belowCpuOverExpressFloor;
+  return table(
+    [
+      'data set',
+      'endpoint',
+      'body sent',
+      ...LOAD_COLUMNS.map(([, title]) => title),
+      `ref/Node (≤ ${maxNode.toFixed(2)}×)`,
+      `ref/Express (< ${belowExpress.toFixed(2)}×)`,
+      'ref/Prism (not judged)',
+    ],
+    rows.map((row) => [
+      `${row.dataset} (${int(row.walks)} walks)`,
+      row.endpoint,
+      `${(row.bodyBytes / 1024).toFixed(1)} KB ${row.contentEncoding ?? 'identity'}`,
+      ...LOAD_COLUMNS.map(([target]) => load(row.figures[target])),
+      judged(row.ratios.nodeFloor, (value) => value <= maxNode),
+      judged(row.ratios.expressFloor, (value) => value < belowExpress),
+      ratio(row.ratios.prism),
+    ]),
+  );
 }
 
 const LOAD_COLUMNS: [TargetName, string][] = [
@@ -37,45 +69,62 @@ const LOAD_COLUMNS: [TargetName, string][] = [
 ];
 
 export function printReport(report: BenchReport): string {
-  const { settings } = report;
-  const parts: string[] = [];
-  const { machine } = report;
-  parts.push(
-    `Machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; load average ` +
-      `${machine.loadAverage.start.toFixed(1)} at the start, ${machine.loadAverage.end.toFixed(1)} at the end` +
-      // The run itself keeps about two cores busy; only the load before it is someone else's.
-      (machine.loadAverage.start > machine.cpus / 2
-        ? ' (other work was running when the benchmark started: figures are noisy)'
-        : ''),
+  const parts = [
+    machineLine(report),
     '',
-  );
-  parts.push(
-    `Load: ${settings.connections} connections; per target a ${settings.warmupS} s warm-up, then ` +
-      `${settings.rounds} rounds of ${settings.durationS} s (order rotating); each cell is the median ` +
-      'requests/s and p50/p99 latency in ms',
+    loadSection(report),
+    '',
+    revalidationSection(report),
+    '',
+    startupSection(report),
+    '',
+    fixturesSection(report),
+    '',
+    conformanceSection(report),
+    '',
+    'Targets',
     table(
-      [
-        'data set',
-        'endpoint',
-        'body sent',
-        ...LOAD_COLUMNS.map(([, title]) => title),
-        'ref/Express',
-        'ref/Node',
-        'ref/Prism',
-        'Node/Prism',
-      ],
-      report.load.map((row) => [
-        `${row.dataset} (${int(row.walks)} walks)`,
-        row.endpoint,
-        `${(row.bodyBytes / 1024).toFixed(1)} KB ${row.contentEncoding ?? 'identity'}`,
-        ...LOAD_COLUMNS.map(([target]) => load(row.figures[target])),
-        ratio(row.ratios.expressFloor),
-        ratio(row.ratios.nodeFloor),
-        ratio(row.ratios.prism),
-        ratio(row.nodeFloorOverPrism),
+      ['target', 'wanted', 'measured', 'met'],
+      report.targets.map((verdict) => [
+        verdict.id,
+        verdict.target,
+        verdict.measured,
+        verdict.met ? 'yes' : 'NO',
       ]),
     ),
-    '',
+  ];
+  for (const log of report.requestLogs) {
+    parts.push(
+      `Log: the reference server wrote ${int(log.lines)} request lines on the ${log.dataset} data set ` +
+        `(${int(log.measuredRequests)} measured requests, warm-ups and probes on top).`,
+    );
+  }
+  if (report.notes.length > 0) parts.push('', 'Notes', ...report.notes.map((note) => `- ${note}`));
+  return parts.join('\n');
+}
+
+function machineLine({ machine }: BenchReport): string {
+  return (
+    `Machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; load average ` +
+    `${machine.loadAverage.start.toFixed(1)} at the start, ${machine.loadAverage.end.toFixed(1)} at the end` +
+    // The run itself keeps about two cores busy; only the load before it is someone else's.
+    (machine.loadAverage.start > machine.cpus / 2
+      ? ' (other work was running when the benchmark started: figures are noisy)'
+      : '')
+  );
+}
+
+function loadSection({ settings, load }: BenchReport): string {
+  return [
+    `Load: ${settings.connections} connections; per target a ${settings.warmupS} s warm-up, then ` +
+      `${settings.rounds} rounds of ${settings.durationS} s (order rotating); each cell is the median ` +
+      'CPU time of the serving process per request (and requests/s); ratios are CPU per request',
+    loadTable(load),
+  ].join('\n');
+}
+
+function revalidationSection(report: BenchReport): string {
+  return [
     'Revalidation (If-None-Match with the ETag of the first answer)',
     table(
       ['data set', 'endpoint', 'Accept-Encoding', 'ETag', 'status'],
@@ -87,7 +136,11 @@ export function printReport(report: BenchReport): string {
         String(row.revalidatedStatus),
       ]),
     ),
-    '',
+  ].join('\n');
+}
+
+function startupSection(report: BenchReport): string {
+  return [
     'Reference server start-up (to the first HTTP answer; the median, and every sample) and memory',
     table(
       ['data set', 'launch.js', 'in-process', 'RSS started', 'RSS after load', 'peak RSS'],
@@ -100,11 +153,15 @@ export function printReport(report: BenchReport): string {
         mb(row.peakRssMb),
       ]),
     ),
-    '',
+  ].join('\n');
+}
+
+function fixturesSection({ fixtures }: BenchReport): string {
+  return [
     'Fixture generation (a fresh process per size)',
     table(
       ['walks', 'stops', 'time', 'peak RSS'],
-      report.fixtures.sizes.map((row) => [
+      fixtures.sizes.map((row) => [
         int(row.walks),
         int(row.stops),
         seconds(row.generationMs),
@@ -113,7 +170,7 @@ export function printReport(report: BenchReport): string {
     ),
     table(
       ['step', 'size ×', 'time ×', 'memory ×', 'ms per 1k walks', 'MB per 1k walks', 'linear'],
-      report.fixtures.growth.map((step) => [
+      fixtures.growth.map((step) => [
         `${int(step.fromWalks)} → ${int(step.toWalks)}`,
         step.sizeFactor.toFixed(1),
         step.timeFactor.toFixed(2),
@@ -123,7 +180,11 @@ export function printReport(report: BenchReport): string {
         step.linear ? 'yes' : 'NO',
       ]),
     ),
-    '',
+  ].join('\n');
+}
+
+function conformanceSection(report: BenchReport): string {
+  return [
     'Conformance run against the local reference server (CLI spawn to exit)',
     table(
       ['scenario', 'wall', 'requests', 'verdict', 'exit'],
@@ -135,24 +196,5 @@ export function printReport(report: BenchReport): string {
         String(run.exitCode),
       ]),
     ),
-    '',
-    'Targets (issue 6)',
-    table(
-      ['target', 'wanted', 'measured', 'met'],
-      report.targets.map((verdict) => [
-        verdict.id,
-        verdict.target,
-        verdict.measured,
-        verdict.met ? 'yes' : 'NO',
-      ]),
-    ),
-  );
-  for (const log of report.requestLogs) {
-    parts.push(
-      `Log: the reference server wrote ${int(log.lines)} request lines on the ${log.dataset} data set ` +
-        `(${int(log.measuredRequests)} measured requests, warm-ups and probes on top).`,
-    );
-  }
-  if (report.notes.length > 0) parts.push('', 'Notes', ...report.notes.map((note) => `- ${note}`));
-  return parts.join('\n');
+  ].join('\n');
 }

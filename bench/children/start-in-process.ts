@@ -1,9 +1,9 @@
 /**
  * Child process of the benchmark: the reference server's in-process start-up, as the conformance
- * suite and the sandbox do it (generate the data set, `createApp`, listen), timed up to the first
+ * suite and the sandbox do it (generate the data set, `createRequestListener`, listen), timed up to the first
  * HTTP answer. Prints one JSON line with the time and the resident memory once serving.
  */
-import { createApp } from '../../reference-server/app.ts';
+import { createRequestListener } from '../../reference-server/app.ts';
 import { createHttpServer } from '../../reference-server/start.ts';
 import { generateDataset } from '../../fixtures/index.ts';
 import { request } from 'node:http';
@@ -14,7 +14,7 @@ if (!Number.isInteger(walks) || walks < 0) throw new RangeError('usage: start-in
 const started = performance.now();
 const dataset = generateDataset({ walks });
 const generatedMs = performance.now() - started;
-const server = createHttpServer(createApp({ dataset, config: { log: false } }));
+const server = createHttpServer(createRequestListener({ dataset, config: { log: false } }));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const { port } = server.address() as AddressInfo;
 const status = await new Promise<number>((resolve, reject) => {

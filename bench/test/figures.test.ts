@@ -3,15 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { type BenchReport, growthOf, ratiosOf, TARGETS, verdictsOf } from '../figures.ts';
 import { type AutocannonResult, combineRuns, type LoadFigures, median, runFigures } from '../load.ts';
 
+/** Figures whose rounds each cost `cpuUs` µs per request (1,000 requests a round). */
 function figures(rounds: number[]): LoadFigures {
   return combineRuns(
-    rounds.map((rate) => ({
-      requestsPerSecond: rate,
+    rounds.map((cpuUs) => ({
+      cpuMs: cpuUs,
+      requestsPerSecond: 1_000,
       latencyP50Ms: 1,
       latencyP99Ms: 3,
-      requests: rate,
+      requests: 1_000,
       failures: 0,
-      bytes: rate * 100,
+      bytes: 100_000,
       durationS: 1,
     })),
   );
@@ -35,7 +37,8 @@ describe('load figures', () => {
       throughput: { total: 5_000 * 1_200 },
       statusCodeStats: { '200': { count: 4_997 }, '500': { count: 3 } },
     };
-    expect(runFigures(result)).toEqual({
+    expect(runFigures(result, 250)).toEqual({
+      cpuMs: 250,
       requestsPerSecond: 2_500,
       latencyP50Ms: 1,
       latencyP99Ms: 7,
@@ -46,9 +49,10 @@ describe('load figures', () => {
     });
   });
 
-  it('combines rounds: median rate, summed requests and failures, bytes per answer', () => {
+  it('combines rounds: median CPU per request and rate, summed requests and failures, bytes per answer', () => {
     const combined = combineRuns([
       {
+        cpuMs: 5,
         requestsPerSecond: 10,
         latencyP50Ms: 1,
         latencyP99Ms: 9,
@@ -58,6 +62,7 @@ describe('load figures', () => {
         durationS: 1,
       },
       {
+        cpuMs: 30,
         requestsPerSecond: 30,
         latencyP50Ms: 3,
         latencyP99Ms: 5,
@@ -67,6 +72,7 @@ describe('load figures', () => {
         durationS: 1,
       },
       {
+        cpuMs: 40,
         requestsPerSecond: 20,
         latencyP50Ms: 2,
         latencyP99Ms: 7,
@@ -77,6 +83,8 @@ describe('load figures', () => {
       },
     ]);
     expect(combined).toEqual({
+      cpuUsPerRequest: 1_000, // rounds: 500, 1,000 and 2,000 µs per request
+      roundsCpuUsPerRequest: [500, 1_000, 2_000],
       requestsPerSecond: 20,
       roundsRequestsPerSecond: [10, 30, 20],
       latencyP50Ms: 2,
@@ -90,7 +98,7 @@ describe('load figures', () => {
 });
 
 describe('ratios and growth', () => {
-  it('compares targets round by round, and figures of another number of rounds by their medians', () => {
+  it('compares CPU per request round by round, and figures of another number of rounds by their medians', () => {
     const reference = figures([100, 50, 300]);
     const ratios = ratiosOf({
       reference,
@@ -155,8 +163,8 @@ describe('verdicts', () => {
           coding: 'gzip',
           contentEncoding: 'gzip',
           bodyBytes: 1,
-          figures: { reference, expressFloor: figures([1_000]), nodeFloor: figures([2_100]) },
-          ratios: { expressFloor: 1, nodeFloor: 1_000 / 2_100 },
+          figures: { reference, expressFloor: figures([1_000]), nodeFloor: figures([600]) },
+          ratios: { expressFloor: 1, nodeFloor: 1_000 / 600 },
         },
         {
           dataset: 'demo',
@@ -166,8 +174,13 @@ describe('verdicts', () => {
           coding: 'identity',
           contentEncoding: undefined,
           bodyBytes: 1,
-          figures: { reference, expressFloor: figures([2_000]), prism: figures([100]) },
-          ratios: { expressFloor: 0.5, prism: 10 },
+          figures: {
+            reference,
+            expressFloor: figures([2_000]),
+            nodeFloor: figures([1_000 / 1.5]),
+            prism: figures([100]),
+          },
+          ratios: { expressFloor: 0.5, nodeFloor: 1.5, prism: 10 },
         },
       ],
       revalidation: [
@@ -191,14 +204,13 @@ describe('verdicts', () => {
       ],
     };
     const met = Object.fromEntries(verdictsOf(report).map((verdict) => [verdict.id, verdict.met]));
-    // The identity run's Prism ratio is shown, not judged (Prism sends the same small example either way).
+    // Prism's ratio is shown, never judged; 1.5 × the Node floor is met, 1 × the Express floor is not.
     expect(met).toEqual({
-      'demo/list/gzip/reference-vs-expressFloor': true,
-      'demo/list/gzip/reference-vs-nodeFloor': false,
-      'demo/list/gzip/reference-vs-prism': false,
+      'demo/list/gzip/cpu-vs-node-floor': false,
+      'demo/list/gzip/cpu-vs-express-floor': false,
       'demo/list/gzip/no-failed-requests': true,
-      'demo/list/identity/reference-vs-expressFloor': false,
-      'demo/list/identity/reference-vs-nodeFloor': false,
+      'demo/list/identity/cpu-vs-node-floor': true,
+      'demo/list/identity/cpu-vs-express-floor': true,
       'demo/list/identity/no-failed-requests': true,
       'demo/list/gzip/if-none-match-304': false,
       'demo/startup/child-process': true,

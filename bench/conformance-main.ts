@@ -1,16 +1,16 @@
 /**
- * `npm run conformance:bench`: prints the figures of issue 4 — wall time and request count of a full
- * live run against the local reference server, including the CLI's start-up, plain and with 100 ms
- * added to every answer by a delaying proxy. Figures are printed, never asserted.
+ * `npm run conformance:bench`: wall time and request count of a full live conformance run against
+ * the local reference server, including the CLI's start-up, plain and with 100 ms added to every
+ * answer by a delaying proxy. Figures are printed, never asserted.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { delayingProxy } from '../bench/conformance-run.ts';
+import { delayingProxy } from './conformance-run.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
-import type { Report } from './types.ts';
+import type { Report } from '../conformance/types.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
