@@ -1,5 +1,7 @@
 /** Sorts every engine change into breaking, non-breaking or annotation, from a client's point of view. */
 import type { OpenApiDocument } from '../contract.ts';
+import { changeIdOf } from './change-id.ts';
+import { clientImpact } from './impact.ts';
 import { CHANGE_RULES } from './rules.ts';
 import type { Classification, ClassifiedChange, EngineChange, SourceLocation, Verdict } from './types.ts';
 import { describePointer, pointerSegments } from './where.ts';
@@ -27,33 +29,49 @@ export interface SpecSides {
 }
 
 export function classifyChange(change: EngineChange, sides: SpecSides): ClassifiedChange {
-  const ruling = CHANGE_RULES.map((rule) => rule(change)).find((found) => found !== undefined);
+  // The engine points into the head spec, except for what it removed.
+  const where = describePointer(
+    change.path,
+    change.kind === 'removed' ? [sides.base.doc, sides.head.doc] : [sides.head.doc, sides.base.doc],
+  );
+  const { classification, message, rule } = ruleOf(change);
+  const impact = clientImpact({
+    change,
+    classification,
+    where,
+    message,
+    docs: { base: sides.base.doc, head: sides.head.doc },
+  });
   const classified: ClassifiedChange = {
-    classification: 'non-breaking',
-    // The engine points into the head spec, except for what it removed.
-    where: describePointer(
-      change.path,
-      change.kind === 'removed' ? [sides.base.doc, sides.head.doc] : [sides.head.doc, sides.base.doc],
-    ),
+    id: '',
+    classification,
+    impact,
+    where,
     kind: change.kind,
-    message: describeChange(change),
+    message,
+    rule,
     engineImpact: change.impact,
   };
-  if (change.impact === 'major') {
-    classified.classification = 'breaking';
-    classified.message = change.verdicts.map((verdict) => verdict.message).join(' ') || classified.message;
-    classified.rule = change.verdicts.map((verdict) => verdict.ruleId).join(', ') || undefined;
-  } else if (ruling) {
-    classified.classification = 'breaking';
-    classified.message = ruling.message;
-    classified.rule = ruling.rule;
-  } else if (isAnnotation(change)) {
-    classified.classification = 'annotation';
-  }
   if (change.property !== undefined) classified.property = change.property;
+  classified.id = changeIdOf(classified);
   if (change.base) classified.base = relabel(change.base, sides.base.label);
   if (change.revision) classified.head = relabel(change.revision, sides.head.label);
   return classified;
+}
+
+/** Redocly's breaking verdict, else the project's rules, else non-breaking or annotation. */
+function ruleOf(change: EngineChange): Pick<ClassifiedChange, 'classification' | 'message' | 'rule'> {
+  if (change.impact === 'major') {
+    return {
+      classification: 'breaking',
+      message: change.verdicts.map((verdict) => verdict.message).join(' ') || describeChange(change),
+      rule: change.verdicts.map((verdict) => verdict.ruleId).join(', ') || 'breaking/unnamed',
+    };
+  }
+  const ruling = CHANGE_RULES.map((rule) => rule(change)).find((found) => found !== undefined);
+  if (ruling) return { classification: 'breaking', message: ruling.message, rule: ruling.rule };
+  const classification = isAnnotation(change) ? 'annotation' : 'non-breaking';
+  return { classification, message: describeChange(change), rule: `${classification}/${change.kind}` };
 }
 
 export function isAnnotation(change: EngineChange): boolean {

@@ -1,11 +1,13 @@
 /** Reads the two specs to compare: files on disk, or one file as it was at a git revision. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { YAMLParseError } from 'yaml';
+import { isNode, LineCounter, parseDocument, YAMLParseError } from 'yaml';
 import { loadSpec, type OpenApiDocument } from '../contract.ts';
 import { SpecDiffError } from './errors.ts';
+import type { SourceLocation } from './types.ts';
+import { pointerSegments } from './where.ts';
 
 export interface SpecInput {
   /** The file the engine reads. */
@@ -110,4 +112,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function firstLine(text: string): string {
   return text.split('\n')[0]?.trim() ?? '';
+}
+
+/** Where a JSON pointer's value sits in the spec file, for changes the engine does not report. */
+export function locate(input: SpecInput, pointer: string): SourceLocation | undefined {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(readFileSync(input.path, 'utf8'), { lineCounter });
+  const node = doc.getIn(pointerSegments(pointer), true);
+  const offset = isNode(node) ? node.range?.[0] : undefined;
+  if (offset === undefined) return undefined;
+  return { file: input.label, pointer, line: lineCounter.linePos(offset).line };
 }

@@ -1,27 +1,37 @@
 /**
  * `npm run spec:diff -- BASE_SPEC HEAD_SPEC` and `npm run spec:diff -- --base-ref GIT_REF [HEAD_SPEC]`.
- * Exit status: 0 when HEAD breaks no client of BASE, 1 when it does, 2 when the input is unusable.
+ * Exit status: 0 when the new spec (HEAD) breaks no client of the old one (BASE), or every break
+ * is accepted in the acknowledgement file; 1 when a break is not accepted or an acknowledgement is
+ * stale or expired; 2 when the input is unusable.
  */
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIVE_SPEC_PATH } from '../contract.ts';
-import { diffSpecs } from './diff.ts';
+import { acknowledgementsBeside } from './acknowledgements.ts';
 import { SpecDiffError } from './errors.ts';
+import { gateSpecs } from './gate.ts';
 import { loadSpecAtGitRef, loadSpecInput, type SpecInput } from './input.ts';
 import { FORMATS, formatReport, type ReportFormat } from './report.ts';
 
 const USAGE = `Usage:
-  npm run spec:diff -- BASE_SPEC HEAD_SPEC [--format text|markdown|json]
-  npm run spec:diff -- --base-ref GIT_REF [HEAD_SPEC] [--format text|markdown|json]
+  npm run spec:diff -- BASE_SPEC HEAD_SPEC [--accepted FILE] [--format text|markdown|json]
+  npm run spec:diff -- --base-ref GIT_REF [HEAD_SPEC] [--accepted FILE] [--format text|markdown|json]
 
-Compares two versions of an OpenAPI 3 spec from a client's point of view and classifies each
-change as breaking, non-breaking or annotation-only. --base-ref compares HEAD_SPEC (default
-spec/openapi.yaml) with its version at GIT_REF.
+Compares the old spec (BASE_SPEC) with the new one (HEAD_SPEC, default spec/openapi.yaml with
+--base-ref, which reads the old spec from git at GIT_REF) from a client's point of view. Each
+change is classed breaking, non-breaking or annotation-only and says what a client now sees.
 
-Exit status: 0 no breaking change, 1 breaking changes, 2 unusable input.`;
+--accepted FILE  breaking changes the team accepts (default: accepted-changes.yaml beside
+                 HEAD_SPEC). Each entry: id (RULE@PLACE, as the report prints it), reason, and
+                 expires: YYYY-MM-DD or spec-version: X. An entry that matches no breaking change
+                 or has ended fails the gate.
+
+Exit status: 0 no breaking change, or every one accepted; 1 a break not accepted, or a stale or
+expired acknowledgement; 2 unusable input (missing file, invalid spec, malformed acknowledgements).`;
 
 interface Options {
   baseRef?: string;
+  accepted?: string;
   format: ReportFormat;
   specs: string[];
 }
@@ -37,9 +47,10 @@ export async function main(argv: string[]): Promise<number> {
     format = parsed.format;
     const [base, head, dispose] = loadInputs(parsed);
     try {
-      const diff = await diffSpecs(base, head);
-      process.stdout.write(`${formatReport(diff, format)}\n`);
-      return diff.verdict === 'breaking' ? 1 : 0;
+      const acknowledgements = parsed.accepted ?? acknowledgementsBeside(headPathOf(parsed));
+      const result = await gateSpecs(base, head, { acknowledgements });
+      process.stdout.write(`${formatReport(result, format)}\n`);
+      return result.gate === 'pass' ? 0 : 1;
     } finally {
       dispose();
     }
@@ -62,7 +73,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 function parseOptions(argv: string[]): Options | 'help' {
-  let values: { 'base-ref'?: string | undefined; format?: string | undefined; help?: boolean | undefined };
+  let values: {
+    'base-ref'?: string | undefined;
+    accepted?: string | undefined;
+    format?: string | undefined;
+    help?: boolean | undefined;
+  };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -70,6 +86,7 @@ function parseOptions(argv: string[]): Options | 'help' {
       allowPositionals: true,
       options: {
         'base-ref': { type: 'string' },
+        accepted: { type: 'string' },
         format: { type: 'string', default: 'text' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -85,13 +102,17 @@ function parseOptions(argv: string[]): Options | 'help' {
       `--format must be one of ${FORMATS.join(', ')}, not ${JSON.stringify(format)}.`,
     );
   }
+  const accepted = values.accepted;
+  if (accepted !== undefined && (accepted.trim() === '' || accepted.startsWith('-'))) {
+    throw new SpecDiffError('usage', '--accepted needs a file.');
+  }
   const baseRef = values['base-ref'];
   if (baseRef !== undefined) {
     if (baseRef.trim() === '' || baseRef.startsWith('-'))
       throw new SpecDiffError('usage', '--base-ref needs a git ref.');
     if (positionals.length > 1)
       throw new SpecDiffError('usage', 'with --base-ref, give at most one spec (HEAD_SPEC).');
-    return { baseRef, format, specs: positionals };
+    return { baseRef, format, specs: positionals, ...(accepted ? { accepted } : {}) };
   }
   if (positionals.length !== 2) {
     throw new SpecDiffError(
@@ -99,11 +120,16 @@ function parseOptions(argv: string[]): Options | 'help' {
       `expected BASE_SPEC and HEAD_SPEC, got ${positionals.length} spec path(s).`,
     );
   }
-  return { format, specs: positionals };
+  return { format, specs: positionals, ...(accepted ? { accepted } : {}) };
 }
 
 function isFormat(format: string): format is ReportFormat {
   return (FORMATS as readonly string[]).includes(format);
+}
+
+function headPathOf(options: Options): string {
+  if (options.baseRef === undefined) return options.specs[1] as string;
+  return options.specs[0] ?? relative(process.cwd(), LIVE_SPEC_PATH);
 }
 
 function loadInputs(options: Options): [SpecInput, SpecInput, () => void] {
@@ -111,7 +137,7 @@ function loadInputs(options: Options): [SpecInput, SpecInput, () => void] {
     const [basePath, headPath] = options.specs as [string, string];
     return [loadSpecInput(basePath), loadSpecInput(headPath), () => {}];
   }
-  const headPath = options.specs[0] ?? relative(process.cwd(), LIVE_SPEC_PATH);
+  const headPath = headPathOf(options);
   const head = loadSpecInput(headPath);
   const base = loadSpecAtGitRef(options.baseRef, headPath);
   return [base, head, base.dispose];

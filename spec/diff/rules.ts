@@ -6,7 +6,8 @@
  * `test/project-rules.test.ts` shows Redocly alone rates each of them below breaking.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type OpenApiDocument, operationsOf } from '../contract.ts';
+import { type OpenApiDocument, operationsOf, statusOfError } from '../contract.ts';
+import { changeIdOf } from './change-id.ts';
 import type { ClassifiedChange, EngineChange } from './types.ts';
 
 export interface Ruling {
@@ -56,7 +57,7 @@ export const CHANGE_RULES: ReadonlyArray<(change: EngineChange) => Ruling | unde
 
 /**
  * `x-required-scopes` is this project's extension, so Redocly does not see it at all. A scope an
- * operation newly requires turns every key without it into a 403 `forbidden`; a scope it no
+ * operation newly requires turns every key without it into a `forbidden` answer; a scope it no
  * longer requires breaks nobody.
  */
 export function requiredScopeChanges(base: OpenApiDocument, head: OpenApiDocument): ClassifiedChange[] {
@@ -69,27 +70,38 @@ export function requiredScopeChanges(base: OpenApiDocument, head: OpenApiDocumen
     const added = op.requiredScopes.filter((scope) => !old.includes(scope));
     const removed = old.filter((scope) => !op.requiredScopes.includes(scope));
     if (added.length > 0) {
-      changes.push({
-        classification: 'breaking',
-        where,
-        kind: 'modified',
-        property: 'x-required-scopes',
-        rule: 'project/required-scopes-added',
-        message: `Now requires ${scopeList(added)}. Keys without it get 403 \`forbidden\`.`,
-      });
+      changes.push(
+        scopeChange({
+          classification: 'breaking',
+          where,
+          rule: 'project/required-scopes-added',
+          message: `Now requires ${scopeList(added)}. Keys without it get ${FORBIDDEN}.`,
+          impact: `A client whose key lacks ${scopeList(added)} now gets ${FORBIDDEN} from ${where} instead of its answer.`,
+        }),
+      );
     }
     if (removed.length > 0) {
-      changes.push({
-        classification: 'non-breaking',
-        where,
-        kind: 'modified',
-        property: 'x-required-scopes',
-        rule: 'project/required-scopes-removed',
-        message: `No longer requires ${scopeList(removed)}.`,
-      });
+      changes.push(
+        scopeChange({
+          classification: 'non-breaking',
+          where,
+          rule: 'project/required-scopes-removed',
+          message: `No longer requires ${scopeList(removed)}.`,
+          impact: `A client whose key lacks ${scopeList(removed)} can now call ${where}; other clients see no change.`,
+        }),
+      );
     }
   }
   return changes;
+}
+
+const FORBIDDEN = `${statusOfError('forbidden')} \`forbidden\``;
+
+function scopeChange(
+  change: Pick<ClassifiedChange, 'classification' | 'where' | 'rule' | 'message' | 'impact'>,
+): ClassifiedChange {
+  const classified: ClassifiedChange = { ...change, id: '', kind: 'modified', property: 'x-required-scopes' };
+  return { ...classified, id: changeIdOf(classified) };
 }
 
 function scopeList(scopes: string[]): string {

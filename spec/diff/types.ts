@@ -39,15 +39,26 @@ export interface EngineReport {
 }
 
 export interface ClassifiedChange {
+  /**
+   * Stable across runs: `RULE@PLACE`, the rule id, `@`, then where the change sits with ` > `
+   * between the parts (`schema-constraint-changed@GET /api/v1/walks > parameter limit (query) > maximum`).
+   * No file name, line or order enters it. `spec/accepted-changes.yaml` names breaks by it.
+   */
+  id: string;
   classification: Classification;
+  /** One line on what a client written against the old spec now sees. */
+  impact: string;
   /** Readable place, e.g. `GET /api/v1/walks · parameter limit (query)`. */
   where: string;
   kind: EngineChange['kind'];
   property?: string;
   /** What changed and, for breaking changes, why it breaks clients. */
   message: string;
-  /** The rule that classified it: a Redocly rule id, or `project/...` for this project's rules. */
-  rule?: string;
+  /**
+   * The rule that classified it: a Redocly rule id, `project/...` for this project's rules, or
+   * `non-breaking/<kind>` and `annotation/<kind>` for a change no rule flags.
+   */
+  rule: string;
   /** Redocly's own rating, kept so a report shows where the project's rules overrode it. */
   engineImpact?: EngineChange['impact'];
   base?: SourceLocation;
@@ -58,7 +69,38 @@ export interface SpecDiff {
   /** How each spec is named in reports: a file path, or `REF:path` for a git revision. */
   base: string;
   head: string;
+  /** `info.version` of the old and the new spec. */
+  baseVersion: string;
+  headVersion: string;
   verdict: Verdict;
   counts: Record<Classification, number>;
   changes: ClassifiedChange[];
+}
+
+/** An entry of `spec/accepted-changes.yaml`: a breaking change the API team accepts. */
+export interface Acknowledgement {
+  id: string;
+  reason: string;
+  /** `YYYY-MM-DD`: after this day (UTC) the entry is expired. */
+  expires?: string;
+  /** The new spec's `info.version` the entry holds for; any other version expires it. */
+  specVersion?: string;
+}
+
+export interface AcknowledgementProblem {
+  id: string;
+  problem: 'stale' | 'expired';
+  /** Why, in a sentence. */
+  message: string;
+}
+
+/** What the gate decides: the diff, each breaking change accepted or not, and problem entries. */
+export interface GateResult extends SpecDiff {
+  /** The acknowledgement file read, or undefined when there was none. */
+  acknowledgements?: string;
+  /** Ids of breaking changes an entry accepts, with the entry. */
+  accepted: Record<string, Acknowledgement>;
+  problems: AcknowledgementProblem[];
+  /** `pass` when every breaking change is accepted and no entry is stale or expired. */
+  gate: 'pass' | 'fail';
 }

@@ -52,20 +52,32 @@ describe('spec:diff command', () => {
     const result = await specDiff([variants.basePath, lowerMaximum]);
 
     expect(result.status).toBe(1);
-    expect(result.stdout).toContain('Verdict: BREAKING');
+    expect(result.stdout).toContain('Verdict: BREAKING: the new spec breaks clients of the old spec.');
+    expect(result.stdout).toContain('Gate: FAIL: 1 breaking change not accepted.');
     expect(result.stdout).toMatch(
-      /Breaking \(1\).*\n.*GET \/api\/v1\/walks · parameter limit \(query\) · maximum/,
+      /Breaking, not accepted \(1\).*\n.*GET \/api\/v1\/walks · parameter limit \(query\) · maximum\n.*A client that sends `limit=200` now gets 400 instead of 200\./,
     );
-    expect(result.stdout).toContain("Upper bound changed from '<= 200' to '<= 100'.");
+    expect(result.stdout).toContain(
+      "Upper bound changed from '<= 200' to '<= 100'. [schema-constraint-changed]",
+    );
+    expect(result.stdout).toMatch(/old spec .*base\.yaml:\d+ → new spec .*lower-maximum\.yaml:\d+/);
+    expect(result.stdout).toContain(
+      'id: schema-constraint-changed@GET /api/v1/walks > parameter limit (query) > maximum',
+    );
+    expect(result.stdout).not.toMatch(/\b(BASE|HEAD)\b/);
   });
 
   it('writes Markdown with the classification for a pull-request comment', async () => {
     const breaking = await specDiff([variants.basePath, lowerMaximum, '--format', 'markdown']);
     expect(breaking.status).toBe(1);
     expect(breaking.stdout).toMatch(/^## Spec diff: ❌ BREAKING/);
-    expect(breaking.stdout).toContain('### ❌ Breaking (1)');
-    expect(breaking.stdout).toContain('| Where | Change | Rule | Source |');
+    expect(breaking.stdout).toContain('### ❌ Breaking, not accepted (1)');
+    expect(breaking.stdout).toContain('| What a client sees | Where | Rule | Old spec | New spec |');
+    expect(breaking.stdout).toContain('| A client that sends `limit=200` now gets 400 instead of 200. |');
     expect(breaking.stdout).toContain('`schema-constraint-changed`');
+    expect(breaking.stdout).toContain(
+      '  - id: "schema-constraint-changed@GET /api/v1/walks > parameter limit (query) > maximum"',
+    );
 
     const annotation = await specDiff([variants.basePath, reworded, '--format', 'markdown']);
     expect(annotation.status).toBe(0);
@@ -84,7 +96,22 @@ describe('spec:diff command', () => {
     expect(report.ok).toBe(true);
     expect(report.data.verdict).toBe('breaking');
     expect(report.data.changes).toEqual([
-      expect.objectContaining({ classification: 'breaking', property: 'maximum', engineImpact: 'major' }),
+      expect.objectContaining({
+        id: 'schema-constraint-changed@GET /api/v1/walks > parameter limit (query) > maximum',
+        classification: 'breaking',
+        impact: 'A client that sends `limit=200` now gets 400 instead of 200.',
+        rule: 'schema-constraint-changed',
+        property: 'maximum',
+        engineImpact: 'major',
+        base: expect.objectContaining({
+          file: variants.basePath,
+          pointer: '#/components/parameters/Limit/schema/maximum',
+        }),
+        head: expect.objectContaining({
+          file: lowerMaximum,
+          pointer: '#/components/parameters/Limit/schema/maximum',
+        }),
+      }),
     ]);
   });
 
@@ -179,7 +206,7 @@ describe('spec:diff --base-ref', () => {
     const result = await specDiff(['--base-ref', 'HEAD', spec]);
 
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('spec:diff HEAD:spec/openapi.yaml →');
+    expect(result.stdout).toContain('spec:diff old spec HEAD:spec/openapi.yaml (1.0.0-beta) → new spec');
     expect(result.stdout).toContain('Verdict: no changes.');
   });
 
@@ -189,7 +216,7 @@ describe('spec:diff --base-ref', () => {
       const result = await specDiff(['--base-ref', 'HEAD', spec, '--format', 'markdown']);
 
       expect(result.status).toBe(1);
-      expect(result.stdout).toContain('`HEAD:spec/openapi.yaml` →');
+      expect(result.stdout).toContain('Old spec `HEAD:spec/openapi.yaml (1.0.0-beta)` → new spec');
       expect(result.stdout).toContain('parameter limit (query) · maximum');
     } finally {
       cpSync(variants.basePath, spec);
@@ -206,9 +233,9 @@ describe('spec:diff --base-ref', () => {
   it('compares spec/openapi.yaml by default', async () => {
     const result = await specDiff(['--base-ref', 'HEAD', '--format', 'json']);
 
-    const report = JSON.parse(result.stdout) as { data: { base: string; head: string; verdict: string } };
+    const report = JSON.parse(result.stdout) as { data: { base: string; head: string; gate: string } };
     expect(report.data.base).toBe('HEAD:spec/openapi.yaml');
     expect(report.data.head).toBe('spec/openapi.yaml');
-    expect(result.status).toBe(report.data.verdict === 'breaking' ? 1 : 0);
+    expect(result.status).toBe(report.data.gate === 'pass' ? 0 : 1);
   });
 });

@@ -1,0 +1,27 @@
+/** The spec-change gate: the classified diff of two specs, judged against the acknowledged breaks. */
+import { applyAcknowledgements, loadAcknowledgements, todayUtc } from './acknowledgements.ts';
+import { diffSpecs } from './diff.ts';
+import type { SpecInput } from './input.ts';
+import type { GateResult } from './types.ts';
+
+export interface GateOptions {
+  /** The acknowledgement file; none when undefined. A path that does not exist acknowledges nothing. */
+  acknowledgements?: string;
+  /** `YYYY-MM-DD`, UTC; today by default. */
+  today?: string;
+}
+
+export async function gateSpecs(
+  base: SpecInput,
+  head: SpecInput,
+  options: GateOptions = {},
+): Promise<GateResult> {
+  // Read first: a malformed file is unusable input, reported before the slower comparison.
+  const entries = options.acknowledgements ? loadAcknowledgements(options.acknowledgements) : [];
+  const diff = await diffSpecs(base, head);
+  const file = options.acknowledgements && entries.length > 0 ? options.acknowledgements : undefined;
+  return applyAcknowledgements(diff, entries, {
+    today: options.today ?? todayUtc(),
+    ...(file ? { file } : {}),
+  });
+}
