@@ -1,0 +1,119 @@
+/**
+ * Packs a workspace with `npm pack` (its `prepack` builds it) and installs tarballs with
+ * `npm install --omit=dev` into an empty folder outside the repository, as a QA team would; runs
+ * commands with an environment that carries nothing of the repository (no `node_modules/.bin` on
+ * the path, no npm variables of the test run).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { REPO_ROOT } from '../packages.ts';
+
+export interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Killed (SIGKILL) after this long. */
+  timeoutMs?: number;
+}
+
+/** PATH and HOME only: PATH without any `node_modules/.bin`, so only what the test installed runs. */
+export function outsideEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.includes('node_modules'))
+    .join(delimiter);
+  // No install-time analytics from a dependency's postinstall (Prism pulls in @scarf/scarf).
+  return {
+    PATH: path,
+    HOME: process.env.HOME ?? tmpdir(),
+    NO_COLOR: '1',
+    SCARF_ANALYTICS: 'false',
+    ...extra,
+  };
+}
+
+/** Runs a command to its end (asynchronously: a server in this process keeps answering). */
+export function run(command: string, args: string[], options: RunOptions = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: options.env ?? outsideEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** A fresh folder outside the repository; `cleanup()` removes every one made. */
+const made: string[] = [];
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `canvassing-${prefix}-`));
+  made.push(dir);
+  return dir;
+}
+export function cleanup(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * `npm pack` of one workspace into `destination`. Packing rebuilds the workspace's `dist/`, so
+ * test files that pack at the same time take turns (a lock folder, bounded wait).
+ */
+export async function packWorkspace(
+  workspace: 'conformance' | 'sandbox',
+  destination: string,
+): Promise<string> {
+  const lock = join(tmpdir(), `canvassing-pack-${workspace}.lock`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (attempt >= 600) throw new Error(`${lock} held for over 5 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    const packed = await run('npm', ['pack', '--workspace', workspace, '--pack-destination', destination], {
+      env: outsideEnv(),
+    });
+    if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stdout}${packed.stderr}`);
+  } finally {
+    rmdirSync(lock);
+  }
+  const tarball = readdirSync(destination).find((name) => name.startsWith(`canvassing-${workspace}-`));
+  if (!tarball) throw new Error(`npm pack wrote no canvassing-${workspace} tarball to ${destination}`);
+  return join(destination, tarball);
+}
+
+/** An empty project in a new folder with the tarballs installed as a QA team would install them. */
+export async function installTarballs(tarballs: string[]): Promise<string> {
+  const project = scratchDir('install');
+  writeFileSync(join(project, 'package.json'), '{ "name": "qa-pipeline", "private": true }\n');
+  const installed = await run(
+    'npm',
+    ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs],
+    { cwd: project, env: outsideEnv() },
+  );
+  if (installed.status !== 0) throw new Error(`npm install failed:\n${installed.stdout}${installed.stderr}`);
+  return project;
+}
+
+/** The path of an installed bin. */
+export const binOf = (project: string, name: string) => join(project, 'node_modules', '.bin', name);
