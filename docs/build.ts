@@ -3,7 +3,7 @@
  * spec/openapi.yaml, so the page a partner opens at /docs never asks anything of another machine.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,11 +67,14 @@ export interface BuildResult {
   bytes: number;
 }
 
-/** The files the page is made from: the spec, Redocly's config, and this build script. */
+/** The files the page is made from: the spec, Redocly's config, this build script and the samples' maker. */
 function inputsOf(specPath: string): string[] {
-  return [specPath, join(REPO_ROOT, 'redocly.yaml'), fileURLToPath(import.meta.url)].filter((path) =>
-    existsSync(path),
-  );
+  return [
+    specPath,
+    join(REPO_ROOT, 'redocly.yaml'),
+    fileURLToPath(import.meta.url),
+    fileURLToPath(new URL('./code-samples.ts', import.meta.url)),
+  ].filter((path) => existsSync(path));
 }
 
 export function isFresh(outputPath: string, inputs: string[]): boolean {
@@ -89,7 +92,13 @@ export async function buildApiReference(options: BuildOptions = {}): Promise<Bui
 
   mkdirSync(dirname(outputPath), { recursive: true });
   const rendered = `${outputPath}.${process.pid}.redoc.html`;
-  await renderWithRedocly(specPath, rendered);
+  const withSamples = `${outputPath}.${process.pid}.openapi.json`;
+  try {
+    const languages = await writeSpecWithCodeSamples(specPath, withSamples);
+    await renderWithRedocly(withSamples, rendered, languages);
+  } finally {
+    rmSync(withSamples, { force: true });
+  }
   const html = makeSelfContained(readFileSync(rendered, 'utf8'));
   // Written under a temporary name and renamed, so a server never serves half a page.
   writeFileSync(rendered, html);
@@ -97,7 +106,32 @@ export async function buildApiReference(options: BuildOptions = {}): Promise<Bui
   return { built: true, outputPath, bytes: Buffer.byteLength(html) };
 }
 
-async function renderWithRedocly(specPath: string, outputPath: string): Promise<void> {
+/**
+ * The document the page is rendered from: the spec with request samples on every operation
+ * (docs/code-samples.ts). Imported only when a build happens: the contract module loads Ajv.
+ */
+async function writeSpecWithCodeSamples(specPath: string, outputPath: string): Promise<SampleLanguages> {
+  const { loadSpec } = await import('../spec/contract.ts');
+  const { SAMPLE_LANGUAGES, withCodeSamples } = await import('./code-samples.ts');
+  writeFileSync(outputPath, JSON.stringify(withCodeSamples(loadSpec(specPath))));
+  return SAMPLE_LANGUAGES;
+}
+
+type SampleLanguages = ReadonlyArray<{ lang: string; label: string }>;
+
+async function renderWithRedocly(
+  specPath: string,
+  outputPath: string,
+  languages: SampleLanguages,
+): Promise<void> {
+  const redocOptions = {
+    // Every field of every schema expanded, so each one shows its meaning without a click.
+    schemasExpansionLevel: 'all',
+    jsonSamplesExpandLevel: 'all',
+    disableTelemetry: true,
+    // The page's language picker: one entry per request sample, matched by label.
+    codeSamples: { languages },
+  };
   const args = [
     redoclyCli(),
     'build-docs',
@@ -107,10 +141,8 @@ async function renderWithRedocly(specPath: string, outputPath: string): Promise<
     '--inlineBundle',
     '--title',
     PAGE_TITLE,
-    // Every field of every schema expanded, so each one shows its meaning without a click.
-    '--openapi.schemasExpansionLevel=all',
-    '--openapi.jsonSamplesExpandLevel=all',
-    '--openapi.disableTelemetry=true',
+    '--openapi',
+    JSON.stringify(redocOptions),
   ];
   try {
     await promisify(execFile)(process.execPath, args, {

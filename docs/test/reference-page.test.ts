@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchHeadlessChromium } from './headless-chromium.ts';
+import { launchHeadlessChromium, sourceOf } from './headless-chromium.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { buildApiReference } from '../build.ts';
+import { codeSamplesOf, sandboxUrlOf } from '../code-samples.ts';
 
 const doc = loadSpec();
 const SCREENSHOT = new URL('../../reports/docs.png', import.meta.url);
@@ -27,6 +28,40 @@ beforeAll(async () => {
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
 });
+
+/** The section of the page that documents one operation. */
+function sectionOf(op: ReturnType<typeof operationsOf>[number]) {
+  return page
+    .locator('[data-section-id]')
+    .filter({ has: page.locator('h2').getByText(op.definition.summary ?? '', { exact: true }) });
+}
+
+/** Each server's URL as the page lists it: variables replaced by their defaults. */
+const serverUrls = (doc.servers ?? []).map((server) =>
+  Object.entries(server.variables ?? {}).reduce(
+    (url, [name, variable]) => url.replaceAll(`{${name}}`, variable.default),
+    server.url,
+  ),
+);
+
+/** Waits (bounded in time and attempts) until a code block shows this code. */
+async function waitForCode(code: Locator, expected: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let attempt = 0; attempt < 100 && Date.now() < deadline; attempt++) {
+    if (codeLines(await code.innerText()) === codeLines(expected)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // the assertion that follows shows the difference
+}
+
+/** Code as compared here: each line's trailing blanks dropped (a rendered `pre` may add some). */
+function codeLines(code: string): string {
+  return code
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .trim();
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -114,9 +149,7 @@ describe('the API reference page at /docs, in headless Chromium', () => {
       await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
       await page.getByText(op.path, { exact: true }).first().click();
       // Both operations render on one page: everything below is looked up inside this one's section.
-      const section = page
-        .locator('[data-section-id]')
-        .filter({ has: page.locator('h2').getByText(op.definition.summary ?? '', { exact: true }) });
+      const section = sectionOf(op);
       await section.getByRole('tab', { name: '200', exact: true }).waitFor();
       expect(await section.count()).toBe(1);
       const sectionId = await section.getAttribute('data-section-id');
@@ -144,6 +177,51 @@ describe('the API reference page at /docs, in headless Chromium', () => {
       }
     },
   );
+
+  it.each(operationsOf(doc).map((op) => [op.operationId, op] as const))(
+    'shows %s with the sandbox server first, and a curl, a fetch and a requests sample against it',
+    async (_id, op) => {
+      await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
+      await page.getByText(op.path, { exact: true }).first().click();
+      const panel = sectionOf(op)
+        .getByTestId('right-panel')
+        .filter({ has: page.getByTestId('source-code') })
+        .first();
+      const [serverMenu, languageMenu] = [
+        panel.getByTestId('dropdown').nth(0),
+        panel.getByTestId('dropdown').nth(1),
+      ];
+
+      await serverMenu.getByRole('button').click();
+      const servers = (await serverMenu.getByRole('menuitem').allInnerTexts()).map((text) => text.trim());
+      expect(servers).toHaveLength(serverUrls.length);
+      serverUrls.forEach((url, index) => expect(servers[index]).toContain(`${url}${op.path}`));
+      expect(servers[0]).toContain(`${sandboxUrlOf(doc)}${op.path}`);
+      await page.keyboard.press('Escape');
+
+      const samples = codeSamplesOf(doc, op);
+      expect(samples.map((sample) => sample.label)).toEqual([
+        'curl',
+        'JavaScript (fetch)',
+        'Python (requests)',
+      ]);
+      for (const sample of samples) {
+        expect(sample.source).toContain(sandboxUrlOf(doc));
+        await languageMenu.getByRole('button').click();
+        // The language menu opens in a layer of its own, outside the panel.
+        await page.getByRole('menuitem', { name: sample.label, exact: true }).click();
+        const code = panel.getByTestId('source-code');
+        await waitForCode(code, sample.source);
+        expect(codeLines(await code.innerText()), `${op.operationId} ${sample.label}`).toBe(
+          codeLines(sample.source),
+        );
+      }
+    },
+  );
+
+  it('runs in the Chromium that npm installed (@sparticuz/chromium), not a system one', () => {
+    expect(sourceOf(browser)).toBe('npm');
+  });
 
   it('never made a request that left 127.0.0.1', () => {
     expect(requested.length).toBeGreaterThan(0);

@@ -1,0 +1,161 @@
+/**
+ * Request samples for the reference page, made from the spec at build time: for every operation a
+ * curl line, a JavaScript `fetch` and a Python `requests` call against the spec's first server (the
+ * sandbox), with the operation's own path, example parameters and first security scheme. They are
+ * injected as `x-codeSamples`, which Redoc shows beside each operation; nothing here is kept in the spec.
+ */
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { type OpenApiDocument, type Operation, operationsOf, resolveRef } from '../spec/contract.ts';
+
+export interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
+}
+
+/**
+ * The languages of the samples, in the order the page offers them. `lang` is one Redoc knows (it
+ * picks the highlighting); the page's language picker is made from this list (docs/build.ts).
+ */
+export const SAMPLE_LANGUAGES = [
+  { lang: 'curl', label: 'curl' },
+  { lang: 'JavaScript', label: 'JavaScript (fetch)' },
+  { lang: 'Python', label: 'Python (requests)' },
+] as const;
+
+/** The samples' stand-in for a key: an environment variable, so no key is ever pasted into code. */
+export const KEY_VARIABLE = 'API_KEY';
+const KEY_NOTE = `${KEY_VARIABLE}: your key; the sandbox's demo keys: npm run --silent reference-server -- --print-credentials`;
+
+/** What every sample sends: one URL, one credential header, the query as pairs. */
+export interface SampleRequest {
+  /** Server URL and path, path parameters filled in, no query. */
+  url: string;
+  query: Array<[string, string]>;
+  keyHeader: { name: string; scheme: 'bearer' | 'plain' };
+}
+
+/** The sandbox's address: the spec's first server, which must be a concrete URL. */
+export function sandboxUrlOf(doc: OpenApiDocument): string {
+  const url = doc.servers?.[0]?.url;
+  if (!url || url.includes('{')) {
+    throw new Error("spec/openapi.yaml: the first server must be the sandbox's concrete URL");
+  }
+  return url.replace(/\/$/, '');
+}
+
+export function sampleRequestOf(doc: OpenApiDocument, op: Operation): SampleRequest {
+  let path = op.path;
+  const query: Array<[string, string]> = [];
+  for (const ref of op.definition.parameters ?? []) {
+    const parameter = resolveRef<OpenAPIV3_1.ParameterObject>(doc, ref);
+    const example = exampleOf(doc, parameter);
+    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(example));
+    if (parameter.in === 'query') query.push([parameter.name, example]);
+  }
+  return { url: `${sandboxUrlOf(doc)}${path}`, query, keyHeader: keyHeaderOf(doc, op) };
+}
+
+function exampleOf(doc: OpenApiDocument, parameter: OpenAPIV3_1.ParameterObject): string {
+  const schema = parameter.schema ? resolveRef<OpenAPIV3_1.SchemaObject>(doc, parameter.schema) : {};
+  const example: unknown = parameter.example ?? schema.examples?.[0] ?? schema.default;
+  if (example === undefined) {
+    throw new Error(`parameter ${parameter.name} has no example to show in the request samples`);
+  }
+  return String(example);
+}
+
+/** The header of the operation's first security scheme (the spec's own order of preference). */
+function keyHeaderOf(doc: OpenApiDocument, op: Operation): SampleRequest['keyHeader'] {
+  const requirement = (op.definition.security ?? doc.security ?? [])[0];
+  const name = requirement ? Object.keys(requirement)[0] : undefined;
+  const scheme = name
+    ? resolveRef<OpenAPIV3_1.SecuritySchemeObject>(doc, doc.components?.securitySchemes?.[name])
+    : undefined;
+  if (scheme?.type === 'http' && scheme.scheme.toLowerCase() === 'bearer') {
+    return { name: 'Authorization', scheme: 'bearer' };
+  }
+  if (scheme?.type === 'apiKey' && scheme.in === 'header') return { name: scheme.name, scheme: 'plain' };
+  throw new Error(`${op.operationId}: its first security scheme is neither a bearer nor a header key`);
+}
+
+function urlWithQuery(request: SampleRequest): string {
+  if (request.query.length === 0) return request.url;
+  return `${request.url}?${new URLSearchParams(request.query).toString()}`;
+}
+
+function curlSample(request: SampleRequest): string {
+  const value = request.keyHeader.scheme === 'bearer' ? `Bearer $${KEY_VARIABLE}` : `$${KEY_VARIABLE}`;
+  return [
+    `# ${KEY_NOTE}`,
+    `curl --compressed -H "${request.keyHeader.name}: ${value}" \\`,
+    `  '${urlWithQuery(request)}'`,
+  ].join('\n');
+}
+
+function fetchSample(request: SampleRequest): string {
+  const key = `process.env.${KEY_VARIABLE}`;
+  const value = request.keyHeader.scheme === 'bearer' ? `\`Bearer \${${key}}\`` : key;
+  const name = /^[A-Za-z_$][\w$]*$/.test(request.keyHeader.name)
+    ? request.keyHeader.name
+    : `'${request.keyHeader.name}'`;
+  return [
+    `// ${KEY_NOTE}`,
+    `const response = await fetch('${urlWithQuery(request)}', {`,
+    `  headers: { ${name}: ${value} },`,
+    '});',
+    'const body = await response.json();',
+    'if (!body.ok) {',
+    // The error envelope's code is what a client branches on; the message is for people.
+    '  throw new Error(`${response.status} ${body.error.code}: ${body.error.message}`);',
+    '}',
+    'console.log(body.data);',
+  ].join('\n');
+}
+
+function requestsSample(request: SampleRequest): string {
+  const key = `os.environ['${KEY_VARIABLE}']`;
+  const value = request.keyHeader.scheme === 'bearer' ? `f"Bearer {${key}}"` : key;
+  const params = request.query.map(([name, example]) => `${JSON.stringify(name)}: ${pythonLiteral(example)}`);
+  return [
+    `# ${KEY_NOTE}`,
+    'import os',
+    '',
+    'import requests',
+    '',
+    'response = requests.get(',
+    `    "${request.url}",`,
+    ...(params.length > 0 ? [`    params={${params.join(', ')}},`] : []),
+    `    headers={"${request.keyHeader.name}": ${value}},`,
+    '    timeout=10,',
+    ')',
+    'body = response.json()',
+    'if not body["ok"]:',
+    '    error = body["error"]',
+    "    raise RuntimeError(f\"{response.status_code} {error['code']}: {error['message']}\")",
+    'print(body["data"])',
+  ].join('\n');
+}
+
+function pythonLiteral(value: string): string {
+  return /^-?\d+$/.test(value) ? value : JSON.stringify(value);
+}
+
+export function codeSamplesOf(doc: OpenApiDocument, op: Operation): CodeSample[] {
+  const request = sampleRequestOf(doc, op);
+  const [curl, fetch, requests] = SAMPLE_LANGUAGES;
+  return [
+    { ...curl, source: curlSample(request) },
+    { ...fetch, source: fetchSample(request) },
+    { ...requests, source: requestsSample(request) },
+  ];
+}
+
+/** A copy of the document with `x-codeSamples` on every operation, for the docs tool to render. */
+export function withCodeSamples(doc: OpenApiDocument): OpenApiDocument {
+  const copy = structuredClone(doc);
+  for (const op of operationsOf(copy)) {
+    (op.definition as Record<string, unknown>)['x-codeSamples'] = codeSamplesOf(copy, op);
+  }
+  return copy;
+}
