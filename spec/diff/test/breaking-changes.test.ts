@@ -23,6 +23,8 @@ interface BreakingCase {
   /** The rule that must classify the change as breaking, and a part of where it is reported. */
   rule: string;
   where: string;
+  /** What a client sees, as the change's impact line says it. */
+  impact: string;
 }
 
 const cases: BreakingCase[] = [
@@ -31,12 +33,16 @@ const cases: BreakingCase[] = [
     change: (doc) => delete doc.paths?.[DETAIL_PATH],
     rule: 'path-removed',
     where: 'path /api/v1/walks/{id}',
+    impact:
+      'A client that calls `/api/v1/walks/{id}` now gets 404 instead of an answer: the endpoint is gone.',
   },
   {
     name: 'a removed response field',
     change: (doc) => dropProperty(doc, 'WalkSummary', 'app_link'),
     rule: 'property-removed',
     where: 'GET /api/v1/walks · response 200 · body data[].app_link',
+    impact:
+      'A client that reads `data[].app_link` from the 200 answer of GET /api/v1/walks no longer gets it.',
   },
   {
     name: 'a retyped response field',
@@ -45,6 +51,8 @@ const cases: BreakingCase[] = [
     },
     rule: 'schema-type-changed',
     where: 'body data[].count',
+    impact:
+      'A client that reads `data[].count` from the 200 answer of GET /api/v1/walks as integer may now get string.',
   },
   {
     name: 'a lowered limit maximum',
@@ -53,6 +61,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'schema-constraint-changed',
     where: 'GET /api/v1/walks · parameter limit (query)',
+    impact: 'A client that sends `limit=200` now gets 400 instead of 200.',
   },
   {
     name: 'a narrowed enum (a stop status removed)',
@@ -63,6 +72,8 @@ const cases: BreakingCase[] = [
     },
     rule: 'project/enum-values-removed',
     where: 'body data.stops[].status',
+    impact:
+      "A client that counts or branches on 'visited_moved_away' in `data.stops[].status` never gets it again.",
   },
   {
     name: 'a response field that became nullable',
@@ -71,6 +82,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'schema-type-changed',
     where: 'body data[].name',
+    impact: 'as string may now get string or null.',
   },
   {
     name: 'an enum value added to a response field',
@@ -79,6 +91,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'enum-values-added',
     where: 'body data.stops[].status',
+    impact: "may now get 'visited_dog_at_door', which the old spec never listed.",
   },
   {
     name: 'a response property no longer required',
@@ -89,6 +102,8 @@ const cases: BreakingCase[] = [
     },
     rule: 'required-properties-removed',
     where: 'body data[]',
+    impact:
+      'A client that reads `data[].web_url` from the 200 answer of GET /api/v1/walks may now find it missing.',
   },
   {
     name: 'a new required query parameter',
@@ -96,6 +111,8 @@ const cases: BreakingCase[] = [
       addQueryParameter(doc, { name: 'region', in: 'query', required: true, schema: { type: 'string' } }),
     rule: 'parameter-became-required',
     where: 'GET /api/v1/walks · parameter region (query)',
+    impact:
+      'A client that does not send `region` (every client of the old spec) now gets 400 from GET /api/v1/walks.',
   },
   {
     name: 'a raised limit minimum',
@@ -104,6 +121,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'schema-constraint-changed',
     where: 'parameter limit (query)',
+    impact: 'A client that sends `limit=1` now gets 400 instead of 200.',
   },
   {
     name: 'a changed limit default',
@@ -112,6 +130,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'project/parameter-default-changed',
     where: 'parameter limit (query)',
+    impact: 'A client that omits `limit` now gets the answer for `limit=20` instead of `limit=50`.',
   },
   {
     name: 'a newly required scope',
@@ -120,17 +139,19 @@ const cases: BreakingCase[] = [
     },
     rule: 'project/required-scopes-added',
     where: 'GET /api/v1/walks',
+    impact: 'A client whose key lacks scope `walks:export` now gets 403 `forbidden` from GET /api/v1/walks',
   },
   {
     name: 'a removed response status',
     change: (doc) => delete getOperation(doc, DETAIL_PATH).responses?.['404'],
     rule: 'response-removed',
     where: 'GET /api/v1/walks/{id} · response 404',
+    impact: 'A client that handles 404 from GET /api/v1/walks/{id} can no longer count on it',
   },
 ];
 
 describe('spec diff: breaking changes', () => {
-  it.each(cases)('$name is breaking', async ({ name, change, rule, where }) => {
+  it.each(cases)('$name is breaking', async ({ name, change, rule, where, impact }) => {
     const diff = await diffSpecs(variants.base(), variants.head(name.replace(/\W+/g, '-'), change));
 
     expect(diff.verdict).toBe('breaking');
@@ -139,6 +160,32 @@ describe('spec diff: breaking changes', () => {
     const matched = breaking.find((c) => c.rule === rule);
     expect(matched?.where).toContain(where);
     expect(matched?.message.length).toBeGreaterThan(10);
+    expect(matched?.impact).toContain(impact);
+    expect(matched?.id.startsWith(`${rule}@`)).toBe(true);
     expect(diff.counts.breaking).toBe(breaking.length);
+  });
+
+  it('gives a break the same id in every run, whatever the files are called and wherever its lines sit', async () => {
+    const lower = (doc: Parameters<SpecChange>[0]) => {
+      limitSchema(doc).maximum = 100;
+    };
+    const first = await diffSpecs(variants.base(), variants.head('id-run-one', lower));
+    const second = await diffSpecs(
+      variants.base(),
+      variants.head('id-run-two-shifted', (doc) => {
+        lower(doc);
+        doc.info.description = `Moved down.\n\n${doc.info.description ?? ''}\n\nSo every line below moves.`;
+      }),
+    );
+    const idsOf = (diff: typeof first) =>
+      diff.changes.filter((c) => c.classification === 'breaking').map((c) => c.id);
+
+    expect(idsOf(first)).toEqual([
+      'schema-constraint-changed@GET /api/v1/walks > parameter limit (query) > maximum',
+    ]);
+    expect(idsOf(second)).toEqual(idsOf(first));
+    expect(second.changes.find((c) => c.classification === 'breaking')?.head?.line).not.toBe(
+      first.changes.find((c) => c.classification === 'breaking')?.head?.line,
+    );
   });
 });

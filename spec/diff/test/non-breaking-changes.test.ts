@@ -22,6 +22,8 @@ interface SafeCase {
   verdict: Exclude<Verdict, 'breaking'>;
   /** A part of where the change is reported. */
   where: string;
+  /** What a client sees, as the change's impact line says it. */
+  impact: string;
 }
 
 const cases: SafeCase[] = [
@@ -37,6 +39,7 @@ const cases: SafeCase[] = [
       }),
     verdict: 'non-breaking',
     where: 'GET /api/v1/walks · parameter region (query)',
+    impact: 'A client may now send `region` to GET /api/v1/walks; a client that does not sees no change.',
   },
   {
     name: 'an optional query parameter inserted before limit',
@@ -49,6 +52,7 @@ const cases: SafeCase[] = [
     },
     verdict: 'non-breaking',
     where: 'GET /api/v1/walks · parameter region (query)',
+    impact: 'A client may now send `region` to GET /api/v1/walks',
   },
   {
     name: 'a reworded description',
@@ -57,6 +61,7 @@ const cases: SafeCase[] = [
     },
     verdict: 'annotation-only',
     where: 'body data[].name',
+    impact: 'No client sees a difference: only `description` changed.',
   },
   {
     name: 'an added schema example',
@@ -65,6 +70,7 @@ const cases: SafeCase[] = [
     },
     verdict: 'annotation-only',
     where: 'body data[].name',
+    impact: 'No client sees a difference',
   },
   {
     name: 'an added response example',
@@ -81,6 +87,7 @@ const cases: SafeCase[] = [
     },
     verdict: 'annotation-only',
     where: 'GET /api/v1/walks/{id} · response 200 · application/json example oneStop',
+    impact: 'No client sees a difference',
   },
   {
     name: 'a raised limit maximum',
@@ -89,6 +96,7 @@ const cases: SafeCase[] = [
     },
     verdict: 'non-breaking',
     where: 'parameter limit (query)',
+    impact: 'A client that sends `limit=500` now gets 200 instead of 400.',
   },
   {
     name: 'an added optional response field',
@@ -98,6 +106,7 @@ const cases: SafeCase[] = [
     },
     verdict: 'non-breaking',
     where: 'body data[].created_at',
+    impact: 'A client now also gets `data[].created_at` in the 200 answer of GET /api/v1/walks',
   },
   {
     name: 'a scope no longer required',
@@ -106,6 +115,7 @@ const cases: SafeCase[] = [
     },
     verdict: 'non-breaking',
     where: 'GET /api/v1/walks',
+    impact: 'A client whose key lacks scope `walks:read` can now call GET /api/v1/walks',
   },
   {
     name: 'a deprecated operation',
@@ -114,17 +124,19 @@ const cases: SafeCase[] = [
     },
     verdict: 'non-breaking',
     where: 'GET /api/v1/walks',
+    impact: 'A client written against the old spec keeps working',
   },
 ];
 
 describe('spec diff: changes that break no client', () => {
-  it.each(cases)('$name is $verdict', async ({ name, change, verdict, where }) => {
+  it.each(cases)('$name is $verdict', async ({ name, change, verdict, where, impact }) => {
     const diff = await diffSpecs(variants.base(), variants.head(name.replace(/\W+/g, '-'), change));
 
     expect(diff.verdict).toBe(verdict);
     expect(diff.counts.breaking).toBe(0);
     expect(diff.changes.length).toBeGreaterThan(0);
     expect(diff.changes.map((c) => c.where).join('\n')).toContain(where);
+    expect(diff.changes.map((c) => c.impact).join('\n')).toContain(impact);
   });
 
   it('finds no change between identical specs', async () => {
