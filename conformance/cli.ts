@@ -1,24 +1,32 @@
 /**
  * The command line: configuration in, report out, exit status per the contract — 0 every required
- * check holds, 1 a required check failed, 2 unusable configuration or an unreachable target.
+ * check holds, 1 a required check failed on a target that was reached and accepted the key, 2 the
+ * run could not judge the deployment (unusable configuration, or a pre-flight that stopped it).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CHECKS } from './checks/index.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
-import type { KeyName } from './config.ts';
+import { UsageError, usageMessage } from '../command-line/flags.ts';
+import type { CliOptions, KeyName } from './config.ts';
 import { ConfigError, HELP, KEY_NAMES, parseCli } from './config.ts';
 import { applyExpectedFailures, loadExpectedFailures } from './expectations.ts';
 import { harText } from './har.ts';
+import { preflight } from './preflight.ts';
+import type { Redactor } from './redact.ts';
 import { redactorFor } from './redact.ts';
+import { consoleReport, pathLines } from './reporters/console.ts';
 import { formatReport } from './reporters/index.ts';
 import { contractsFor, runSuiteWithTraffic } from './runner.ts';
+import { selectChecks } from './selection.ts';
 import { resolveTarget } from './target.ts';
 import type { Report } from './types.ts';
 
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */
+  color?: boolean;
 }
 
 export { resolveTarget } from './target.ts';
@@ -35,10 +43,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stdout(HELP);
       return EXIT.pass;
     }
+    const checks = selectChecks(CHECKS, options.config.only, options.skip);
     if (options.list) {
       io.stdout(
-        CHECKS.map((c) => `${c.id}\t${c.drift ? 'drift' : c.level}\t${c.section}\t${c.title}`).join('\n') +
-          '\n',
+        checks.map((c) => `${c.id}\t${c.drift ? 'drift' : c.level}\t${c.section}\t${c.title}\n`).join(''),
       );
       return EXIT.pass;
     }
@@ -50,32 +58,55 @@ export async function main(argv: string[], env: Record<string, string | undefine
     contractsFor(options.config.specPath);
     const target = await resolveTarget(options.config);
     stop = target.close;
-    const config = target.config;
-    redact = redactorFor(config.keys, options.config.keys);
-    const run = await runSuiteWithTraffic(config);
+    redact = redactorFor(target.config.keys, options.config.keys);
+    const run = await runSuiteWithTraffic(target.config, checks, preflight);
     let report = run.report;
     if (expected && options.expectFailures)
       report = applyExpectedFailures(report, options.expectFailures, expected);
     if (previous && options.compare)
       report = { ...report, comparison: compareReports(report, previous, options.compare) };
-    if (options.har) await writeReport(options.har, harText(run.exchanges, report, redact));
+    const written: string[] = [];
+    if (options.har) written.push(await writeReport(options.har, harText(run.exchanges, report, redact)));
     for (const reporter of options.reporters) {
-      const text = formatReport(reporter.name, report, redact);
-      if (!reporter.output) io.stdout(text);
-      else await writeReport(reporter.output, text);
+      if (reporter.output)
+        written.push(await writeReport(reporter.output, formatReport(reporter.name, report, redact)));
     }
-    if (report.unreachable) io.stderr(redact(`conformance: ${report.unreachable}\n`));
+    printOutcome(report, { ...options, written, color: io.color === true }, io, redact);
     return exitStatusOf(report);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(redact(`conformance: ${error.message}\nRun with --help for the options.\n`));
-    } else {
-      io.stderr(redact(`conformance: internal error: ${(error as Error).message}\n`));
-    }
+    io.stderr(redact(errorMessage(error)));
     return EXIT.unusable;
   } finally {
     await stop?.();
   }
+}
+
+/**
+ * A judged run prints the console report, which ends with the report paths; a run the pre-flight
+ * stopped prints only its one or two lines (stderr) and the paths of the reports that say so.
+ */
+function printOutcome(
+  report: Report,
+  options: Pick<CliOptions, 'verbosity'> & { written: string[]; color: boolean },
+  io: Io,
+  redact: Redactor,
+): void {
+  if (report.unreachable) {
+    io.stderr(redact(`conformance: ${report.unreachable}\n`));
+    if (options.written.length > 0) io.stdout(redact(`${pathLines(options.written).join('\n')}\n`));
+    return;
+  }
+  const text = consoleReport(report, {
+    verbosity: options.verbosity,
+    color: options.color,
+    reportPaths: options.written,
+  });
+  io.stdout(redact(text));
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof UsageError) return usageMessage('conformance', error);
+  return `conformance: internal error: ${(error as Error).message}\n`;
 }
 
 export function exitStatusOf(report: Report): number {
@@ -83,10 +114,12 @@ export function exitStatusOf(report: Report): number {
   return report.summary.verdict === 'pass' ? EXIT.pass : EXIT.fail;
 }
 
-async function writeReport(path: string, text: string): Promise<void> {
+/** Writes a report and returns its path, for the closing lines. */
+async function writeReport(path: string, text: string): Promise<string> {
   try {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text);
+    return path;
   } catch (error) {
     throw new ConfigError(
       `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

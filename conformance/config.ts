@@ -4,7 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../command-line/flags.ts';
+import {
+  choiceFlag,
+  helpText,
+  integerFlag,
+  readFlags,
+  UsageError,
+  withEnvFile,
+} from '../command-line/flags.ts';
 import type { KeyName, SuiteConfig } from './types.ts';
 import { KEY_NAMES } from './types.ts';
 
@@ -21,22 +29,29 @@ export const USER_AGENT = `canvassing-conformance/${VERSION}`;
 
 export const DEFAULTS = {
   profile: 'live',
-  concurrency: 4,
+  concurrency: 8,
   timeoutMs: 10_000,
-  maxRequests: 500,
+  maxRequests: 1500,
   maxResponseBytes: 8 * 1024 * 1024,
   maxRetryWaitMs: 10_000,
   seed: 20261124,
 } as const;
 
-export class ConfigError extends Error {
-  readonly code = 'CONFORMANCE_CONFIG';
+/** Unusable configuration (exit status 2); a usage mistake of the command line is one too. */
+export class ConfigError extends UsageError {
+  override readonly code: string = 'CONFORMANCE_CONFIG';
 }
+
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
 export interface CliOptions {
   /** Missing when neither `--base-url` nor `CONFORMANCE_BASE_URL` is set: the embedded default. */
   config: Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
   reporters: { name: ReporterName; output?: string }[];
+  /** `--skip PREFIX`: checks left out, by id prefix (`--only` lives in the config). */
+  skip?: string[];
+  /** `--quiet`: the summary line and the failures; `--verbose`: every section, every example. */
+  verbosity: Verbosity;
   /** `--har FILE`: the run's traffic as HAR 1.2, keys redacted. */
   har?: string;
   /** `--expect-failures FILE`: known failing requirement ids with reasons (JSON or YAML). */
@@ -48,65 +63,23 @@ export interface CliOptions {
 }
 
 type Env = Record<string, string | undefined>;
+type Flags = ReturnType<typeof readFlags<typeof FLAGS>>['values'];
 
+/** Reads the command line and the environment; any mistake is a `UsageError` (exit status 2). */
 export function parseCli(argv: string[], env: Env): CliOptions {
-  let parsed: ReturnType<typeof parseFlags>;
-  try {
-    parsed = parseFlags(argv);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-  const flags = parsed.values;
-  if (parsed.positionals.length > 0) {
-    throw new ConfigError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}; see --help`);
-  }
-  const merged: Env = { ...(flags['env-file'] ? readEnvFile(flags['env-file']) : {}), ...env };
-  const keys: Partial<Record<KeyName, string>> = {};
-  for (const name of KEY_NAMES) {
-    const value = merged[name]?.trim();
-    if (value) keys[name] = value;
-  }
-  const profile = flags.profile ?? merged.CONFORMANCE_PROFILE ?? DEFAULTS.profile;
-  if (profile !== 'live' && profile !== 'mock') {
-    throw new ConfigError(`--profile must be live or mock, not ${JSON.stringify(profile)}`);
-  }
-  const baseUrl = flags['base-url'] ?? (merged.CONFORMANCE_BASE_URL?.trim() || undefined);
-  const webBaseUrl = flags['web-base-url'] ?? (merged.CONFORMANCE_WEB_BASE_URL?.trim() || undefined);
-  const config: CliOptions['config'] = {
-    profile,
-    strict:
-      flags.strict === true || merged.CONFORMANCE_STRICT === '1' || merged.CONFORMANCE_STRICT === 'true',
-    keys,
-    concurrency: integerFlag('--concurrency', flags.concurrency, DEFAULTS.concurrency, 1, 64),
-    timeoutMs: integerFlag('--timeout', flags.timeout, DEFAULTS.timeoutMs, 100, 600_000),
-    maxRequests: integerFlag('--max-requests', flags['max-requests'], DEFAULTS.maxRequests, 1, 100_000),
-    maxResponseBytes: integerFlag(
-      '--max-response-bytes',
-      flags['max-response-bytes'],
-      DEFAULTS.maxResponseBytes,
-      1024,
-      1024 ** 3,
-    ),
-    maxRetryWaitMs: integerFlag(
-      '--max-retry-wait',
-      flags['max-retry-wait'],
-      DEFAULTS.maxRetryWaitMs,
-      0,
-      120_000,
-    ),
-    seed: integerFlag('--seed', flags.seed, DEFAULTS.seed, 0, 2 ** 31 - 1),
-  };
-  if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, '--base-url / CONFORMANCE_BASE_URL');
-  if (webBaseUrl !== undefined) {
-    config.webBaseUrl = normalizeBaseUrl(webBaseUrl, 'CONFORMANCE_WEB_BASE_URL');
-  }
-  if (flags.sample !== undefined) config.sample = integerFlag('--sample', flags.sample, 0, 1, 1_000_000);
-  if (flags.spec !== undefined) {
-    if (flags.spec.trim() === '') throw new ConfigError('--spec needs an OpenAPI file');
-    config.specPath = resolve(flags.spec);
-  }
-  if (flags.only?.length) config.only = flags.only.flatMap((v) => v.split(',')).filter(Boolean);
-  if (config.baseUrl !== undefined && config.profile === 'live' && !keys.CONFORMANCE_API_KEY) {
+  const flags = readFlags(COMMAND, argv).values;
+  if (flags.help)
+    return { config: configOf({}, {}), reporters: [], verbosity: 'normal', help: true, list: false };
+  if (flags.quiet && flags.verbose)
+    throw new ConfigError('--quiet and --verbose contradict each other: choose one');
+  const merged = withEnvFile(flags['env-file'], env);
+  const config = configOf(flags, merged);
+  if (
+    config.baseUrl !== undefined &&
+    config.profile === 'live' &&
+    !config.keys.CONFORMANCE_API_KEY &&
+    !flags.list
+  ) {
     throw new ConfigError(
       'CONFORMANCE_API_KEY is not set: export it (the key of the campaign under test, scope walks:read)',
     );
@@ -114,9 +87,12 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   const options: CliOptions = {
     config,
     reporters: parseReporters(flags.reporter ?? [], flags.output ?? []),
-    help: !!flags.help,
+    verbosity: flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal',
+    help: false,
     list: !!flags.list,
   };
+  const skip = prefixesOf(flags.skip);
+  if (skip) options.skip = skip;
   for (const [flag, name] of [
     ['har', 'har'],
     ['expect-failures', 'expectFailures'],
@@ -130,49 +106,64 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   return options;
 }
 
-function parseFlags(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      'base-url': { type: 'string' },
-      profile: { type: 'string' },
-      strict: { type: 'boolean' },
-      concurrency: { type: 'string' },
-      timeout: { type: 'string' },
-      'max-requests': { type: 'string' },
-      'max-response-bytes': { type: 'string' },
-      'max-retry-wait': { type: 'string' },
-      sample: { type: 'string' },
-      seed: { type: 'string' },
-      'web-base-url': { type: 'string' },
-      'env-file': { type: 'string' },
-      reporter: { type: 'string', multiple: true },
-      output: { type: 'string', multiple: true },
-      only: { type: 'string', multiple: true },
-      har: { type: 'string' },
-      'expect-failures': { type: 'string' },
-      compare: { type: 'string' },
-      spec: { type: 'string' },
-      list: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+/** The suite's configuration: flags over the environment (and the env file beneath it). */
+function configOf(flags: Flags, merged: Env): CliOptions['config'] {
+  const keys: Partial<Record<KeyName, string>> = {};
+  for (const name of KEY_NAMES) {
+    const value = merged[name]?.trim();
+    if (value) keys[name] = value;
+  }
+  const config: CliOptions['config'] = {
+    profile: choiceFlag('--profile', flags.profile ?? merged.CONFORMANCE_PROFILE ?? DEFAULTS.profile, [
+      'live',
+      'mock',
+    ] as const),
+    strict:
+      flags.strict === true || merged.CONFORMANCE_STRICT === '1' || merged.CONFORMANCE_STRICT === 'true',
+    keys,
+    concurrency: integerFlag('--concurrency', flags.concurrency, LIMITS.concurrency, DEFAULTS.concurrency),
+    timeoutMs: integerFlag('--timeout', flags.timeout, LIMITS.timeoutMs, DEFAULTS.timeoutMs),
+    maxRequests: integerFlag(
+      '--max-requests',
+      flags['max-requests'],
+      LIMITS.maxRequests,
+      DEFAULTS.maxRequests,
+    ),
+    maxResponseBytes: integerFlag(
+      '--max-response-bytes',
+      flags['max-response-bytes'],
+      LIMITS.maxResponseBytes,
+      DEFAULTS.maxResponseBytes,
+    ),
+    maxRetryWaitMs: integerFlag(
+      '--max-retry-wait',
+      flags['max-retry-wait'],
+      LIMITS.maxRetryWaitMs,
+      DEFAULTS.maxRetryWaitMs,
+    ),
+    seed: integerFlag('--seed', flags.seed, LIMITS.seed, DEFAULTS.seed),
+  };
+  const baseUrl = flags['base-url'] ?? (merged.CONFORMANCE_BASE_URL?.trim() || undefined);
+  if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, '--base-url / CONFORMANCE_BASE_URL');
+  const webBaseUrl = flags['web-base-url'] ?? (merged.CONFORMANCE_WEB_BASE_URL?.trim() || undefined);
+  if (webBaseUrl !== undefined) config.webBaseUrl = normalizeBaseUrl(webBaseUrl, 'CONFORMANCE_WEB_BASE_URL');
+  if (flags.sample !== undefined) config.sample = integerFlag('--sample', flags.sample, LIMITS.sample, 0);
+  if (flags.spec !== undefined) {
+    if (flags.spec.trim() === '') throw new ConfigError('--spec needs an OpenAPI file');
+    config.specPath = resolve(flags.spec);
+  }
+  const only = prefixesOf(flags.only);
+  if (only) config.only = only;
+  return config;
 }
 
-function integerFlag(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  }
-  return Number(raw);
+/** `--only A,B --only C` → `['A', 'B', 'C']`, upper case as the check ids are. */
+function prefixesOf(values: string[] | undefined): string[] | undefined {
+  const prefixes = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim().toUpperCase());
+  const given = prefixes.filter(Boolean);
+  if (values !== undefined && given.length === 0)
+    throw new ConfigError('--only and --skip need a check id prefix');
+  return given.length > 0 ? given : undefined;
 }
 
 export function normalizeBaseUrl(raw: string, name: string): string {
@@ -209,15 +200,11 @@ function parseReporters(rawNames: string[], outputs: string[]): CliOptions['repo
   const chosen: CliOptions['reporters'] = [{ name: 'console' }];
   const files = [...outputs];
   for (const name of names) {
-    if (!(REPORTER_NAMES as readonly string[]).includes(name)) {
-      throw new ConfigError(
-        `--reporter must be one of ${REPORTER_NAMES.join(', ')}, not ${JSON.stringify(name)}`,
-      );
-    }
-    if (name === 'console') continue;
-    if (chosen.some((r) => r.name === name)) continue;
-    const output = files.shift() ?? `reports/conformance.${DEFAULT_EXTENSION[name as ReporterName]}`;
-    chosen.push({ name: name as ReporterName, output });
+    const reporter = choiceFlag('--reporter', name, REPORTER_NAMES);
+    if (reporter === 'console') continue;
+    if (chosen.some((r) => r.name === reporter)) continue;
+    const output = files.shift() ?? `reports/conformance.${DEFAULT_EXTENSION[reporter]}`;
+    chosen.push({ name: reporter, output });
   }
   if (files.length > 0) {
     throw new ConfigError(
@@ -227,63 +214,144 @@ function parseReporters(rawNames: string[], outputs: string[]): CliOptions['repo
   return chosen;
 }
 
-/** Reads dotenv lines (`NAME=value`, `#` comments), as `--print-credentials` writes them. */
-function readEnvFile(path: string): Env {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`--env-file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
-  const env: Env = {};
-  for (const line of text.split(/\r?\n/)) {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!match?.[1] || line.trimStart().startsWith('#')) continue;
-    env[match[1]] = (match[2] ?? '').replace(/^(['"])(.*)\1$/, '$2');
-  }
-  return env;
-}
+/** Bounds of the numeric flags. */
+const LIMITS = {
+  concurrency: { min: 1, max: 64 },
+  timeoutMs: { min: 100, max: 600_000 },
+  maxRequests: { min: 1, max: 100_000 },
+  maxResponseBytes: { min: 1024, max: 1024 ** 3 },
+  maxRetryWaitMs: { min: 0, max: 120_000 },
+  seed: { min: 0, max: 2 ** 31 - 1 },
+  sample: { min: 1, max: 1_000_000 },
+} as const;
 
-export const HELP = `Usage: npm run conformance -- [options]
+const FLAGS = {
+  'base-url': {
+    type: 'string',
+    value: 'URL',
+    help: 'Deployment to check (env CONFORMANCE_BASE_URL), e.g. https://staging.example;\nwithout /api/v1 (a gateway path prefix such as https://host/gw/canvassing is fine)',
+  },
+  profile: {
+    type: 'string',
+    value: 'live|mock',
+    help: 'live (default): real data and keys. mock: a Prism mock of spec/openapi.yaml\n(checks needing real data or keys are skipped; others use Prefer headers)',
+  },
+  strict: {
+    type: 'boolean',
+    help: 'Drift is failure: undocumented fields, statuses and content types\n(env CONFORMANCE_STRICT=1)',
+  },
+  concurrency: {
+    type: 'string',
+    value: 'N',
+    help: `Requests in flight at once (default ${DEFAULTS.concurrency})`,
+  },
+  timeout: {
+    type: 'string',
+    value: 'MS',
+    help: `Per-request timeout, headers and body together (default ${DEFAULTS.timeoutMs})`,
+  },
+  'max-requests': {
+    type: 'string',
+    value: 'N',
+    help: `Total request budget of the run (default ${DEFAULTS.maxRequests})`,
+  },
+  'max-response-bytes': {
+    type: 'string',
+    value: 'N',
+    help: `Larger answers are cut off and fail (default ${DEFAULTS.maxResponseBytes})`,
+  },
+  'max-retry-wait': {
+    type: 'string',
+    value: 'MS',
+    help: `Longest Retry-After honoured on a 429 before one retry (default ${DEFAULTS.maxRetryWaitMs})`,
+  },
+  sample: {
+    type: 'string',
+    value: 'N',
+    help: 'Judge N records per sweep, chosen by the seed, for very large or slow targets\n(default: every record; the summary says "sampled N of M")',
+  },
+  seed: {
+    type: 'string',
+    value: 'S',
+    help: `Seed of every random choice: limit values, samples (default ${DEFAULTS.seed};\nprinted in every report, so a failure reproduces)`,
+  },
+  'web-base-url': {
+    type: 'string',
+    value: 'URL',
+    help: 'Expected {web_base_url} of web_url/app_link (env CONFORMANCE_WEB_BASE_URL)',
+  },
+  'env-file': {
+    type: 'string',
+    value: 'FILE',
+    help: 'Read CONFORMANCE_* variables from a dotenv file (the environment wins);\nthe command reads it itself, so node --env-file is not needed',
+  },
+  reporter: {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: 'junit, json or html, in addition to the console (repeatable or a comma list);\nhtml is one self-contained page QA can attach to a build',
+  },
+  output: {
+    type: 'string',
+    multiple: true,
+    value: 'FILE',
+    help: 'File of the file reporter(s), in the order given (default reports/conformance.*)',
+  },
+  har: {
+    type: 'string',
+    value: 'FILE',
+    help: "Record the run's traffic as HAR 1.2; keys appear as $CONFORMANCE_API_KEY etc.",
+  },
+  'expect-failures': {
+    type: 'string',
+    value: 'FILE',
+    help: 'Known failing requirement ids, JSON or YAML: [{ id, reason }, ...]. They are\nreported but do not fail the run; a listed check that passes fails the run\n(remove its entry); an unknown id is unusable configuration (exit 2)',
+  },
+  compare: {
+    type: 'string',
+    value: 'FILE',
+    help: 'A previous --reporter json report: prints and reports what changed since\n(newly failing, newly passing, new advisories, new and gone drift)',
+  },
+  spec: {
+    type: 'string',
+    value: 'FILE',
+    help: 'Judge against this OpenAPI document instead of the bundled spec/openapi.yaml\n(e.g. the next version); reports record its path, info.version and hash',
+  },
+  only: {
+    type: 'string',
+    multiple: true,
+    value: 'PREFIX',
+    help: 'Run only checks whose id starts with PREFIX (repeatable), e.g. --only AUTH',
+  },
+  skip: {
+    type: 'string',
+    multiple: true,
+    value: 'PREFIX',
+    help: 'Leave out checks whose id starts with PREFIX (repeatable), e.g. --skip DRIFT;\na prefix of --only or --skip that matches no check is unusable (exit 2)',
+  },
+  quiet: { type: 'boolean', help: 'Print only the summary line and the failures' },
+  verbose: {
+    type: 'boolean',
+    help: 'Print every section: advisories, skips, every example, the pre-flight figures',
+  },
+  list: { type: 'boolean', help: 'Print the checks (id, level, section, title) and exit' },
+} as const satisfies CommandSpec['flags'];
 
-Checks a deployment of the Campaign Canvassing Read API against the written specification and
+const COMMAND: CommandSpec<typeof FLAGS> = {
+  name: 'conformance',
+  usage: 'npm run conformance -- [options]',
+  summary: `Checks a deployment of the Campaign Canvassing Read API against the written specification and
 spec/openapi.yaml. With no base URL at all it starts the reference server in-process on a free
 port, with its demo credentials, and checks that.
 
-Options (flags override the environment):
-  --base-url URL          Deployment to check (env CONFORMANCE_BASE_URL), e.g. https://staging.example
-  --profile live|mock     live (default): real data and keys. mock: a Prism mock of spec/openapi.yaml
-                          (checks needing real data or keys are skipped; others use Prefer headers)
-  --strict                Drift is failure: undocumented fields, statuses and content types
-                          (env CONFORMANCE_STRICT=1)
-  --concurrency N         Requests in flight at once (default ${DEFAULTS.concurrency})
-  --timeout MS            Per-request timeout, headers and body together (default ${DEFAULTS.timeoutMs})
-  --max-requests N        Total request budget of the run (default ${DEFAULTS.maxRequests})
-  --max-response-bytes N  Larger answers are cut off and fail (default ${DEFAULTS.maxResponseBytes})
-  --max-retry-wait MS     Longest Retry-After honoured on a 429 before one retry (default ${DEFAULTS.maxRetryWaitMs})
-  --sample N              Judge N records per sweep, chosen by the seed, for very large or slow targets
-                          (default: every record; the summary says "sampled N of M")
-  --seed S                Seed of every random choice: limit values, samples (default ${DEFAULTS.seed};
-                          printed in every report, so a failure reproduces)
-  --web-base-url URL      Expected {web_base_url} of web_url/app_link (env CONFORMANCE_WEB_BASE_URL)
-  --env-file FILE         Read CONFORMANCE_* variables from a dotenv file (the environment wins)
-  --reporter NAME         junit, json or html, in addition to the console (repeatable or a comma list);
-                          html is one self-contained page QA can attach to a build
-  --output FILE           File of the file reporter(s), in the order given (default reports/conformance.*)
-  --har FILE              Record the run's traffic as HAR 1.2; keys appear as $CONFORMANCE_API_KEY etc.
-  --expect-failures FILE  Known failing requirement ids, JSON or YAML: [{ id, reason }, ...]. They are
-                          reported but do not fail the run; a listed check that passes fails the run
-                          (remove its entry); an unknown id is unusable configuration (exit 2)
-  --compare FILE          A previous --reporter json report: prints and reports what changed since
-                          (newly failing, newly passing, new advisories, new and gone drift)
-  --spec FILE             Judge against this OpenAPI document instead of the bundled spec/openapi.yaml
-                          (e.g. the next version); reports record its path, info.version and hash
-  --only PREFIX           Run only checks whose id starts with PREFIX (repeatable), e.g. --only AUTH
-  --list                  Print the checks (id, level, section, title) and exit
-  -h, --help              This text
-
-Environment:
-  CONFORMANCE_BASE_URL            base URL (as --base-url)
+Before any check, a pre-flight asks the list route once and stops (exit 2) with one or two lines
+when the run could not judge the deployment: the target cannot be reached or never answers, the
+key is rejected, the base URL already holds /api/v1, or the answer is not JSON.`,
+  flags: FLAGS,
+  sections: [
+    {
+      title: 'Environment',
+      text: `  CONFORMANCE_BASE_URL            base URL (as --base-url)
   CONFORMANCE_API_KEY             primary campaign, scope walks:read (required with a base URL)
   CONFORMANCE_NO_SCOPE_KEY        primary campaign, read scopes without walks:read
   CONFORMANCE_OTHER_CAMPAIGN_KEY  a second campaign, walks:read
@@ -291,14 +359,24 @@ Environment:
   CONFORMANCE_EMPTY_CAMPAIGN_KEY  a campaign with no walks, walks:read
   CONFORMANCE_WEB_BASE_URL        the {web_base_url} of web_url and app_link
   CONFORMANCE_STRICT=1            as --strict
-  A check that needs a key that is not set is skipped and names the variable.
+  NO_COLOR                        no colour (colour is used only on a terminal anyway)
+  A check that needs a key that is not set is skipped and names the variable.`,
+    },
+    {
+      title: 'Results',
+      text: `  pass, fail, skip (with the reason), advisory (what the deployment decided where the written
+  spec is silent) and inconclusive (the data could not show it). Failures print the requirement,
+  expected, actual, a hint and a curl that uses $CONFORMANCE_API_KEY etc., never a key. The run
+  ends with the path of every report it wrote.`,
+    },
+    {
+      title: 'Exit status',
+      text: `  0 every required check holds; 1 a required check failed on a target that was reached and
+  accepted the key (or an expected failure no longer fails); 2 the run could not judge the
+  deployment: unusable configuration, a target that cannot be reached or never answers, a
+  rejected key, a base URL holding /api/v1, or a list route that does not answer JSON.`,
+    },
+  ],
+};
 
-Results: pass, fail, skip (with the reason), advisory (what the deployment decided where the
-written spec is silent) and inconclusive (the data could not show it). Failures print the
-requirement, expected, actual, a hint and a curl that uses $CONFORMANCE_API_KEY etc., never a key.
-Every report ends with the drift: each difference of the answers from spec/openapi.yaml once,
-grouped by operation, status and place, with how many answers showed it.
-
-Exit status: 0 every required check holds; 1 a required check failed (or an expected failure no
-longer fails); 2 unusable configuration or the target could not be reached at all.
-`;
+export const HELP = helpText(COMMAND);

@@ -1,9 +1,17 @@
 /** `npm run conformance -- …`: runs the CLI and exits with its status. */
 import { main } from './cli.ts';
 
-const status = await main(process.argv.slice(2), process.env, {
+// Node 20 reads `--env-file` anywhere on its command line, even after the script, and exits 9 when
+// the file is missing; it stops looking at `--`. So `npm run conformance` puts a `--` before the
+// tester's flags, and the CLI reads `--env-file` itself (its own message, exit 2).
+const argv = process.argv.slice(2);
+if (argv[0] === '--') argv.shift();
+
+const status = await main(argv, process.env, {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  // Colour only for a person at a terminal, and never when NO_COLOR asks for none (no-color.org).
+  color: process.stdout.isTTY === true && !process.env.NO_COLOR,
 });
 process.exitCode = status;
 // A target that keeps a socket half-open must not keep the process alive once the report is out.

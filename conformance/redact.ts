@@ -3,6 +3,11 @@
  * redactor that replaces each configured key value with its variable name — and every piece of
  * one, since reports shorten echoed bodies (a target that echoes the key would otherwise have its
  * first characters printed up to the cut).
+ *
+ * A key is replaced where it stands as a whole token, so a short key such as `x` leaves every
+ * other letter x alone and the output stays byte for byte what it was. A key long enough to be a
+ * secret (`SECRET_LENGTH`) cannot occur in ordinary text by chance, so it is replaced wherever it
+ * occurs, even glued to other characters (`%3D` + key in a doubly encoded URL): never printed.
  */
 import { KEY_PREFIX } from '../spec/facts.ts';
 import type { KeyName } from './types.ts';
@@ -13,22 +18,33 @@ export type Redactor = (text: string) => string;
 const PIECE = 10;
 /** A piece is a secret when it carries at least this many characters after the public prefix. */
 const SECRET_CHARS = 4;
+/** Keys at least this long are secrets wherever they occur; shorter ones only as whole tokens. */
+export const SECRET_LENGTH = 16;
+/** Characters that continue a token: a key next to one of them is part of a longer word. */
+const WORD = '[\\p{L}\\p{N}_.-]';
 
 export function redactorFor(...keySets: Partial<Record<KeyName, string>>[]): Redactor {
   const named = keySets
     .flatMap((keys) => Object.entries(keys))
     .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
-  const secrets = named
-    .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, `$${name}`] as const))
+  const forms = named
+    .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, `$${name}`, value] as const))
     .sort((a, b) => b[0].length - a[0].length);
-  const pieces = named.filter(([, value]) => value.length >= PIECE);
+  const secrets = forms.filter(([, , value]) => value.length >= SECRET_LENGTH);
+  const tokens = forms
+    .filter(([, , value]) => value.length < SECRET_LENGTH)
+    .map(([form, name]) => [new RegExp(`(?<!${WORD})${escapeRegExp(form)}(?!${WORD})`, 'gu'), name] as const);
+  const pieces = named.filter(([, value]) => value.length >= SECRET_LENGTH);
   return (text) => {
     let out = text;
     for (const [secret, name] of secrets) out = out.replaceAll(secret, name);
+    for (const [token, name] of tokens) out = out.replace(token, () => name);
     for (const [name, value] of pieces) out = redactPieces(out, value, `$${name}`);
     return out;
   };
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The forms a key can take on its way into a text: as is, URL-encoded, JSON-escaped. */
 function variantsOf(value: string): string[] {

@@ -18,7 +18,15 @@ import { profileOf, withMockKeys } from './target.ts';
 
 export { summarize } from './summary.ts';
 import type { Check, CheckContext } from './checks/check.ts';
-import type { CheckResult, Outcome, Report, SpecIdentity, SuiteConfig } from './types.ts';
+import type {
+  CheckResult,
+  Coverage,
+  Outcome,
+  PreflightSummary,
+  Report,
+  SpecIdentity,
+  SuiteConfig,
+} from './types.ts';
 
 interface Contracts {
   open: ContractValidator;
@@ -71,10 +79,21 @@ export async function runSuite(config: SuiteConfig, checks: readonly Check[] = C
   return (await runSuiteWithTraffic(config, checks)).report;
 }
 
+/**
+ * Asked before any check, on the run's own client (its requests count and are recorded); a `stop`
+ * ends the run unjudged, like an unreachable target (the CLI's pre-flight, `preflight.ts`).
+ */
+export type PreflightHook = (
+  client: HttpClient,
+  config: SuiteConfig,
+  contract: ContractValidator,
+) => Promise<PreflightSummary>;
+
 /** The report and every exchange of the run, in the order sent (for `--har`). */
 export async function runSuiteWithTraffic(
   config: SuiteConfig,
   checks: readonly Check[] = CHECKS,
+  preflight?: PreflightHook,
 ): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   const startedAt = new Date();
   const started = performance.now();
@@ -90,6 +109,7 @@ export async function runSuiteWithTraffic(
     operations: operationMatcher(open, effective.baseUrl),
   };
   try {
+    const pre = await preflight?.(client, effective, open);
     const first = await ctx.data.listDefault();
     const error = first.exchange.error;
     const selected = checks.filter(
@@ -97,7 +117,9 @@ export async function runSuiteWithTraffic(
     );
     let results: CheckResult[] = [];
     let unreachable: string | undefined;
-    if (error && UNREACHABLE.has(error.kind)) {
+    if (pre?.stop) {
+      unreachable = pre.stop;
+    } else if (error && UNREACHABLE.has(error.kind)) {
       unreachable = `${config.baseUrl} cannot be reached: ${error.message}`;
     } else {
       const ordinary = selected.filter((c) => !c.traffic);
@@ -122,7 +144,9 @@ export async function runSuiteWithTraffic(
       summary: summarize(results),
       results,
       drift: unreachable ? { judged: 0, findings: [], omitted: 0 } : driftSection(client.exchanges, ctx),
+      coverage: coverageOf(ctx, results),
     };
+    if (pre) report.preflight = pre;
     if (unreachable) {
       report.unreachable = unreachable;
       report.summary.verdict = 'fail';
@@ -155,6 +179,7 @@ async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
   if (status === 'fail' || status === 'advisory') result.hint = outcome.hint ?? check.hint;
   if (status === 'skip' || status === 'inconclusive') result.reason = outcome.actual;
   if (outcome.details && outcome.details.length > 1) result.details = outcome.details;
+  if (outcome.judged) result.judged = outcome.judged;
   if (outcome.exchange) {
     result.request = outcome.exchange.request;
     const response = outcome.exchange.response;
@@ -199,6 +224,35 @@ async function outcomeOf(check: Check, ctx: CheckContext): Promise<Outcome> {
       hint: 'An answer was shaped so unexpectedly that the check broke on it; please report it with the request.',
     };
   }
+}
+
+/** Areas whose checks sweep the campaign's walks: a skip there leaves walks unjudged. */
+const SWEEPING = new Set(['walk-detail', 'consistency', 'isolation']);
+
+/** What the run covered: statuses per operation, records per requirement, and what it could not cover. */
+function coverageOf(ctx: CheckContext, results: CheckResult[]): Coverage {
+  const walks = ctx.data.listed;
+  const gaps = results.flatMap((r) => {
+    const unjudged = walks !== undefined && SWEEPING.has(r.area) ? `, 0 of ${walks} walks judged` : '';
+    if (r.status === 'skip') return [`${r.id} (${r.area}): ${r.reason ?? 'not run'}${unjudged} → skipped`];
+    if (r.status === 'inconclusive') return [`${r.id} (${r.area}): ${r.reason ?? ''} → inconclusive`];
+    if (r.judged?.of !== undefined && r.judged.records < r.judged.of) {
+      return [`${r.id} (${r.area}): ${r.judged.records} of ${r.judged.of} ${r.judged.unit} judged`];
+    }
+    return [];
+  });
+  const coverage: Coverage = {
+    seed: ctx.config.seed,
+    operations: ctx.operations.statusCoverage(ctx.client.exchanges),
+    requirements: results.map((r) => ({
+      id: r.id,
+      status: r.status,
+      ...(r.judged ?? { requests: 0, records: 0, unit: 'records' }),
+    })),
+    gaps,
+  };
+  if (ctx.data.sampled) coverage.sampled = ctx.data.sampled;
+  return coverage;
 }
 
 const excerpt = (body: string) => (body.length > 500 ? `${body.slice(0, 500)}…` : body);

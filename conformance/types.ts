@@ -99,6 +99,8 @@ export type FailureKind =
   | 'reset'
   | 'protocol'
   | 'too-large'
+  /** The answer declares a `Content-Encoding` its body does not decode from (or one no client knows). */
+  | 'undecodable'
   | 'network'
   /** Not sent: the request budget is spent. */
   | 'budget'
@@ -154,6 +156,18 @@ export interface Outcome {
   hint?: string;
   /** Further findings, one line each (e.g. every walk that broke the rule, bounded). */
   details?: string[];
+  /** What the check looked at: the coverage section counts it. */
+  judged?: Judged;
+}
+
+/** How much of the deployment a check judged: requests, and records of a kind (`of` when sampled). */
+export interface Judged {
+  requests: number;
+  records: number;
+  /** What a record is, plural: `walks`, `answers`, `limit values`. */
+  unit: string;
+  /** How many records there were to judge, when fewer were (`--sample`, a budget, missing data). */
+  of?: number;
 }
 
 export interface CheckResult {
@@ -179,6 +193,7 @@ export interface CheckResult {
   durationMs: number;
   /** Set when `--expect-failures` lists the check. */
   expectedFailure?: ExpectedFailureMark;
+  judged?: Judged;
 }
 
 export interface ReportSummary {
@@ -212,8 +227,13 @@ export interface Report {
   startedAt: string;
   durationMs: number;
   requests: { sent: number; budget: number; memoized: number };
-  /** Set when the target could not be reached at all (exit status 2). */
+  /**
+   * Set when the run could not judge the target (exit status 2): the pre-flight found it unreachable,
+   * silent, rejecting the key, behind a base URL that holds the API prefix, or not answering JSON.
+   */
   unreachable?: string;
+  /** What the pre-flight asked before any check, and what it found (CLI runs). */
+  preflight?: PreflightSummary;
   summary: ReportSummary;
   results: CheckResult[];
   /** Every difference of the answers from spec/openapi.yaml, once each, grouped by where it occurs. */
@@ -222,6 +242,44 @@ export interface Report {
   expectations?: ExpectationsReport;
   /** What changed since the `--compare` report. */
   comparison?: Comparison;
+  /** What the run looked at and what it could not (reports made before it have none). */
+  coverage?: Coverage;
+}
+
+/** What a run covered: the seed, the sample, the statuses seen per operation, the records per requirement. */
+export interface Coverage {
+  seed: number;
+  /** Set under `--sample N`: each sweep judged `n` of `of` records. */
+  sampled?: { n: number; of: number };
+  operations: OperationCoverage[];
+  requirements: RequirementCoverage[];
+  /** What could not be covered and why, one line each. */
+  gaps: string[];
+}
+
+export interface OperationCoverage {
+  operationId: string;
+  method: string;
+  path: string;
+  /** Every documented status and how many answers of the run showed it (0: not observed). */
+  statuses: { status: string; observed: number }[];
+  /** Statuses the run saw that the operation does not document. */
+  undocumented: { status: string; observed: number }[];
+}
+
+export interface RequirementCoverage extends Judged {
+  id: string;
+  status: Status;
+}
+
+/** The pre-flight: its requests (shared with the checks), its time, and what it found. */
+export interface PreflightSummary {
+  requests: number;
+  durationMs: number;
+  /** Why the run cannot judge the deployment: one or two lines, what is wrong and what to try. */
+  stop?: string;
+  /** Worth saying, not worth stopping for (e.g. a mock checked with `--profile live`). */
+  warnings: string[];
 }
 
 /**

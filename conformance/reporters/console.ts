@@ -1,60 +1,159 @@
 /**
- * The console report: a summary per area, every failure with what it takes to reproduce it, the
- * expected failures, advisories, the drift, and what changed since a previous report.
+ * The console report, written for the person reading it: on a pass, the summary, the coverage and
+ * where the reports went; on a failure, each failing requirement once with at most a few examples
+ * (the file reports hold them all). `--quiet` keeps only the failures and the verdict; `--verbose`
+ * shows every section and every example. Colour only when the CLI says the output is a terminal.
  */
+import type { Verbosity } from '../config.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
+import * as sections from './sections.ts';
 import { comparisonLines, driftLines, expectationLines } from './sections.ts';
 
+export interface ConsoleOptions {
+  verbosity?: Verbosity;
+  color?: boolean;
+  /** Every file the run wrote: listed at the end, and named where examples are cut short. */
+  reportPaths?: string[];
+}
+
+/** Examples (details, drift findings) shown per failure before "… and N more". */
+export const EXAMPLES = 5;
 const COLUMNS = ['pass', 'fail', 'skip', 'advisory', 'inconclusive'] as const;
 
-export function consoleReport(report: Report): string {
-  const lines: string[] = [];
-  const { target, summary } = report;
-  const where = target.embedded ? `${target.baseUrl} (embedded reference server)` : target.baseUrl;
-  lines.push(`Canvassing Read API conformance — ${where}`);
-  lines.push(
-    `  profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version}`,
-  );
-  if (report.unreachable) {
-    lines.push('', `UNREACHABLE: ${report.unreachable}`, 'No check was run.');
-    return `${lines.join('\n')}\n`;
-  }
-  lines.push('', areaTable(report.results));
+interface Paint {
+  bad: (text: string) => string;
+  good: (text: string) => string;
+  note: (text: string) => string;
+}
 
+const ansi = (code: number) => (text: string) => `\u001b[${code}m${text}\u001b[0m`;
+const plain = (text: string) => text;
+const paintOf = (color: boolean): Paint =>
+  color ? { bad: ansi(31), good: ansi(32), note: ansi(33) } : { bad: plain, good: plain, note: plain };
+
+export function consoleReport(report: Report, options: ConsoleOptions = {}): string {
+  const verbosity = options.verbosity ?? 'normal';
+  const paint = paintOf(options.color === true);
+  const more = moreHint(options.reportPaths ?? [], verbosity);
+  const lines: string[] = [];
+  if (verbosity !== 'quiet') lines.push(...headerLines(report, verbosity));
+  if (!report.unreachable) {
+    if (verbosity === 'verbose') lines.push('', areaTable(report.results));
+    lines.push(...failureLines(report, verbosity, paint, more));
+    if (verbosity !== 'quiet') lines.push(...middleLines(report, verbosity, more));
+  }
+  lines.push('', verdictLine(report, paint));
+  lines.push(...pathLines(options.reportPaths ?? []));
+  return `${(lines[0] === '' ? lines.slice(1) : lines).join('\n')}\n`;
+}
+
+function headerLines(report: Report, verbosity: Verbosity): string[] {
+  const { target } = report;
+  const where = target.embedded ? `${target.baseUrl} (embedded reference server)` : target.baseUrl;
+  const lines = [
+    `Canvassing Read API conformance — ${where}`,
+    `  profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version}`,
+  ];
+  const pre = report.preflight;
+  if (pre && verbosity === 'verbose') {
+    lines.push(
+      `  pre-flight: ${pre.requests} request(s), ${pre.durationMs} ms (its list is the one the checks use)`,
+    );
+  }
+  for (const warning of pre?.warnings ?? []) lines.push(`  warning: ${warning}`);
+  return lines;
+}
+
+function failureLines(
+  report: Report,
+  verbosity: Verbosity,
+  paint: Paint,
+  more: (n: number) => string,
+): string[] {
   const failures = report.results.filter(
     (r) => r.status === 'fail' && r.expectedFailure?.state !== 'failing',
   );
-  if (failures.length > 0) {
-    lines.push('', 'FAILURES');
-    for (const result of failures) lines.push(...failureBlock(result));
-  }
-  lines.push(...expectationLines(report));
+  if (failures.length === 0) return [];
+  const lines = ['', paint.bad('FAILURES')];
+  for (const result of failures) lines.push(...failureBlock(result, verbosity, paint, more));
+  return lines;
+}
+
+function middleLines(report: Report, verbosity: Verbosity, more: (n: number) => string): string[] {
+  const lines = [...expectationLines(report)];
   const advisories = report.results.filter((r) => r.status === 'advisory');
-  if (advisories.length > 0) {
-    lines.push('', 'ADVISORY (where the written spec is silent, and drift unless --strict)');
-    for (const r of advisories) {
-      lines.push(`  ~ ${r.id} ${r.title}: ${r.actual}`);
-      lines.push(`      ${r.drift ? 'every difference is listed under DRIFT' : r.expected}`);
-    }
-  }
   const notRun = report.results.filter((r) => r.status === 'skip' || r.status === 'inconclusive');
-  if (notRun.length > 0) {
-    lines.push('', 'SKIPPED AND INCONCLUSIVE');
-    for (const r of notRun) lines.push(`  - ${r.id} ${r.title} [${r.status}]: ${r.reason ?? ''}`);
+  if (verbosity === 'verbose') {
+    if (advisories.length > 0) {
+      lines.push('', 'ADVISORY (where the written spec is silent, and drift unless --strict)');
+      for (const r of advisories) {
+        lines.push(`  ~ ${r.id} ${r.title}: ${r.actual}`);
+        lines.push(`      ${r.drift ? 'every difference is listed under DRIFT' : r.expected}`);
+      }
+    }
+    if (notRun.length > 0) {
+      lines.push('', 'SKIPPED AND INCONCLUSIVE');
+      for (const r of notRun) lines.push(`  - ${r.id} ${r.title} [${r.status}]: ${r.reason ?? ''}`);
+    }
+  } else if (advisories.length + notRun.length > 0) {
+    lines.push(
+      '',
+      `${advisories.length} advisory, ${notRun.length} skipped or inconclusive (--verbose says what and why)`,
+    );
   }
-  lines.push('', ...driftLines(report));
+  lines.push('', ...driftSummary(report, verbosity, more));
+  lines.push(...coverageLine(report));
   const since = comparisonLines(report);
   if (since.length > 0) lines.push('', ...since);
+  return lines;
+}
+
+/** The drift in full when it fails the run or under --verbose (examples capped), else one line. */
+function driftSummary(report: Report, verbosity: Verbosity, more: (n: number) => string): string[] {
+  const { drift } = report;
+  const failing = report.results.some((r) => r.drift && r.status === 'fail');
+  if (drift.findings.length === 0 || verbosity === 'verbose') return driftLines(report);
+  if (!failing) {
+    return [
+      `DRIFT: ${drift.findings.length} difference(s) from spec/openapi.yaml, advisory (--verbose or the reports list them)`,
+    ];
+  }
+  const shown = drift.findings.slice(0, EXAMPLES);
+  const lines = driftLines({ ...report, drift: { ...drift, findings: shown, omitted: 0 } });
+  const hidden = drift.findings.length - shown.length + drift.omitted;
+  if (hidden > 0) lines.push(`  ${more(hidden)}`);
+  return lines;
+}
+
+/** The coverage line of `reporters/sections.ts` (`coverageLines`), once that module provides it. */
+function coverageLine(report: Report): string[] {
+  const coverageLines = (sections as { coverageLines?: (report: Report) => string[] }).coverageLines;
+  return coverageLines ? coverageLines(report) : [];
+}
+
+function verdictLine(report: Report, paint: Paint): string {
+  const { summary } = report;
+  if (report.unreachable) return `Verdict: ${paint.bad('NOT JUDGED')} — ${report.unreachable.split('\n')[0]}`;
   const expectations = report.expectations
     ? `, ${summary.expectedFailures} expected failure(s), ${summary.fixedExpectedFailures} expected failure(s) no longer failing`
     : '';
-  lines.push(
-    '',
-    `Verdict: ${summary.verdict.toUpperCase()} — ${summary.requiredFailures} required check(s) failed${expectations} ` +
-      `(${summary.pass} passed, ${summary.fail} failed, ${summary.advisory} advisory, ${summary.skip} skipped, ${summary.inconclusive} inconclusive)`,
+  const verdict = summary.verdict === 'pass' ? paint.good('PASS') : paint.bad('FAIL');
+  return (
+    `Verdict: ${verdict} — ${summary.requiredFailures} required check(s) failed${expectations} ` +
+    `(${summary.pass} passed, ${summary.fail} failed, ${summary.advisory} advisory, ${summary.skip} skipped, ${summary.inconclusive} inconclusive)`
   );
-  return `${lines.join('\n')}\n`;
+}
+
+export function pathLines(paths: readonly string[]): string[] {
+  return paths.map((path) => `report: ${path}`);
+}
+
+/** "… and N more (see PATH)": the first report that holds every example, else --verbose. */
+function moreHint(paths: readonly string[], verbosity: Verbosity): (hidden: number) => string {
+  const full = paths.find((p) => /\.(json|html)$/.test(p)) ?? paths[0];
+  const where = full ? `see ${full}` : verbosity === 'verbose' ? 'left out' : '--verbose shows them';
+  return (hidden) => `… and ${hidden} more (${where})`;
 }
 
 function areaTable(results: CheckResult[]): string {
@@ -69,9 +168,14 @@ function areaTable(results: CheckResult[]): string {
   return [header, ...rows].join('\n');
 }
 
-function failureBlock(r: CheckResult): string[] {
+function failureBlock(
+  r: CheckResult,
+  verbosity: Verbosity,
+  paint: Paint,
+  more: (n: number) => string,
+): string[] {
   const block = [
-    `✗ ${r.id} [${r.effectiveLevel}, ${r.section}] ${r.title}`,
+    paint.bad(`✗ ${r.id} [${r.effectiveLevel}, ${r.section}] ${r.title}`),
     `    expected:  ${r.expected}`,
     `    actual:    ${r.actual}`,
   ];
@@ -79,8 +183,10 @@ function failureBlock(r: CheckResult): string[] {
   if (r.drift) {
     block.push('    details:   every difference is listed under DRIFT');
   } else if (r.details && r.details.length > 1) {
+    const shown = verbosity === 'verbose' ? r.details : r.details.slice(0, EXAMPLES);
     block.push('    details:');
-    for (const d of r.details) block.push(`      - ${d}`);
+    for (const d of shown) block.push(`      - ${d}`);
+    if (shown.length < r.details.length) block.push(`      ${more(r.details.length - shown.length)}`);
   }
   if (r.request) block.push(`    reproduce: ${r.request.curl}`);
   return block;

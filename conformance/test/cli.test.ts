@@ -90,7 +90,7 @@ describe('npm run conformance', () => {
   });
 
   it('skips the checks whose key is not set, naming the variable', async () => {
-    const { status, stdout } = await runCli(['--base-url', variants.urlOf('none')], {
+    const { status, stdout } = await runCli(['--base-url', variants.urlOf('none'), '--verbose'], {
       CONFORMANCE_API_KEY: demo.CONFORMANCE_API_KEY,
     });
     expect(status).toBe(0);
@@ -120,9 +120,10 @@ describe('npm run conformance', () => {
   });
 
   it.each([
-    [['--bogus'], /Unknown option '--bogus'/],
+    [['--bogus'], /^conformance: unknown flag --bogus\nRun with --help for the options\.\n$/],
+    [['--max-request', '9'], /unknown flag --max-request \(did you mean --max-requests\?\)/],
     [['--concurrency', '0'], /--concurrency must be an integer from 1 to 64/],
-    [['--profile', 'staging'], /--profile must be live or mock/],
+    [['--profile', 'staging'], /--profile must be one of live, mock, not "staging"/],
     [['--base-url', 'ftp://example.org'], /must be an http or https URL/],
     [['--base-url', 'http://127.0.0.1:1'], /CONFORMANCE_API_KEY is not set/],
     [['--reporter', 'pdf'], /--reporter must be one of console, junit, json, html/],

@@ -1,0 +1,148 @@
+/**
+ * The pre-flight: before any check, one look at the list route with the primary key, to tell the
+ * tester's setup mistakes from the deployment's faults. A target that cannot be reached or never
+ * answers, a rejected key, a base URL that already holds the API prefix, or a list route that does
+ * not answer JSON stop the run (exit 2) with one or two lines saying what is wrong and what to try;
+ * the checks would only blame the deployment for them. Its requests go through the run's client,
+ * so they count in the budget, appear in the HAR, and the list it fetched is the one the checks use
+ * (the client memoizes it): on a healthy target the pre-flight costs no request of its own.
+ */
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { ContractValidator } from '../spec/contract.ts';
+import { resolveRef, WALKS_READ_SCOPE } from '../spec/contract.ts';
+import type { HttpClient } from './client.ts';
+import { LIST_PATH, PRIMARY } from './data.ts';
+import type { Exchange, NetworkFailure, PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
+
+/** The API prefix every path of the spec starts with; a base URL must stop before it. */
+const API_PREFIX = LIST_PATH.slice(0, LIST_PATH.lastIndexOf('/'));
+
+type Finding = Pick<PreflightSummary, 'stop' | 'warnings'>;
+
+export async function preflight(
+  client: HttpClient,
+  config: SuiteConfig,
+  contract: ContractValidator,
+): Promise<PreflightSummary> {
+  const started = performance.now();
+  const sentBefore = client.sent;
+  const finding = await diagnose(client, config, contract);
+  return {
+    requests: client.sent - sentBefore,
+    durationMs: Math.round(performance.now() - started),
+    ...finding,
+  };
+}
+
+async function diagnose(
+  client: HttpClient,
+  config: SuiteConfig,
+  contract: ContractValidator,
+): Promise<Finding> {
+  const list = await client.send({ path: LIST_PATH, auth: PRIMARY });
+  const url = list.request.url;
+  if (list.error) return { stop: networkStop(config, list.error), warnings: [] };
+  const response = list.response as ResponseData;
+  if (response.status === 404 || !isJson(response)) {
+    const prefixed = await prefixStop(client, config);
+    if (prefixed) return { stop: prefixed, warnings: [] };
+  }
+  if (!isJson(response)) return { stop: notJsonStop(url, response), warnings: [] };
+  if (response.status === 401 || response.status === 403) return { stop: keyStop(response), warnings: [] };
+  const warnings: string[] = [];
+  if (response.status === 404) {
+    warnings.push(
+      `GET ${url} answered 404: if the API sits behind a path prefix, include it in --base-url (https://host/prefix)`,
+    );
+  }
+  if (config.profile === 'live' && looksLikeMock(list, contract)) {
+    warnings.push(
+      `${config.baseUrl} answers the spec's own example walks: it looks like a mock; with a mock, use --profile mock`,
+    );
+  }
+  return { warnings };
+}
+
+/** Why nothing came back, and what to try; undefined when the checks should judge it. */
+function networkStop(config: SuiteConfig, error: NetworkFailure): string | undefined {
+  const base = config.baseUrl;
+  switch (error.kind) {
+    case 'refused':
+    case 'dns':
+    case 'connect':
+      return `${base} cannot be reached: ${error.message}.\nCheck --base-url and that the deployment is up.`;
+    case 'timeout':
+      return `${base} accepted the connection but gave no answer within ${config.timeoutMs} ms (GET ${API_PREFIX}/walks).\nCheck the deployment is healthy, or raise --timeout if it is slow.`;
+    case 'network':
+      return `${base} cannot be reached: ${error.message}.\nCheck --base-url, its scheme (http or https) and the server's TLS certificate.`;
+    default:
+      // A reset, a cut or a malformed answer is the deployment's fault: the checks report it.
+      return undefined;
+  }
+}
+
+/** `BASE/walks` answers where `BASE/api/v1/walks` does not: the base URL already holds the prefix. */
+async function prefixStop(client: HttpClient, config: SuiteConfig): Promise<string | undefined> {
+  const probe = await client.send({ path: LIST_PATH.slice(API_PREFIX.length), auth: PRIMARY });
+  const answer = probe.response;
+  if (!answer || answer.status === 404 || !isJson(answer)) return undefined;
+  const base = config.baseUrl;
+  const fixed = base.endsWith(API_PREFIX) ? base.slice(0, -API_PREFIX.length) : undefined;
+  return (
+    `the base URL must not include ${API_PREFIX}: ${base}/walks answers where ${base}${LIST_PATH} does not.\n` +
+    (fixed ? `Use --base-url ${fixed}` : `Use the URL that ${API_PREFIX} hangs from as --base-url.`)
+  );
+}
+
+function keyStop(response: ResponseData): string {
+  const code = (response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  const status = `${response.status}${typeof code === 'string' ? ` ${code}` : ''}`;
+  const what =
+    response.status === 403
+      ? `check CONFORMANCE_API_KEY has scope ${WALKS_READ_SCOPE} and belongs to the target`
+      : 'check CONFORMANCE_API_KEY and the target';
+  return `the key was rejected (${status}) on GET ${API_PREFIX}/walks: ${what} (--base-url).`;
+}
+
+function notJsonStop(url: string, response: ResponseData): string {
+  const type = response.contentType ?? 'no content type';
+  const start = response.body.trim().slice(0, 40).replace(/\s+/g, ' ');
+  return (
+    `GET ${url} answered ${response.status} ${type}, not JSON${start ? ` (it starts ${JSON.stringify(start)})` : ''}.\n` +
+    'Check --base-url points at the API, not a web app, a login page or a proxy.'
+  );
+}
+
+/**
+ * JSON, or content the deployment declares JSON: a body that fails to parse under a JSON content
+ * type is the deployment's fault, judged by the checks, not a wrong target.
+ */
+function isJson(response: ResponseData): boolean {
+  return response.json !== undefined || /^application\/(.+\+)?json$/.test(response.mediaType ?? '');
+}
+
+/** A live run whose list holds only the walks of the spec's examples is talking to a mock. */
+function looksLikeMock(list: Exchange, contract: ContractValidator): boolean {
+  const walks = (list.response?.json as { data?: unknown } | undefined)?.data;
+  if (!Array.isArray(walks) || walks.length === 0) return false;
+  const known = exampleWalkIds(contract);
+  return walks.every((walk) => known.has(String((walk as { id?: unknown } | null)?.id)));
+}
+
+function exampleWalkIds(contract: ContractValidator): Set<string> {
+  const ids = new Set<string>();
+  const response = contract.operation('listWalks').definition.responses?.['200'];
+  if (!response) return ids;
+  const media = resolveRef<OpenAPIV3_1.ResponseObject>(contract.doc, response).content?.['application/json'];
+  const values = [
+    media?.example,
+    ...Object.values(media?.examples ?? {}).map(
+      (ref) => resolveRef<OpenAPIV3_1.ExampleObject>(contract.doc, ref).value,
+    ),
+  ];
+  for (const value of values) {
+    const data = (value as { data?: unknown } | undefined)?.data;
+    for (const walk of Array.isArray(data) ? data : []) ids.add(String((walk as { id?: unknown }).id));
+  }
+  return ids;
+}
