@@ -1,17 +1,19 @@
 /**
  * The suite's only way to the target. Manners: bounded concurrency, a timeout covering headers and
  * body, a request budget, a response size cap, redirects never followed (so a key never travels to
- * another origin), 429 honoured once with a bounded `Retry-After`, and identical GETs memoized so
- * checks share one fetch. Requests ask for `Accept-Encoding: identity` unless a check asks for a
- * coding; a gzip answer to such a request is decoded under the same size cap, so every check
- * judges the content. Network
- * trouble never throws: it comes back as an `Exchange` with an `error` a check turns into a clear
- * failure.
+ * another origin), 429 waited out (its `Retry-After`, a few times, bounded; the whole client pauses
+ * meanwhile), and identical GETs memoized so checks share one fetch. Requests ask for
+ * `Accept-Encoding: identity` unless a check asks for a coding; whatever coding an answer declares
+ * (gzip, x-gzip, deflate, br) is decoded under the same size cap, so every check judges the
+ * content, and a body that does not decode is an `undecodable` failure. Only the suite's own
+ * connection trouble (local resources) is retried: a reset or a 5xx from the target is its answer.
+ * Every attempt counts against the budget. Network trouble never throws: it comes back as an
+ * `Exchange` with an `error` a check turns into a clear failure.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { KEY_PREFIX } from '../spec/facts.ts';
 import type {
@@ -50,6 +52,17 @@ const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set([
   'reset',
 ]);
 const GIVE_UP_AFTER = 3;
+/** How many times one request waits out a 429 before its answer stands. */
+const MAX_429_RETRIES = 5;
+/** Errors of the suite's own side (no socket, no file descriptor): the request never reached the target. */
+const LOCAL_ERRORS: ReadonlySet<string> = new Set([
+  'EADDRNOTAVAIL',
+  'EMFILE',
+  'ENFILE',
+  'ENOBUFS',
+  'EADDRINUSE',
+]);
+const MAX_LOCAL_RETRIES = 2;
 
 type ClientOptions = Pick<
   SuiteConfig,
@@ -67,6 +80,8 @@ export class HttpClient {
   private inFlight = 0;
   private seq = 0;
   private deadInARow = 0;
+  /** Until when every request waits, after a 429 asked the client to slow down (ms since the epoch). */
+  private pausedUntil = 0;
   /** Random per run; reports show it as a shell expression that makes another one. */
   private readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   private lastDeadMessage = '';
@@ -124,18 +139,26 @@ export class HttpClient {
     const started = performance.now();
     exchange.startedAt = Date.now();
     try {
+      let local = 0;
       for (;;) {
+        const pause = this.pausedUntil - Date.now();
+        if (pause > 0) await sleep(pause);
         const outcome = await this.attempt(method, url, wire, spec.body);
         if ('kind' in outcome) {
           exchange.error = outcome;
           delete exchange.response;
+          if (outcome.local && local++ < MAX_LOCAL_RETRIES) continue;
           break;
         }
+        delete exchange.error;
         exchange.response = outcome;
-        const wait = outcome.status === 429 && exchange.retries === 0 ? this.retryWaitOf(outcome) : undefined;
+        const wait =
+          outcome.status === 429 && exchange.retries < MAX_429_RETRIES
+            ? this.retryWaitOf(outcome)
+            : undefined;
         if (wait === undefined) break;
         exchange.retries++;
-        await sleep(wait);
+        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
       }
     } finally {
       exchange.durationMs = Math.round(performance.now() - started);
@@ -149,7 +172,7 @@ export class HttpClient {
     url: string,
     headers: Record<string, string>,
     body: string | undefined,
-  ): Promise<ResponseData | NetworkFailure> {
+  ): Promise<ResponseData | (NetworkFailure & { local?: true })> {
     if (this.deadInARow >= GIVE_UP_AFTER) {
       return {
         kind: 'gave-up',
@@ -193,8 +216,7 @@ export class HttpClient {
       this.deadInARow = 0;
       const wire = Buffer.concat(chunks);
       const coding = codingOf(answer.headers['content-encoding']);
-      const asked = headers['accept-encoding'];
-      if (asked === undefined || asked === NO_CODING || coding === NO_CODING || wire.length === 0) {
+      if (coding === NO_CODING || wire.length === 0 || method === 'HEAD') {
         return responseOf(answer.statusCode, answer.headers, wire);
       }
       const content = await this.decoded(coding, wire, answer.statusCode);
@@ -203,6 +225,10 @@ export class HttpClient {
       response.encoded = { coding, bytes: wire.length };
       return response;
     } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (!timedOut && LOCAL_ERRORS.has(code)) {
+        return { kind: 'network', message: `the suite could not open a connection (${code})`, local: true };
+      }
       return this.dead(
         timedOut
           ? { kind: 'timeout', message: `no complete answer within ${this.options.timeoutMs} ms (--timeout)` }
@@ -214,32 +240,42 @@ export class HttpClient {
   }
 
   /**
-   * The content of an answer to a request that asked for a content coding (RFC 9110 §8.4.1):
-   * gzip is decoded to at most `maxResponseBytes`, so a small gzip bomb is cut off like a large
-   * answer; a coding the client cannot decode is a protocol failure, never bytes to judge as JSON.
+   * The content of a content-coded answer (RFC 9110 §8.4): every coding it names is undone, last
+   * first, each output held to `maxResponseBytes` (a small bomb is cut off like a large answer). A
+   * coding no client knows, or bytes that do not decode, make the answer unreadable: `undecodable`.
    */
   private async decoded(coding: string, wire: Buffer, status: number): Promise<Buffer | NetworkFailure> {
-    if (coding !== 'gzip' && coding !== 'x-gzip') {
-      return {
-        kind: 'protocol',
-        message: `the answer (status ${status}) is encoded as ${JSON.stringify(coding)}, which the client cannot decode (it decodes gzip)`,
-      };
-    }
-    try {
-      return await gunzipAsync(wire, { maxOutputLength: this.options.maxResponseBytes });
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'ERR_BUFFER_TOO_LARGE') {
+    const codings = coding
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '' && c !== NO_CODING)
+      .reverse();
+    let content = wire;
+    for (const name of codings) {
+      const decode = DECODERS[name];
+      if (!decode) {
         return {
-          kind: 'too-large',
-          message: `the answer (status ${status}) decoded from gzip exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+          kind: 'undecodable',
+          message: `the answer (status ${status}) says Content-Encoding: ${coding}, which no client can be expected to decode (known: ${Object.keys(DECODERS).join(', ')})`,
         };
       }
-      return {
-        kind: 'protocol',
-        message: `the answer (status ${status}) says Content-Encoding: ${coding} but does not decode (${code ?? (error as Error).message})`,
-      };
+      try {
+        content = await decode(content, { maxOutputLength: this.options.maxResponseBytes });
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === 'ERR_BUFFER_TOO_LARGE') {
+          return {
+            kind: 'too-large',
+            message: `the answer (status ${status}) decoded from ${name} exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+          };
+        }
+        return {
+          kind: 'undecodable',
+          message: `the answer (status ${status}) says Content-Encoding: ${coding} but its body does not decode (${code ?? (error as Error).message})`,
+        };
+      }
     }
+    return content;
   }
 
   private dead(failure: NetworkFailure): NetworkFailure {
@@ -322,7 +358,22 @@ export class HttpClient {
   }
 }
 
-const gunzipAsync = promisify(gunzip);
+type Decoder = (input: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
+const gunzipAsync = promisify(gunzip) as Decoder;
+const inflateAsync = promisify(inflate) as Decoder;
+const inflateRawAsync = promisify(inflateRaw) as Decoder;
+/** `deflate` is zlib-wrapped (RFC 9110 §8.4.1.2); some servers send it raw, which clients accept too. */
+const inflateEither: Decoder = (input, options) =>
+  inflateAsync(input, options).catch((error: { code?: string }) =>
+    error.code === 'ERR_BUFFER_TOO_LARGE' ? Promise.reject(error) : inflateRawAsync(input, options),
+  );
+/** The codings the client decodes, by name. */
+const DECODERS: Record<string, Decoder> = {
+  gzip: gunzipAsync,
+  'x-gzip': gunzipAsync,
+  deflate: inflateEither,
+  br: promisify(brotliDecompress) as Decoder,
+};
 
 /** The content coding that is no coding (RFC 9110 §8.4.1). */
 const NO_CODING = 'identity';

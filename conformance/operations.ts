@@ -5,10 +5,13 @@
 import type { ContractValidator, Operation } from '../spec/contract.ts';
 import { operationsOf } from '../spec/contract.ts';
 import type { Exchange } from './client.ts';
+import type { OperationCoverage } from './types.ts';
 
 export interface OperationMatcher {
   /** The documented operation of this exchange, or undefined (other methods, unknown paths). */
   operationOf(exchange: Exchange): Operation | undefined;
+  /** Per documented operation: each documented status and how many answers showed it, and the others seen. */
+  statusCoverage(exchanges: readonly Exchange[]): OperationCoverage[];
 }
 
 export function operationMatcher(contract: ContractValidator, baseUrl: string): OperationMatcher {
@@ -27,6 +30,27 @@ export function operationMatcher(contract: ContractValidator, baseUrl: string): 
       const method = exchange.request.method === 'HEAD' ? 'GET' : exchange.request.method;
       const path = new URL(exchange.request.url).pathname.slice(prefix.length);
       return routes.find((r) => r.operation.method === method && r.pattern.test(path))?.operation;
+    },
+    statusCoverage(exchanges) {
+      return routes.map(({ operation }) => {
+        const seen = new Map<string, number>();
+        for (const exchange of exchanges) {
+          if (!exchange.response || this.operationOf(exchange) !== operation) continue;
+          const status = String(exchange.response.status);
+          seen.set(status, (seen.get(status) ?? 0) + 1);
+        }
+        const documented = operation.statuses.map((status) => ({ status, observed: seen.get(status) ?? 0 }));
+        const undocumented = [...seen]
+          .filter(([status]) => !operation.statuses.includes(status))
+          .map(([status, observed]) => ({ status, observed }));
+        return {
+          operationId: operation.operationId,
+          method: operation.method,
+          path: operation.path,
+          statuses: documented,
+          undocumented,
+        };
+      });
     },
   };
 }

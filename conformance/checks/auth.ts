@@ -8,6 +8,7 @@ import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
 import {
   advisory,
+  counted,
   describe,
   errorEnvelopeProblem,
   errorOf,
@@ -23,17 +24,23 @@ import {
 const MOCK_KEYS = { skip: 'the mock only checks that a key is present; it cannot tell keys apart' };
 const REVOKED: KeyUse = { key: 'CONFORMANCE_REVOKED_KEY', via: 'bearer' };
 
-/** A walk id that exists (the first sampled), so refusals are tested on real data when there is some. */
-async function realWalkId(ctx: CheckContext): Promise<string> {
-  return (await ctx.data.sample())[0]?.id ?? ctx.data.unknownId;
+/**
+ * Walk ids that exist, so refusals are tested on real data: the first listed walk, the first with
+ * stops and the last (an unknown id when the campaign lists none).
+ */
+async function realWalkIds(ctx: CheckContext): Promise<string[]> {
+  const walks = await ctx.data.sample();
+  const picks = [walks[0], walks.find((w) => typeof w.count === 'number' && w.count > 0), walks.at(-1)];
+  const ids = [...new Set(picks.filter((w) => w !== undefined).map((w) => w.id))];
+  return ids.length > 0 ? ids : [ctx.data.unknownId];
 }
 
-/** The list and the detail endpoint, asked with the same credentials. */
+/** The list and the detail endpoint (on more than one walk), asked with the same credentials. */
 async function bothEndpoints(ctx: CheckContext, spec: Omit<RequestSpec, 'path'>): Promise<Exchange[]> {
-  const id = await realWalkId(ctx);
+  const ids = await realWalkIds(ctx);
   return Promise.all([
     ctx.client.send({ ...spec, path: LIST_PATH }),
-    ctx.client.send({ ...spec, path: walkPath(id) }),
+    ...ids.map((id) => ctx.client.send({ ...spec, path: walkPath(id) })),
   ]);
 }
 
@@ -46,14 +53,30 @@ function worst(outcomes: Outcome[]): Outcome {
   );
 }
 
+/** Refused, with no data, on the list and on every walk tried; the coverage counts each request. */
 async function refusedOnBoth(
   ctx: CheckContext,
   spec: Omit<RequestSpec, 'path'>,
   what: string,
 ): Promise<Outcome> {
-  const exchanges = await bothEndpoints(ctx, spec);
-  return worst(
-    exchanges.map((exchange) => refusedWithEnvelope(ctx, exchange, `${what} (${exchange.request.url})`)),
+  return refusedEverywhere(ctx, await bothEndpoints(ctx, spec), what);
+}
+
+function refusedEverywhere(ctx: CheckContext, exchanges: Exchange[], what: string): Outcome {
+  const outcomes = exchanges.map((exchange) =>
+    refusedWithEnvelope(ctx, exchange, `${what} (${exchange.request.url})`),
+  );
+  const failing = outcomes.filter((o) => o.status === 'fail');
+  const chosen = worst(outcomes);
+  const judged = { requests: exchanges.length, records: exchanges.length, unit: 'requests (list and walks)' };
+  if (failing.length <= 1) return counted(chosen, judged);
+  return counted(
+    {
+      ...chosen,
+      details: failing.map((o) => o.actual),
+      actual: `${chosen.actual} (and ${failing.length - 1} more)`,
+    },
+    judged,
   );
 }
 
@@ -180,14 +203,10 @@ export const authChecks: Check[] = [
     mock: MOCK_KEYS,
     hint: 'Refuse any Authorization that is not Bearer <key> and any value not shaped svc_sk_live_<body>, with a 4xx error envelope.',
     async run(ctx) {
-      const exchanges = await Promise.all(
-        MALFORMED.map((headers) => ctx.client.send({ path: LIST_PATH, headers })),
-      );
-      return worst(
-        exchanges.map((exchange) =>
-          refusedWithEnvelope(ctx, exchange, `malformed ${Object.keys(exchange.request.headers).join(', ')}`),
-        ),
-      );
+      const exchanges = (
+        await Promise.all(MALFORMED.map((headers) => bothEndpoints(ctx, { headers })))
+      ).flat();
+      return refusedEverywhere(ctx, exchanges, 'malformed credentials');
     },
   },
   {
@@ -256,17 +275,25 @@ export const authChecks: Check[] = [
     async run(ctx) {
       const expected = '403 with error.code "forbidden"';
       const exchanges = await bothEndpoints(ctx, ctx.data.profile.noScope);
-      return worst(
-        exchanges.map((exchange) => {
-          const missing = noAnswer(expected, exchange);
-          if (missing || !exchange.response) return missing as Outcome;
-          const problem = errorEnvelopeProblem(ctx, exchange.response);
-          const code = errorOf(exchange.response).code;
-          const ok = exchange.response.status === 403 && code === 'forbidden' && !problem;
-          return ok
-            ? pass(expected, '403 forbidden', exchange)
-            : fail(expected, `${exchange.request.url} answered ${describe(exchange.response)}`, exchange);
-        }),
+      const judged = {
+        requests: exchanges.length,
+        records: exchanges.length,
+        unit: 'requests (list and walks)',
+      };
+      return counted(
+        worst(
+          exchanges.map((exchange) => {
+            const missing = noAnswer(expected, exchange);
+            if (missing || !exchange.response) return missing as Outcome;
+            const problem = errorEnvelopeProblem(ctx, exchange.response);
+            const code = errorOf(exchange.response).code;
+            const ok = exchange.response.status === 403 && code === 'forbidden' && !problem;
+            return ok
+              ? pass(expected, '403 forbidden', exchange)
+              : fail(expected, `${exchange.request.url} answered ${describe(exchange.response)}`, exchange);
+          }),
+        ),
+        judged,
       );
     },
   },

@@ -6,41 +6,82 @@ import { stopStatusesOf } from '../../spec/contract.ts';
 import type { Stop } from '../../spec/types.ts';
 import { isObject } from '../data.ts';
 import type { Check } from './check.ts';
-import { verdict } from './outcome.ts';
-import { judgedWalks, walkLabel } from './sample.ts';
+import { counted, verdict } from './outcome.ts';
+import { judgedWalks, walkCoverage, walkLabel } from './sample.ts';
 
-/** Degrees; far below street scale, far above floating-point noise of a mean. */
+/** Degrees: far below street scale, far above the floating-point noise of a mean. */
 export const CENTROID_TOLERANCE = 1e-6;
+/**
+ * Part of a walk's extent (its larger span in degrees) a centroid may stray on top of that: room
+ * for the ways a correct deployment computes a mean on a sphere (or an ellipsoid), never for a
+ * swapped pair or a centroid 0.01° off on a walk of street or village scale.
+ */
+export const CENTROID_EXTENT_SHARE = 1e-3;
 
 type Point = { lat: number; lng: number } | null;
 
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const RAD = Math.PI / 180;
+
+/** The mean of unit vectors, back to degrees: the centroid on a sphere (undefined at antipodes). */
+export function sphericalMean(points: { lat: number; lng: number }[]): Point {
+  let x = 0;
+  let y = 0;
+  let z = 0;
+  for (const { lat, lng } of points) {
+    x += Math.cos(lat * RAD) * Math.cos(lng * RAD);
+    y += Math.cos(lat * RAD) * Math.sin(lng * RAD);
+    z += Math.sin(lat * RAD);
+  }
+  const hyp = Math.hypot(x, y);
+  if (hyp === 0 && z === 0) return null;
+  return { lat: Math.atan2(z, hyp) / RAD, lng: Math.atan2(y, x) / RAD };
+}
 
 /**
- * The centroids a correct deployment may send: the mean of the stops that have both coordinates
- * (or null when none has), and, only when some stop has a single coordinate, the mean of each
- * coordinate over the stops that have it.
+ * The centroids a correct deployment may send: the planar or the spherical mean of the stops that
+ * have both coordinates (or null when none has), and, only when some stop has a single coordinate,
+ * the mean of each coordinate over the stops that have it.
  */
 export function acceptableCentroids(stops: Stop[]): Point[] {
   const objects = stops.filter(isObject);
-  const located = objects.filter((s) => isNumber(s.lat) && isNumber(s.lng));
-  const both: Point = located.length
-    ? { lat: mean(located.map((s) => s.lat as number)), lng: mean(located.map((s) => s.lng as number)) }
-    : null;
+  const located = objects
+    .filter((s) => isNumber(s.lat) && isNumber(s.lng))
+    .map((s) => ({ lat: s.lat as number, lng: s.lng as number }));
+  if (located.length === 0) {
+    const lats = objects.map((s) => s.lat).filter(isNumber);
+    const lngs = objects.map((s) => s.lng).filter(isNumber);
+    return [null, ...(lats.length && lngs.length ? [{ lat: mean(lats), lng: mean(lngs) }] : [])];
+  }
+  const planar = { lat: mean(located.map((p) => p.lat)), lng: mean(located.map((p) => p.lng)) };
+  const candidates: Point[] = [planar, sphericalMean(located)];
   const lats = objects.map((s) => s.lat).filter(isNumber);
   const lngs = objects.map((s) => s.lng).filter(isNumber);
-  if (lats.length === located.length && lngs.length === located.length) return [both];
-  return [both, lats.length && lngs.length ? { lat: mean(lats), lng: mean(lngs) } : null];
+  if (lats.length !== located.length || lngs.length !== located.length) {
+    candidates.push({ lat: mean(lats), lng: mean(lngs) });
+  }
+  return candidates.filter((p) => p !== null);
 }
 
-function matches(lat: unknown, lng: unknown, point: Point): boolean {
+/** How far a centroid may be from a candidate: the fixed floor plus a share of the walk's extent. */
+export function centroidTolerance(stops: Stop[]): number {
+  const objects = stops.filter(isObject);
+  const span = (values: number[]) => (values.length ? Math.max(...values) - Math.min(...values) : 0);
+  const extent = Math.max(
+    span(objects.map((s) => s.lat).filter(isNumber)),
+    span(objects.map((s) => s.lng).filter(isNumber)),
+  );
+  return CENTROID_TOLERANCE + CENTROID_EXTENT_SHARE * extent;
+}
+
+function matches(lat: unknown, lng: unknown, point: Point, tolerance: number): boolean {
   if (point === null) return lat === null && lng === null;
   return (
     isNumber(lat) &&
     isNumber(lng) &&
-    Math.abs(lat - point.lat) <= CENTROID_TOLERANCE &&
-    Math.abs(lng - point.lng) <= CENTROID_TOLERANCE
+    Math.abs(lat - point.lat) <= tolerance &&
+    Math.abs(lng - point.lng) <= tolerance
   );
 }
 
@@ -64,7 +105,10 @@ export const consistencyChecks: Check[] = [
           ({ summary, stops }) =>
             `${walkLabel(summary)}: count ${JSON.stringify(summary.count)}, ${stops?.length ?? 'no'} stops`,
         );
-      return verdict(expected, problems, `${walks.length} walks agree`, walks[0]?.exchange);
+      return counted(
+        verdict(expected, problems, `${walks.length} walks agree`, walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
   {
@@ -93,7 +137,10 @@ export const consistencyChecks: Check[] = [
               `${walkLabel(summary)}: counts.${status} is ${JSON.stringify(counts[status])}, ${real} stops have it`,
           );
       });
-      return verdict(expected, problems, `${walks.length} walks agree`, walks[0]?.exchange);
+      return counted(
+        verdict(expected, problems, `${walks.length} walks agree`, walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
   {
@@ -103,19 +150,23 @@ export const consistencyChecks: Check[] = [
     area: 'consistency',
     level: 'required',
     decision: 'D-CENTROID',
-    hint: `Send the mean latitude and longitude of the stops that have coordinates (within ${CENTROID_TOLERANCE}°), and null/null when no stop has any.`,
+    hint: `Send the mean latitude and longitude of the stops that have coordinates (planar or spherical, within ${CENTROID_TOLERANCE}° plus ${CENTROID_EXTENT_SHARE} of the walk's extent), and null/null when no stop has any.`,
     async run(ctx) {
-      const expected = `lat/lng within ${CENTROID_TOLERANCE}° of the mean of the located stops; null when none`;
+      const expected = `lat/lng within ${CENTROID_TOLERANCE}° + ${CENTROID_EXTENT_SHARE} × the walk's extent of the planar or spherical mean of the located stops; null when none`;
       const walks = await judgedWalks(ctx, expected);
       if (!Array.isArray(walks)) return walks;
       const problems = walks.flatMap(({ summary, stops }) => {
         const candidates = acceptableCentroids(stops ?? []);
-        if (candidates.some((point) => matches(summary.lat, summary.lng, point))) return [];
+        const tolerance = centroidTolerance(stops ?? []);
+        if (candidates.some((point) => matches(summary.lat, summary.lng, point, tolerance))) return [];
         return [
           `${walkLabel(summary)}: lat/lng ${summary.lat}, ${summary.lng}; the stops give ${candidates.map(shown).join(' or ')}`,
         ];
       });
-      return verdict(expected, problems, `${walks.length} centroids agree`, walks[0]?.exchange);
+      return counted(
+        verdict(expected, problems, `${walks.length} centroids agree`, walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
 ];

@@ -6,7 +6,15 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, ResponseData } from '../client.ts';
 import { PRIMARY } from '../data.ts';
 import type { Check, CheckContext } from './check.ts';
-import { advisory, describe, errorEnvelopeProblem, inconclusive, noAnswer, verdict } from './outcome.ts';
+import {
+  advisory,
+  counted,
+  describe,
+  errorEnvelopeProblem,
+  inconclusive,
+  noAnswer,
+  verdict,
+} from './outcome.ts';
 
 type Answered = Exchange & { response: ResponseData };
 
@@ -30,13 +38,39 @@ function judge(
   judged: number,
 ): ReturnType<typeof verdict> {
   if (judged === 0) return inconclusive(expected, 'no answer of this kind was received');
-  return verdict(
-    expected,
-    findings.map((f) => `${where(f.exchange)}: ${f.problem}`),
-    `all ${judged} answers hold`,
-    findings[0]?.exchange,
+  return counted(
+    verdict(
+      expected,
+      findings.map((f) => `${where(f.exchange)}: ${f.problem}`),
+      `all ${judged} answers hold`,
+      findings[0]?.exchange,
+    ),
+    { requests: judged, records: judged, unit: 'answers' },
   );
 }
+
+/** Failures that are the target's doing; a spent budget, a given-up run and a bad coding are judged elsewhere. */
+const FAULT_KINDS = new Set(['timeout', 'reset', 'protocol', 'network', 'refused', 'connect', 'dns']);
+const HTML_MEDIA = /^(?:text\/html|application\/xhtml\+xml)$/;
+
+/** Why an exchange shows a fault of the target (5xx, cut connection, HTML page), or undefined. */
+function faultOf(exchange: Exchange): string | undefined {
+  const { response, error } = exchange;
+  if (error && FAULT_KINDS.has(error.kind)) return `${error.kind}: ${error.message}`;
+  if (!response) return undefined;
+  if (response.status >= 500) return `answered ${describe(response)}`;
+  if (response.mediaType !== undefined && HTML_MEDIA.test(response.mediaType))
+    return `an HTML page: ${describe(response)}`;
+  return undefined;
+}
+
+/** The request asked for no coding: it named none, or only identity. */
+const askedIdentity = (exchange: Exchange) => {
+  const asked = Object.entries(exchange.request.headers).find(
+    ([name]) => name.toLowerCase() === 'accept-encoding',
+  );
+  return asked === undefined || asked[1].trim().toLowerCase() === 'identity';
+};
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;
 
@@ -219,7 +253,7 @@ export const envelopeChecks: Check[] = [
         const error = exchange.error ?? { kind: 'network', message: 'no answer' };
         const actual = `no usable answer to Accept-Encoding: gzip: ${error.message}`;
         // Garbage or a bomb under a gzip label is what the deployment does; a timeout or a spent budget shows nothing.
-        return error.kind === 'protocol' || error.kind === 'too-large'
+        return error.kind === 'protocol' || error.kind === 'too-large' || error.kind === 'undecodable'
           ? advisory(expected, actual, exchange, { hint: GZIP_CONTENT_HINT })
           : inconclusive(expected, actual, exchange);
       }
@@ -271,6 +305,70 @@ export const envelopeChecks: Check[] = [
         'project decision: X-Content-Type-Options: nosniff and X-Request-Id',
         `X-Content-Type-Options: ${h['x-content-type-options'] ?? '(none)'}; X-Request-Id: ${h['x-request-id'] ? 'present' : '(none)'}`,
         exchange,
+      );
+    },
+  },
+  {
+    id: 'ENVELOPE-011',
+    section: '§4, §7',
+    title: 'No request meets a server error, a cut connection or an HTML error page',
+    area: 'envelope',
+    level: 'required',
+    traffic: true,
+    hint: 'Every request must get a complete JSON answer: a 5xx, a reset connection or a proxy’s HTML page on any request is a fault a client meets, even if a retry would succeed.',
+    async run(ctx) {
+      const sent = ctx.client.exchanges.filter((e) => e.response || (e.error && e.error.kind !== 'budget'));
+      const findings = sent.flatMap((exchange) => {
+        const problem = faultOf(exchange);
+        return problem ? [{ exchange, problem }] : [];
+      });
+      return judge('a complete, non-5xx, non-HTML answer to every request', findings, sent.length);
+    },
+  },
+  {
+    id: 'ENVELOPE-012',
+    section: '§4',
+    title: 'An answer that declares a Content-Encoding decodes from it',
+    area: 'envelope',
+    level: 'required',
+    traffic: true,
+    hint: 'Send Content-Encoding only for a body actually coded that way (gzip, deflate or br), and never a coding clients cannot decode.',
+    async run(ctx) {
+      const sent = ctx.client.exchanges.filter((e) => e.response || e.error?.kind === 'undecodable');
+      const findings = sent.flatMap((exchange) =>
+        exchange.error?.kind === 'undecodable' ? [{ exchange, problem: exchange.error.message }] : [],
+      );
+      const coded = sent.filter((e) => e.response?.encoded || e.error?.kind === 'undecodable').length;
+      const outcome = judge('every content-coded body decodes', findings, sent.length);
+      return findings.length === 0 && outcome.status === 'pass'
+        ? { ...outcome, actual: `${coded} of ${sent.length} answers came content-coded; all decode` }
+        : outcome;
+    },
+  },
+  {
+    id: 'ENVELOPE-013',
+    section: '§4',
+    title: 'Compression of answers to requests that asked for identity (the spec is silent)',
+    area: 'envelope',
+    level: 'advisory',
+    decision: 'D-COMPRESSION',
+    traffic: true,
+    hint: 'A request saying Accept-Encoding: identity should get an uncompressed answer (RFC 9110 §12.5.3); clients that decode anyway still read it.',
+    async run(ctx) {
+      const expected = 'project decision: identity answers when the request asks for identity';
+      const plain = answered(ctx).filter(askedIdentity);
+      const coded = plain.filter((e) => e.response.encoded);
+      if (plain.length === 0) return inconclusive(expected, 'no answer to a request asking for identity');
+      const codings = [...new Set(coded.map((e) => e.response.encoded?.coding))].join(', ');
+      return counted(
+        advisory(
+          expected,
+          coded.length === 0
+            ? `all ${plain.length} answers came uncoded`
+            : `${coded.length} of ${plain.length} answers came coded (${codings}) although the request asked for identity; the suite decoded and judged them`,
+          coded[0] ?? plain[0],
+        ),
+        { requests: plain.length, records: plain.length, unit: 'answers' },
       );
     },
   },

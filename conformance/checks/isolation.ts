@@ -1,55 +1,92 @@
 /**
- * Isolation between campaigns (§5.1, §4.3 rule 1): another campaign's key sees none of this
- * campaign's walks, and cannot even tell them from ids that do not exist.
+ * Isolation between campaigns (§5.1, §4.3 rule 1), on every record both ways: another campaign's
+ * key sees none of this campaign's walks, this key sees none of theirs, and neither can tell such a
+ * walk from an id that does not exist.
  */
 import type { Exchange } from '../client.ts';
+import type { SampledWalk } from '../data.ts';
 import { isObject, OTHER, PRIMARY } from '../data.ts';
 import type { Check, CheckContext } from './check.ts';
-import type { Outcome } from '../types.ts';
+import type { Judged, Outcome } from '../types.ts';
 import {
+  counted,
   describe,
   errorEnvelopeProblem,
   errorOf,
   fail,
   inconclusive,
   noAnswer,
-  pass,
   verdict,
 } from './outcome.ts';
 
 const MOCK_CAMPAIGNS = { skip: 'the mock has no campaigns: every key sees the same examples' };
 const NEEDS: Check['needs'] = ['CONFORMANCE_OTHER_CAMPAIGN_KEY'];
 
-/** This campaign's walks fetched with the other key: the first sampled one and the first with stops. */
-async function crossFetches(ctx: CheckContext): Promise<Exchange[]> {
-  const sample = await ctx.data.sample();
-  const chosen = [...new Set([sample[0], sample.find((w) => typeof w.count === 'number' && w.count > 0)])];
-  const ids = chosen.filter((w) => w !== undefined).map((w) => w.id);
-  return Promise.all(ids.map(async (id) => (await ctx.data.detail(id, OTHER)).exchange));
+/** Why an answer is not 404 `not_found` in the error envelope, or undefined when it is. */
+function notFoundProblem(ctx: CheckContext, exchange: Exchange): string | undefined {
+  const response = exchange.response;
+  if (!response) return `no usable answer: ${exchange.error?.message ?? 'no answer'}`;
+  const ok =
+    response.status === 404 && errorOf(response).code === 'not_found' && !errorEnvelopeProblem(ctx, response);
+  return ok ? undefined : `answered ${describe(response)}`;
 }
 
-function notFound(ctx: CheckContext, expected: string, exchange: Exchange): Outcome {
-  const missing = noAnswer(expected, exchange);
-  if (missing || !exchange.response) return missing as Outcome;
-  const ok =
-    exchange.response.status === 404 &&
-    errorOf(exchange.response).code === 'not_found' &&
-    !errorEnvelopeProblem(ctx, exchange.response);
-  return ok
-    ? pass(expected, '404 not_found', exchange)
-    : fail(expected, `answered ${describe(exchange.response)}`, exchange);
+/** Every cross-campaign fetch must be 404 not_found; the failure names each walk. */
+function allNotFound(ctx: CheckContext, expected: string, fetched: SampledWalk[], of: number): Outcome {
+  const failing = fetched.flatMap(({ summary, view }) => {
+    const problem = notFoundProblem(ctx, view.exchange);
+    return problem ? [{ problem: `walk ${summary.id}: ${problem}`, exchange: view.exchange }] : [];
+  });
+  if (failing.length > 0 && failing.every((f) => f.exchange.error?.kind === 'budget')) {
+    return inconclusive(expected, 'the request budget ran out before these fetches', failing[0]?.exchange);
+  }
+  const judged: Judged = { requests: fetched.length, records: fetched.length, unit: 'walks' };
+  if (fetched.length < of) judged.of = of;
+  return counted(
+    verdict(
+      expected,
+      failing.map((f) => f.problem),
+      `${fetched.length} walks: 404 not_found`,
+      failing[0]?.exchange ?? fetched[0]?.view.exchange,
+    ),
+    judged,
+  );
+}
+
+/** Headers whose presence or value would tell a walk of another campaign from an unknown id. */
+const TELLING_HEADERS = ['content-type', 'cache-control', 'vary', 'www-authenticate', 'content-encoding'];
+
+/** The paths of a JSON value's keys (`error.code`, ...): its shape, without the values. */
+function shapeOf(value: unknown, at = ''): string[] {
+  if (!isObject(value)) return [`${at}:${Array.isArray(value) ? 'array' : typeof value}`];
+  return Object.keys(value)
+    .sort()
+    .flatMap((key) => shapeOf(value[key], at ? `${at}.${key}` : key));
 }
 
 /**
- * Status, code and message of a refusal. A message may echo the id it was asked about, which tells
- * nothing, so that id is masked before answers are compared.
+ * What a refusal shows a prober: status, code, message, body shape and the headers that matter. A
+ * message may echo the id it was asked about, which tells nothing, so that id is masked.
  */
 function shownAnswer(exchange: Exchange): string {
-  if (!exchange.response) return `no answer: ${exchange.error?.message ?? ''}`;
-  const { code, message } = errorOf(exchange.response);
+  const response = exchange.response;
+  if (!response) return `no answer: ${exchange.error?.message ?? ''}`;
+  const { code, message } = errorOf(response);
   const id = decodeURIComponent(exchange.request.url.split('/').pop() ?? '');
   const masked = typeof message === 'string' && id ? message.replaceAll(id, '<id>') : message;
-  return `${exchange.response.status} ${JSON.stringify(code)} ${JSON.stringify(masked)}`;
+  const headers = TELLING_HEADERS.map((h) => `${h}=${response.headers[h] ?? '-'}`).join(' ');
+  return `${response.status} ${JSON.stringify(code)} ${JSON.stringify(masked)} {${shapeOf(response.json).join(',')}} ${headers}`;
+}
+
+/** The fetches whose answer a prober could tell from the unknown id's answer with the same key. */
+function distinguishable(fetched: SampledWalk[], baseline: Exchange): string[] {
+  const expected = shownAnswer(baseline);
+  return fetched
+    .filter(({ view }) => shownAnswer(view.exchange) !== expected)
+    .map(
+      ({ summary, view }) =>
+        `walk ${summary.id} (${view.exchange.request.keys.join(', ')}): ${shownAnswer(view.exchange)}; unknown id: ${expected}`,
+    );
 }
 
 const idsOf = (walks: unknown[] | undefined) =>
@@ -67,6 +104,7 @@ export const isolationChecks: Check[] = [
     hint: 'Scope every query to the key’s campaign.',
     async run(ctx) {
       const expected = "200 with the other campaign's walks only";
+      const mine = idsOf((await ctx.data.list200()).walks);
       const other = await ctx.data.otherList200();
       const missing = noAnswer(expected, other.exchange);
       if (missing) return missing;
@@ -76,74 +114,95 @@ export const isolationChecks: Check[] = [
           `the other key's list answered ${describe(other.exchange.response)}`,
           other.exchange,
         );
-      const mine = idsOf((await ctx.data.list200()).walks);
       if (mine.size === 0)
         return inconclusive(expected, 'this campaign listed no walks to look for', other.exchange);
       const leaked = [...idsOf(other.walks)].filter((id) => mine.has(id));
-      return verdict(
-        expected,
-        leaked.map((id) => `walk ${String(id)} of this campaign is listed`),
-        `${other.walks.length} walks, none of this campaign`,
-        other.exchange,
+      return counted(
+        verdict(
+          expected,
+          leaked.map((id) => `walk ${String(id)} of this campaign is listed`),
+          `${other.walks.length} walks, none of this campaign`,
+          other.exchange,
+        ),
+        { requests: 2, records: mine.size, unit: 'walks' },
       );
     },
   },
   {
     id: 'ISOLATION-002',
     section: '§4.3 rule 1',
-    title: "This campaign's walk fetched with the other campaign's key gets 404 not_found",
+    title: "Every walk of this campaign fetched with the other campaign's key gets 404 not_found",
     area: 'isolation',
     level: 'required',
     needs: NEEDS,
     mock: MOCK_CAMPAIGNS,
     hint: 'Look walks up within the key’s campaign only; another campaign’s walk is not found.',
     async run(ctx) {
-      const expected = '404 with error.code "not_found"';
-      const exchanges = await crossFetches(ctx);
-      if (exchanges.length === 0) return inconclusive(expected, 'this campaign listed no walk to try');
-      const outcomes = exchanges.map((e) => notFound(ctx, expected, e));
-      return outcomes.find((o) => o.status !== 'pass') ?? (outcomes[0] as Outcome);
+      const expected = '404 with error.code "not_found" for each walk';
+      const fetched = await ctx.data.crossDetails();
+      if (fetched.length === 0) return inconclusive(expected, 'this campaign listed no walk to try');
+      return allNotFound(ctx, expected, fetched, (await ctx.data.primarySweep()).of);
     },
   },
   {
     id: 'ISOLATION-003',
     section: '§4.3 rule 1',
-    title: "That 404 is indistinguishable from an unknown id's (status, code and message)",
+    title:
+      "Those 404s, both ways, are indistinguishable from an unknown id's (status, code, message, body shape, headers)",
     area: 'isolation',
     level: 'required',
     needs: NEEDS,
     mock: MOCK_CAMPAIGNS,
-    hint: 'Answer another campaign’s walk exactly as a walk that does not exist: same status, code and message.',
+    hint: 'Answer another campaign’s walk exactly as a walk that does not exist: same status, code, message, body and headers.',
     async run(ctx) {
-      const expected = 'the same status, code and message as for a random unknown id';
-      const [exchanges, unknown] = await Promise.all([
-        crossFetches(ctx),
+      const expected = 'the same answer as for a random unknown id asked with the same key';
+      const [mine, theirs, unknownToOther, unknownToUs] = await Promise.all([
+        ctx.data.crossDetails(),
+        ctx.data.reverseCrossDetails(),
         ctx.data.detail(ctx.data.unknownId, OTHER),
+        ctx.data.detail(ctx.data.unknownId, PRIMARY),
       ]);
-      if (exchanges.length === 0) return inconclusive(expected, 'this campaign listed no walk to try');
-      if (!unknown.exchange.response) return noAnswer(expected, unknown.exchange) as Outcome;
-      const baseline = shownAnswer(unknown.exchange);
-      const differing = exchanges.filter((e) => shownAnswer(e) !== baseline);
-      const problems = differing.map((e) => `${e.request.url}: ${shownAnswer(e)}, unknown id: ${baseline}`);
-      return verdict(expected, problems, `both ${baseline}`, differing[0] ?? exchanges[0]);
+      if (mine.length + theirs.length === 0)
+        return inconclusive(expected, 'neither campaign listed a walk to try');
+      for (const baseline of [unknownToOther, unknownToUs]) {
+        if (!baseline.exchange.response) return noAnswer(expected, baseline.exchange) as Outcome;
+      }
+      const problems = [
+        ...distinguishable(mine, unknownToOther.exchange),
+        ...distinguishable(theirs, unknownToUs.exchange),
+      ];
+      const evidence = [...mine, ...theirs].find(({ summary }) =>
+        problems.some((p) => p.startsWith(`walk ${summary.id} `)),
+      );
+      return counted(
+        verdict(
+          expected,
+          problems,
+          `${mine.length + theirs.length} walks answered like an unknown id`,
+          (evidence ?? mine[0] ?? theirs[0])?.view.exchange,
+        ),
+        { requests: mine.length + theirs.length + 2, records: mine.length + theirs.length, unit: 'walks' },
+      );
     },
   },
   {
     id: 'ISOLATION-004',
     section: '§4.3 rule 1',
-    title: "The other campaign's walk fetched with this key gets 404 not_found",
+    title: 'Every walk the other campaign lists, fetched with this key, gets 404 not_found',
     area: 'isolation',
     level: 'required',
     needs: NEEDS,
     mock: MOCK_CAMPAIGNS,
     hint: 'Look walks up within the key’s campaign only.',
     async run(ctx) {
-      const expected = '404 with error.code "not_found"';
-      const other = await ctx.data.otherList200();
-      const theirs = (other.walks ?? []).find((w) => isObject(w) && typeof w.id === 'string');
-      if (!theirs)
+      const expected = '404 with error.code "not_found" for each walk';
+      const sweep = await ctx.data.otherSweep();
+      const fetched = await ctx.data.reverseCrossDetails();
+      if (fetched.length === 0) {
+        const other = await ctx.data.otherList200();
         return inconclusive(expected, "the other campaign's key listed no walk to try", other.exchange);
-      return notFound(ctx, expected, (await ctx.data.detail(theirs.id, PRIMARY)).exchange);
+      }
+      return allNotFound(ctx, expected, fetched, sweep.of);
     },
   },
 ];

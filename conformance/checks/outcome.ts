@@ -3,7 +3,7 @@
  * ground floor: it imports nothing of the suite but its vocabulary (`../types.ts`).
  */
 import type { ContractValidator } from '../../spec/contract.ts';
-import type { Exchange, Outcome, ResponseData, Status } from '../types.ts';
+import type { Exchange, Judged, Outcome, ResponseData, Status } from '../types.ts';
 
 /** What the envelope helpers need of a check's context. */
 interface Judge {
@@ -29,7 +29,10 @@ function outcome(
   return result;
 }
 
-const MAX_DETAILS = 25;
+/** Every finding goes to the details (a failure on each of 200 walks lists all of them). */
+const MAX_DETAILS = 500;
+/** How many findings the one-line `actual` names before "and N more". */
+const SHOWN_IN_ACTUAL = 3;
 
 export const pass = (expected: string, actual: string, exchange?: Exchange, extra?: Extra): Outcome =>
   outcome('pass', expected, actual, exchange, extra);
@@ -41,11 +44,17 @@ export const inconclusive = (expected: string, actual: string, exchange?: Exchan
   outcome('inconclusive', expected, actual, exchange);
 export const skipped = (expected: string, reason: string): Outcome => outcome('skip', expected, reason);
 
-/** Pass or fail on a list of problems: the first is the `actual`, all of them the details. */
+/** Pass or fail on a list of problems: the first few are the `actual`, all of them the details. */
 export function verdict(expected: string, problems: string[], passed: string, exchange?: Exchange): Outcome {
   if (problems.length === 0) return pass(expected, passed, exchange);
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-  return fail(expected, `${problems[0]}${more}`, exchange, { details: problems });
+  const shown = problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
+  const rest = problems.length - SHOWN_IN_ACTUAL;
+  return fail(expected, `${shown}${rest > 0 ? ` (and ${rest} more)` : ''}`, exchange, { details: problems });
+}
+
+/** The outcome with what it judged, for the coverage section. */
+export function counted(result: Outcome, judged: Judged): Outcome {
+  return { ...result, judged };
 }
 
 /**
@@ -96,6 +105,9 @@ export function refusedWithEnvelope(ctx: Judge, exchange: Exchange, what: string
   if (!isClientError(response.status)) return fail(expected, `answered ${describe(response)}`, exchange);
   const problem = errorEnvelopeProblem(ctx, response);
   if (problem) return fail(expected, `${response.status}, ${problem}`, exchange);
+  if ((response.json as { data?: unknown }).data !== undefined) {
+    return fail(expected, `${response.status}, but data came back with the refusal`, exchange);
+  }
   return pass(expected, `${response.status} ${String(errorOf(response).code)}`, exchange);
 }
 

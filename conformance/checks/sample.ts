@@ -1,8 +1,8 @@
-/** The sampled walks (summary + detail) the detail and consistency checks judge. */
+/** The walks (summary + detail) the detail and consistency checks judge: every listed walk, or the sample. */
 import type { Stop, WalkDetail, WalkSummary } from '../../spec/types.ts';
 import type { Exchange } from '../client.ts';
 import type { CheckContext } from './check.ts';
-import type { Outcome } from '../types.ts';
+import type { Judged, Outcome } from '../types.ts';
 import { describe, fail, inconclusive } from './outcome.ts';
 
 export interface JudgedWalk {
@@ -49,3 +49,9 @@ export async function judgedWalks(ctx: CheckContext, expected: string): Promise<
 }
 
 export const walkLabel = (summary: WalkSummary) => `walk ${summary.id}`;
+
+/** What a walk sweep judged: `records` walks by `requests` requests, of how many the list showed. */
+export async function walkCoverage(ctx: CheckContext, records: number, requests = records): Promise<Judged> {
+  const { of } = await ctx.data.primarySweep();
+  return { requests, records, unit: 'walks', ...(records < of ? { of } : {}) };
+}

@@ -1,9 +1,20 @@
 /** GET /api/v1/walks/{id} (§4.3, §2.2, §2.3): the walks the list names, their ordered stops. */
+import { isDeepStrictEqual } from 'node:util';
+import type { OpenApiDocument } from '../../spec/contract.ts';
 import { stopStatusesOf } from '../../spec/contract.ts';
 import { isObject } from '../data.ts';
 import type { Check } from './check.ts';
-import { advisory, describe, inconclusive, verdict } from './outcome.ts';
-import { judgedWalks, walkLabel } from './sample.ts';
+import { advisory, counted, describe, inconclusive, verdict } from './outcome.ts';
+import { judgedWalks, walkCoverage, walkLabel } from './sample.ts';
+
+/** The fields a walk's summary and its detail both carry, read from the spec's two schemas. */
+export function sharedWalkFields(doc: OpenApiDocument): string[] {
+  const schemas = doc.components?.schemas ?? {};
+  const fields = (name: string) =>
+    Object.keys((schemas[name] as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+  const detail = new Set(fields('WalkDetail'));
+  return fields('WalkSummary').filter((field) => detail.has(field));
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -16,7 +27,7 @@ export const walkDetailChecks: Check[] = [
     level: 'required',
     hint: 'Serve GET /api/v1/walks/{id} for every id the list returns (and list only walks that can be fetched).',
     async run(ctx) {
-      const expected = 'each sampled listed walk answers 200 {"ok":true,"data":{id,name,stops}}';
+      const expected = 'each listed walk answers 200 {"ok":true,"data":{id,name,stops}}';
       const sampled = await ctx.data.sampledDetails();
       if (sampled.length === 0) {
         const view = await ctx.data.list200();
@@ -34,34 +45,44 @@ export const walkDetailChecks: Check[] = [
         ({ summary, view }) =>
           `${walkLabel(summary)}: ${view.exchange.error ? view.exchange.error.message : `answered ${describe(view.exchange.response)}`}`,
       );
-      return verdict(
-        expected,
-        problems,
-        `${sampled.length} walks fetched`,
-        (failed[0] ?? sampled[0])?.view.exchange,
+      return counted(
+        verdict(
+          expected,
+          problems,
+          `${sampled.length} walks fetched`,
+          (failed[0] ?? sampled[0])?.view.exchange,
+        ),
+        await walkCoverage(ctx, sampled.length),
       );
     },
   },
   {
     id: 'WALK-DETAIL-002',
     section: '§2.2',
-    title: "The detail's id and name match the list's summary",
+    title: "Every field the detail shares with the list's summary (id, name) is equal",
     area: 'walk-detail',
     level: 'required',
     hint: 'Return the same id and name in the detail as in the list.',
     async run(ctx) {
-      const expected = 'detail id and name equal to the summary’s';
+      const fields = sharedWalkFields(ctx.contract.doc);
+      const expected = `detail ${fields.join(', ')} equal to the summary’s`;
       const walks = await judgedWalks(ctx, expected);
       if (!Array.isArray(walks)) return walks;
-      const problems = walks.flatMap(({ summary, walk }) => [
-        ...(walk.id !== summary.id ? [`${walkLabel(summary)}: detail id is ${JSON.stringify(walk.id)}`] : []),
-        ...(walk.name !== summary.name
-          ? [
-              `${walkLabel(summary)}: detail name ${JSON.stringify(walk.name)} ≠ list name ${JSON.stringify(summary.name)}`,
-            ]
-          : []),
-      ]);
-      return verdict(expected, problems, `${walks.length} walks match`, walks[0]?.exchange);
+      const problems = walks.flatMap(({ summary, walk }) =>
+        fields
+          .filter(
+            (field) =>
+              !isDeepStrictEqual(walk[field as keyof typeof walk], summary[field as keyof typeof summary]),
+          )
+          .map(
+            (field) =>
+              `${walkLabel(summary)}: detail ${field} ${JSON.stringify(walk[field as keyof typeof walk])} ≠ list ${field} ${JSON.stringify(summary[field as keyof typeof summary])}`,
+          ),
+      );
+      return counted(
+        verdict(expected, problems, `${walks.length} walks match`, walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
   {
@@ -83,7 +104,10 @@ export const walkDetailChecks: Check[] = [
           ? [`${walkLabel(summary)}: position ${String(positions[at])} follows ${String(positions[at - 1])}`]
           : [];
       });
-      return verdict(expected, problems, `${walks.length} walks in order`, walks[0]?.exchange);
+      return counted(
+        verdict(expected, problems, `${walks.length} walks in order`, walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
   {
@@ -107,7 +131,10 @@ export const walkDetailChecks: Check[] = [
           ? [`${walkLabel(summary)}: expected position ${at + 1}, found ${JSON.stringify(sorted[at])}`]
           : [];
       });
-      return verdict(expected, problems, `${walks.length} walks numbered 1..n`, walks[0]?.exchange);
+      return counted(
+        verdict(expected, problems, `${walks.length} walks numbered 1..n`, walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
   {
@@ -128,7 +155,10 @@ export const walkDetailChecks: Check[] = [
           .slice(0, 2)
           .map((s) => `${walkLabel(summary)}: status ${JSON.stringify(isObject(s) ? s.status : s)}`),
       );
-      return verdict(expected, problems, 'all statuses known', walks[0]?.exchange);
+      return counted(
+        verdict(expected, problems, 'all statuses known', walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
   {
@@ -154,7 +184,10 @@ export const walkDetailChecks: Check[] = [
         }
         return found.slice(0, 2);
       });
-      return verdict(expected, problems, 'stop ids unique', walks[0]?.exchange);
+      return counted(
+        verdict(expected, problems, 'stop ids unique', walks[0]?.exchange),
+        await walkCoverage(ctx, walks.length),
+      );
     },
   },
   {

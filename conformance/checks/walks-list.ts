@@ -1,10 +1,11 @@
 /** GET /api/v1/walks (§4.2, §2.1, §8): limits, summaries, links, the empty campaign. */
-import { stopStatusesOf } from '../../spec/contract.ts';
+import { LIMIT, stopStatusesOf } from '../../spec/contract.ts';
 import type { WalkSummary } from '../../spec/types.ts';
-import { isObject } from '../data.ts';
+import type { ListView } from '../data.ts';
+import { isObject, seededRandom } from '../data.ts';
 import type { Check, CheckContext } from './check.ts';
-import type { Outcome } from '../types.ts';
-import { advisory, describe, fail, inconclusive, noAnswer, pass, verdict } from './outcome.ts';
+import type { Exchange, Outcome } from '../types.ts';
+import { advisory, counted, describe, fail, inconclusive, noAnswer, pass, verdict } from './outcome.ts';
 
 const PRISM_IGNORES_LIMIT = {
   skip: 'the mock answers every list request with the same example, whatever the limit',
@@ -22,6 +23,62 @@ async function judgedList(
     noAnswer(expected, view.exchange) ??
     fail(expected, `no list to judge: ${describe(view.exchange.response)}`, view.exchange)
   );
+}
+
+/** How many seeded values the limit property draws on top of the boundaries. */
+const SEEDED_LIMITS = 4;
+
+/**
+ * The `limit` values the property is tried at: the boundaries around the minimum, the default, the
+ * middle and the maximum the spec states (1, 2, 49, 50, 51, 99, 100, 101, 150, 199, 200), then
+ * values drawn by the seed, so a run reproduces and another seed looks elsewhere.
+ */
+export function limitValues(seed: number): number[] {
+  const { minimum: min, maximum: max, default: def } = LIMIT;
+  const half = Math.floor(max / 2);
+  const values = new Set(
+    [
+      min,
+      min + 1,
+      def - 1,
+      def,
+      def + 1,
+      half - 1,
+      half,
+      half + 1,
+      Math.floor((3 * max) / 4),
+      max - 1,
+      max,
+    ].filter((n) => n >= min && n <= max),
+  );
+  const random = seededRandom(seed ^ 0x5eed);
+  const room = max - min + 1;
+  const wanted = Math.min(room, values.size + SEEDED_LIMITS);
+  for (let tries = 0; values.size < wanted && tries < 1000; tries++) {
+    values.add(min + Math.floor(random() * room));
+  }
+  return [...values];
+}
+
+/** The lists at every limit value, each with the value it was asked with. */
+async function limitViews(ctx: CheckContext): Promise<{ n: number; view: ListView }[]> {
+  return Promise.all(
+    limitValues(ctx.config.seed).map(async (n) => ({ n, view: await ctx.data.list(`${LIMIT.name}=${n}`) })),
+  );
+}
+
+/** Why a list answered at `limit=n` breaks the property with M walks, or undefined when it holds. */
+function limitProblem(n: number, view: ListView, all: number): string | undefined {
+  const want = Math.min(n, all);
+  if (!view.walks) {
+    const error = view.exchange.error;
+    return `limit=${n}: ${error ? error.message : `answered ${describe(view.exchange.response)}`}`;
+  }
+  const got = view.walks.length;
+  const count = (view.exchange.response?.json as { meta?: { count?: unknown } } | undefined)?.meta?.count;
+  if (got !== want) return `limit=${n}: ${got} walks, expected ${want}`;
+  if (count !== got) return `limit=${n}: meta.count is ${JSON.stringify(count)} for ${got} walks`;
+  return undefined;
 }
 
 const label = (walk: unknown, index: number) =>
@@ -71,6 +128,15 @@ function linksOf(walks: WalkSummary[]): {
     links.push({ walk, web, app });
   });
   return { links, problems };
+}
+
+/** Every `counts` object of an answer's walks (list items, or a detail's data), with where it is. */
+function countsIn(exchange: Exchange): { where: string; counts: unknown }[] {
+  const data = (exchange.response?.json as { data?: unknown } | undefined)?.data;
+  const items = Array.isArray(data) ? data : isObject(data) ? [data] : [];
+  return items.flatMap((item, index) =>
+    isObject(item) && 'counts' in item ? [{ where: label(item, index), counts: item.counts }] : [],
+  );
 }
 
 export const walksListChecks: Check[] = [
@@ -175,28 +241,41 @@ export const walksListChecks: Check[] = [
     id: 'WALKS-LIST-014',
     section: '§4.2, §8',
     title:
-      'A limit within bounds is honoured: limit=7 returns 7 walks (fewer only when the campaign has fewer)',
+      'limit N returns exactly min(N, M) walks with meta.count agreeing, for the boundaries and seeded values from 1 to 200',
     area: 'walks-list',
     level: 'required',
     mock: PRISM_IGNORES_LIMIT,
-    hint: 'Return min(limit, walks in the campaign) walks for every limit from 1 to 200.',
+    hint: 'Return min(limit, walks in the campaign) walks for every limit from 1 to 200: there is no pagination, so a shorter page hides walks from the client for good.',
     async run(ctx) {
       const big = await ctx.data.list200();
       if (!big.walks)
         return inconclusive(
-          '7 walks',
-          'limit=200 gave no list, so the campaign size is unknown',
+          'min(N, M) walks',
+          'limit=200 gave no list, so the campaign size M is unknown',
           big.exchange,
         );
-      const want = Math.min(7, big.walks.length);
-      const expected = `${want} walks (limit=200 returns ${big.walks.length})`;
-      const seven = await ctx.data.list('limit=7');
-      const missing = noAnswer(expected, seven.exchange);
-      if (missing) return missing;
-      if (!seven.walks)
-        return fail(expected, `answered ${describe(seven.exchange.response)}`, seven.exchange);
-      const got = seven.walks.length;
-      return verdict(expected, got === want ? [] : [`${got} walks`], `${got} walks`, seven.exchange);
+      const all = big.walks.length;
+      const views = await limitViews(ctx);
+      const expected = `min(N, ${all}) walks and meta.count agreeing, for N in ${views.map((v) => v.n).join(', ')} (seed ${ctx.config.seed})`;
+      const failing = views.flatMap(({ n, view }) => {
+        const problem = limitProblem(n, view, all);
+        return problem ? [{ problem, exchange: view.exchange }] : [];
+      });
+      if (failing.length > 0 && failing.every((f) => f.exchange.error?.kind === 'budget'))
+        return inconclusive(
+          expected,
+          'the request budget ran out before the limit values',
+          failing[0]?.exchange,
+        );
+      return counted(
+        verdict(
+          expected,
+          failing.map((f) => f.problem),
+          `${views.length} limit values hold`,
+          (failing[0]?.exchange ?? views[0]?.view.exchange) as Exchange,
+        ),
+        { requests: views.length + 1, records: views.length, unit: 'limit values' },
+      );
     },
   },
   {
@@ -239,7 +318,14 @@ export const walksListChecks: Check[] = [
         const result = ctx.contract.validateSchema('WalkSummary', walk);
         return result.valid ? [] : [`${label(walk, index)}: ${result.errors.slice(0, 3).join('; ')}`];
       });
-      return verdict(expected, problems, `${list.walks.length} summaries valid`, list.view.exchange);
+      return counted(
+        verdict(expected, problems, `${list.walks.length} summaries valid`, list.view.exchange),
+        {
+          requests: 1,
+          records: list.walks.length,
+          unit: 'walks',
+        },
+      );
     },
   },
   {
@@ -261,7 +347,53 @@ export const walksListChecks: Check[] = [
           .filter((s) => !(Number.isInteger(counts[s]) && (counts[s] as number) >= 0))
           .map((s) => `${label(walk, index)}: counts.${s} is ${JSON.stringify(counts[s]) ?? 'missing'}`);
       });
-      return verdict(expected, problems, `all ${list.walks.length} summaries complete`, list.view.exchange);
+      return counted(
+        verdict(expected, problems, `all ${list.walks.length} summaries complete`, list.view.exchange),
+        { requests: 1, records: list.walks.length, unit: 'walks' },
+      );
+    },
+  },
+  {
+    id: 'WALKS-LIST-015',
+    section: '§2.1, §2.4',
+    title: 'counts is a closed set: every status key and no other, on every walk of every answer',
+    area: 'walks-list',
+    level: 'required',
+    traffic: true,
+    hint: 'Send exactly the eight status keys of §2.4 in counts: no extra key (a new status, a total), none missing.',
+    async run(ctx) {
+      const statuses = stopStatusesOf(ctx.contract.doc);
+      const known = new Set(statuses);
+      const expected = `counts with exactly the keys ${statuses.join(', ')}`;
+      const answers = ctx.client.exchanges.filter(
+        (e) => e.response?.status === 200 && ctx.operations.operationOf(e) && e.request.method !== 'HEAD',
+      );
+      let walks = 0;
+      const problems: string[] = [];
+      let first: Exchange | undefined;
+      for (const exchange of answers) {
+        for (const { where, counts } of countsIn(exchange)) {
+          walks++;
+          const keys = isObject(counts) ? Object.keys(counts) : [];
+          const extra = keys.filter((k) => !known.has(k));
+          const missing = statuses.filter((k) => !keys.includes(k));
+          if (!isObject(counts) || extra.length > 0 || missing.length > 0) {
+            first ??= exchange;
+            problems.push(
+              `${exchange.request.url} ${where}: ${!isObject(counts) ? `counts is ${JSON.stringify(counts)}` : [extra.length ? `extra key(s) ${extra.join(', ')}` : '', missing.length ? `missing ${missing.join(', ')}` : ''].filter(Boolean).join(', ')}`,
+            );
+          }
+        }
+      }
+      if (walks === 0) return inconclusive(expected, 'no answer carried a walk with counts');
+      return counted(
+        verdict(expected, problems, `${walks} walks in ${answers.length} answers`, first ?? answers[0]),
+        {
+          requests: answers.length,
+          records: walks,
+          unit: 'walks (in every answer)',
+        },
+      );
     },
   },
   {
@@ -277,7 +409,10 @@ export const walksListChecks: Check[] = [
       const list = await judgedList(ctx, expected);
       if ('status' in list) return list;
       const { problems } = linksOf(list.walks);
-      return verdict(expected, problems, `${list.walks.length} walks linked correctly`, list.view.exchange);
+      return counted(
+        verdict(expected, problems, `${list.walks.length} walks linked correctly`, list.view.exchange),
+        { requests: 1, records: list.walks.length, unit: 'walks' },
+      );
     },
   },
   {
@@ -352,30 +487,31 @@ export const walksListChecks: Check[] = [
   {
     id: 'WALKS-LIST-012',
     section: '§4.2 rule 2',
-    title: 'Order of the walks (the spec leaves it open)',
+    title: 'Order of the walks: is a smaller page a prefix of a larger one? (the spec leaves it open)',
     area: 'walks-list',
     level: 'advisory',
     decision: 'D-ORDER',
     mock: PRISM_IGNORES_LIMIT,
     hint: 'A stable order makes limit predictable; the project orders newest first, ties by id.',
     async run(ctx) {
-      const [one, def, big] = [
-        await ctx.data.list1(),
+      const expected = 'project decision: newest walk first, ties by id, stable between calls';
+      const [def, big, views] = [
         await ctx.data.listDefault(),
         await ctx.data.list200(),
+        await limitViews(ctx),
       ];
-      const expected = 'project decision: newest walk first, ties by id, stable between calls';
-      if (!one.walks || !def.walks || !big.walks)
-        return inconclusive(expected, 'a list did not answer', def.exchange);
+      if (!def.walks || !big.walks) return inconclusive(expected, 'a list did not answer', def.exchange);
       const ids = (walks: WalkSummary[]) => walks.map((w) => (isObject(w) ? w.id : undefined));
       const bigIds = ids(big.walks);
-      const prefix = (small: unknown[]) => small.every((id, i) => bigIds[i] === id);
-      const stable = prefix(ids(def.walks)) && prefix(ids(one.walks));
+      const pages = [def, ...views.map((v) => v.view)].filter((v) => v.walks);
+      const notPrefix = pages.filter(
+        (v) => !ids(v.walks as WalkSummary[]).every((id, i) => bigIds[i] === id),
+      );
       return advisory(
         expected,
-        stable
-          ? 'stable: limit=1 and the default list are prefixes of the limit=200 list'
-          : 'not prefix-stable: smaller limits do not return the first walks of limit=200',
+        notPrefix.length === 0
+          ? `stable: all ${pages.length} smaller pages are prefixes of the limit=200 list`
+          : `not prefix-stable: ${notPrefix.length} of ${pages.length} smaller pages are not the first walks of limit=200 (e.g. ${notPrefix[0]?.exchange.request.url})`,
         def.exchange,
       );
     },
