@@ -105,6 +105,13 @@ function keyStop(response: ResponseData): string {
 }
 
 function notJsonStop(url: string, response: ResponseData): string {
+  const location = response.headers.location;
+  if (response.status >= 300 && response.status < 400) {
+    return (
+      `GET ${url} answered ${response.status}, a redirect${location ? ` to ${location}` : ''}, not JSON; the suite never follows one (a key must not travel).\n` +
+      'Use the URL the API answers at as --base-url (https rather than http?).'
+    );
+  }
   const type = response.contentType ?? 'no content type';
   const start = response.body.trim().slice(0, 40).replace(/\s+/g, ' ');
   return (
