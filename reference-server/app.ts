@@ -10,16 +10,21 @@ import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Dataset } from '../fixtures/index.ts';
 import { Keyring } from './auth/keyring.ts';
+import { type Authorizer, authorizer } from './auth/require-key.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { resolveConfig, type ServerConfig } from './config.ts';
 import { errorHandler, noSuchEndpoint } from './error-handler.ts';
 import { walksHotPath } from './hot-path.ts';
 import { WalkRepository } from './repository.ts';
 import { drainRequestBody } from './request-body.ts';
-import { requestContext } from './request-context.ts';
+import { COMMON_HEADERS, type CommonHeaders, requestContext } from './request-context.ts';
 import { plannedRouter } from './routes/planned.ts';
 import { referenceDocsRouter } from './routes/reference-docs.ts';
 import { walksRouter } from './routes/walks.ts';
+import { turbulence } from './turbulence.ts';
+import { variantAnswers } from './variants/answers.ts';
+import { variantDataset } from './variants/dataset.ts';
+import { DEFAULT_VARIANT, type Variant } from './variants/variant.ts';
 
 export type { ServerConfig } from './config.ts';
 
@@ -35,36 +40,44 @@ export function createApp(options: AppOptions): Express {
 
 /**
  * What a server listens with: the app, with the hot path for the two successful live answers in
- * front of it (unless `config.hotPath` is false or a rate limit is set). Both share one
- * repository and keyring.
+ * front of it. Both share one repository and authorizer. Left out (every request goes through
+ * the app) when `config.hotPath` is false, a rate limit is set, or a variant, latency or faults
+ * are on: those are the app's to apply.
  */
 export function createRequestListener(options: AppOptions): RequestListener {
   const services = servicesOf(options);
   const app = expressApp(services);
-  const { settings, repository, keyring, limiter } = services;
-  if (!settings.hotPath || limiter) return app;
-  const hot = walksHotPath({ repository, keyring, log: settings.log });
+  const { settings, repository, authorize, limiter } = services;
+  const plain = settings.variant === DEFAULT_VARIANT && !settings.turbulence && !limiter;
+  if (!settings.hotPath || !plain) return app;
+  const hot = walksHotPath({ repository, authorize, log: settings.log });
   return (req, res) => hot(req, res) || app(req, res);
 }
 
 interface Services {
   settings: ServerConfig;
   repository: WalkRepository;
-  keyring: Keyring;
+  authorize: Authorizer;
   limiter: RateLimiter | undefined;
 }
 
 function servicesOf({ dataset, config }: AppOptions): Services {
   const settings = resolveConfig(config);
+  const { variant } = settings;
+  const limiter = settings.rateLimit ? new RateLimiter(settings.rateLimit) : undefined;
+  const keyring = new Keyring(dataset.apiKeys);
   return {
     settings,
-    repository: new WalkRepository(dataset, settings.webBaseUrl),
-    keyring: new Keyring(dataset.apiKeys),
-    limiter: settings.rateLimit ? new RateLimiter(settings.rateLimit) : undefined,
+    repository: new WalkRepository(variantDataset(dataset, variant), settings.webBaseUrl, {
+      order: variant.order,
+    }),
+    authorize: authorizer(keyring, 'walks:read', limiter, variant.bothHeaders),
+    limiter,
   };
 }
 
-function expressApp({ settings, repository, keyring, limiter }: Services): Express {
+function expressApp({ settings, repository, authorize }: Services): Express {
+  const { variant } = settings;
   const app = express();
   // Settings first: the app's router reads them when it is created.
   app.set('case sensitive routing', true); // D-PATH-UNKNOWN
@@ -72,12 +85,32 @@ function expressApp({ settings, repository, keyring, limiter }: Services): Expre
   app.disable('x-powered-by');
   app.disable('etag'); // our ETags are precomputed per body
 
-  app.use(requestContext(settings.log));
+  app.use(requestContext(settings.log, commonHeadersOf(variant)));
   app.use(drainRequestBody());
-  app.use(walksRouter({ repository, keyring, ...(limiter ? { limiter } : {}) }));
+  if (settings.turbulence) app.use(turbulence(settings.turbulence));
+  app.use(
+    walksRouter({
+      repository,
+      authorize,
+      badLimit: variant.badLimit === 'clamp' ? 'clamp' : 'refuse',
+      sending: { gzip: variant.compression === 'gzip', validators: variant.caching === 'etag' },
+    }),
+  );
   app.use(plannedRouter());
   app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath }));
   app.use(noSuchEndpoint);
-  app.use(errorHandler(settings.log));
+  app.use(errorHandler(settings.log, variantAnswers(variant)));
   return app;
+}
+
+/** D-HEADERS with the variant's D-CACHE and D-COMPRESSION. */
+function commonHeadersOf(variant: Variant): CommonHeaders {
+  if (variant.caching === 'etag' && variant.compression === 'gzip') return COMMON_HEADERS;
+  const vary = `Authorization, x-api-key${variant.compression === 'gzip' ? ', Accept-Encoding' : ''}`;
+  const cache = variant.caching === 'etag' ? 'private, no-cache' : 'no-store';
+  return [
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Cache-Control', cache],
+    ['Vary', vary],
+  ];
 }

@@ -4,6 +4,8 @@ import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { jsonLines, type LogSink } from './log.ts';
 import { LIVE_SPEC_FILE } from './spec-files.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
+import type { TurbulenceConfig } from './turbulence.ts';
+import { DEFAULT_VARIANT, type Variant } from './variants/variant.ts';
 
 export { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 
@@ -27,6 +29,10 @@ export interface ServerConfig {
    * (`hot-path.ts`); the answers are the same either way. Default true. `createApp` has none.
    */
   hotPath: boolean;
+  /** Other legal choices on the open points (`--variant`); default: ours. */
+  variant: Variant;
+  /** Added latency and injected faults (`--latency`, `--faults`); off by default. */
+  turbulence: TurbulenceConfig | false;
 }
 
 export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig {
@@ -41,5 +47,7 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     specPath: config.specPath ?? LIVE_SPEC_FILE,
     docsPath: config.docsPath ?? DEFAULT_DOCS_PATH,
     hotPath: config.hotPath ?? true,
+    variant: config.variant ?? DEFAULT_VARIANT,
+    turbulence: config.turbulence ?? false,
   };
 }

@@ -8,6 +8,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type EncodedBody, gzipEncoded, prefersGzip } from './content-coding.ts';
 import type { ErrorAnswer } from './errors.ts';
+import { isTruncated } from './turbulence.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -31,18 +32,32 @@ export function entityTag(hash: Hash): string {
  * Sends a success body, or 304 when `If-None-Match` holds its tag. The headers every answer
  * carries are on `res` already (`request-context.ts`); Node merges them with these.
  */
-export function sendPrepared(req: IncomingMessage, res: ServerResponse, body: PreparedBody): void {
-  const gzip = prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
+export function sendPrepared(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: PreparedBody,
+  { gzip: mayGzip, validators }: SendingPolicy = OUR_SENDING,
+): void {
+  const gzip = mayGzip && prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
   const sent = gzip ?? body;
+  const coding = gzip ? ['Content-Encoding', 'gzip'] : [];
+  if (!validators) return sendBytes(res, 200, ['Content-Type', JSON_CONTENT_TYPE, ...coding], sent.bytes);
   // Either coding's tag names the same content, so a client holding either one is up to date.
   if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
     res.writeHead(304, ['ETag', sent.etag]);
     res.end();
     return;
   }
-  const coding = gzip ? ['Content-Encoding', 'gzip'] : [];
   sendBytes(res, 200, ['ETag', sent.etag, 'Content-Type', JSON_CONTENT_TYPE, ...coding], sent.bytes);
 }
+
+/** How success bodies are sent: D-COMPRESSION (gzip when asked) and D-CACHE (ETag and 304). */
+export interface SendingPolicy {
+  gzip: boolean;
+  validators: boolean;
+}
+
+export const OUR_SENDING: SendingPolicy = Object.freeze({ gzip: true, validators: true });
 
 function gzipOf(body: PreparedBody): EncodedBody | undefined {
   if (body.gzip === undefined) body.gzip = gzipEncoded(body) ?? null;
@@ -63,6 +78,11 @@ export function sendError(res: ServerResponse, answer: ErrorAnswer): void {
 export function sendBytes(res: ServerResponse, status: number, headers: string[], body: Buffer): void {
   headers.push('Content-Length', String(body.length));
   res.writeHead(status, headers);
+  if (isTruncated(res) && body.length > 1) {
+    // A `truncated` fault: the length promised, half the bytes sent, the connection cut.
+    res.write(body.subarray(0, body.length >> 1), () => res.destroy());
+    return;
+  }
   res.end(body);
 }
 

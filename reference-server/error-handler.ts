@@ -6,13 +6,15 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { sendError } from './envelope.ts';
 import { ApiError, answerForUnexpected, NO_SUCH_ENDPOINT } from './errors.ts';
 import { type LogSink, loggablePath, logRecord } from './log.ts';
+import { OUR_ANSWERS, type Remap } from './variants/answers.ts';
 
 /** D-PATH-UNKNOWN */
 export const noSuchEndpoint: RequestHandler = (_req, _res, next) => next(new ApiError(NO_SUCH_ENDPOINT));
 
-export function errorHandler(log: LogSink | false): ErrorRequestHandler {
+/** `remap` gives a variant's status and code in place of ours (`variants/answers.ts`). */
+export function errorHandler(log: LogSink | false, remap: Remap = OUR_ANSWERS): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const answer = error instanceof ApiError ? error.answer : answerForUnexpected(error);
+    const answer = remap(error instanceof ApiError ? error.answer : answerForUnexpected(error));
     if (log && answer.status >= 500) {
       log(
         logRecord('error', 'unexpected failure', {

@@ -44,8 +44,10 @@ export const MISSING_KEY = errorAnswer(
   'An API key is required: send Authorization: Bearer <API_KEY> or x-api-key: <API_KEY>.',
   BEARER_CHALLENGE,
 );
-/** D-AUTH-MALFORMED, D-AUTH-UNKNOWN, D-AUTH-REVOKED: one answer for every unusable key. */
+/** D-AUTH-UNKNOWN; D-AUTH-MALFORMED and D-AUTH-REVOKED give the same answer (a variant may not). */
 export const INVALID_KEY = errorAnswer(401, 'unauthorized', 'The API key is not valid.', BEARER_CHALLENGE);
+export const MALFORMED_KEY = errorAnswer(401, 'unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
+export const REVOKED_KEY = errorAnswer(401, 'unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
 /** D-AUTH-BOTH */
 export const CONFLICTING_CREDENTIALS = errorAnswer(
   400,
@@ -58,6 +60,8 @@ export function missingScope(scope: string): ErrorAnswer {
 }
 /** Written spec §4.3 rule 1; D-ID-MALFORMED and D-WALK-INACTIVE give the very same answer. */
 export const WALK_NOT_FOUND = errorAnswer(404, 'not_found', 'Walk not found.');
+/** D-ID-MALFORMED: a walk id that is not a UUID (the answer of `WALK_NOT_FOUND` unless a variant differs). */
+export const MALFORMED_WALK_ID = errorAnswer(404, 'not_found', WALK_NOT_FOUND.message);
 /** D-LIMIT */
 export const INVALID_LIMIT = errorAnswer(400, 'invalid_parameter', 'limit must be an integer from 1 to 200.');
 /** D-PATH-UNKNOWN */

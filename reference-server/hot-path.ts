@@ -6,13 +6,12 @@
  *
  * It stands in front of the app through public API only: an Express app is a request listener,
  * so the server calls `hot(req, res) || app(req, res)` (`createRequestListener` in `app.ts`). It
- * serves only 200 and 304, built by the very functions the routes use (`authorizer`,
+ * serves only 200 and 304, built by the very functions the routes use (`authorize`,
  * `listAnswer`/`detailAnswer`, `beginRequest`, `sendPrepared`), and hands every other request to
  * the app untouched: a refusal, a bad `limit`, an unknown walk, another method or path, a body.
  * `test/hot-path.test.ts` holds its answers byte-identical to the routes'.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authorizer } from './auth/require-key.ts';
 import type { PreparedBody } from './envelope.ts';
 import { sendPrepared } from './envelope.ts';
 import type { LogSink } from './log.ts';
@@ -23,16 +22,16 @@ import { detailAnswer, listAnswer, WALK_PATH, WALKS_PATH, type WalksRouteOptions
 /** Answers the request and returns true, or returns false having touched nothing. */
 export type HotPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export interface HotPathOptions extends Omit<WalksRouteOptions, 'limiter'> {
+export interface HotPathOptions extends Pick<WalksRouteOptions, 'repository' | 'authorize'> {
   log: LogSink | false;
 }
 
 /**
- * No rate limiter here: counting a request the app then answers would count it twice, so a
- * rate-limited server has no hot path (`createRequestListener` leaves it out).
+ * Given the app's own `authorize`, without a rate limiter: counting a request the app then
+ * answers would count it twice, so a rate-limited server has no hot path; nor has a server
+ * serving a variant, latency or faults (`createRequestListener` leaves it out).
  */
-export function walksHotPath({ repository, keyring, log }: HotPathOptions): HotPath {
-  const authorize = authorizer(keyring, 'walks:read');
+export function walksHotPath({ repository, authorize, log }: HotPathOptions): HotPath {
   return (req, res) => {
     const body = successBody(req);
     if (!body) return false;

@@ -14,7 +14,7 @@ import { entityTag, type PreparedBody, prepareBody } from './envelope.ts';
 export const MAX_LIMIT = 200;
 /** Active stops up to which every detail is built at load: about 11,000 walks (the demo has 12,000 stops). */
 export const EAGER_DETAIL_STOPS = 500_000;
-const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One campaign's view: the only data a key of that campaign can reach. */
 export class CampaignWalks {
@@ -23,8 +23,8 @@ export class CampaignWalks {
   private readonly walksById = new Map<string, Walk>();
   private readonly detailBodies = new Map<string, PreparedBody>();
 
-  constructor(campaign: Campaign, walks: Walk[], webBaseUrl: string) {
-    const active = walks.filter((walk) => walk.state === 'active').sort(newestFirst);
+  constructor(campaign: Campaign, walks: Walk[], webBaseUrl: string, order: WalkOrder = 'newest-first') {
+    const active = walks.filter((walk) => walk.state === 'active').sort(ORDERS[order]);
     const summaries = active
       .slice(0, MAX_LIMIT)
       .map((walk) => JSON.stringify(walkSummary(walk, campaign, webBaseUrl)));
@@ -40,7 +40,6 @@ export class CampaignWalks {
 
   /** The detail answer of an active walk of this campaign; undefined for any other id. */
   walk(id: string): PreparedBody | undefined {
-    if (!UUID_SHAPE.test(id)) return undefined;
     const key = id.toLowerCase();
     return this.detailBodies.get(key) ?? this.prepareDetail(key);
   }
@@ -98,7 +97,11 @@ export class WalkRepository {
   /** Whether every detail body was built at load (false only for data sets over `EAGER_DETAIL_STOPS`). */
   readonly detailsAtLoad: boolean;
 
-  constructor(dataset: Dataset, webBaseUrl: string, { eagerDetailStops = EAGER_DETAIL_STOPS } = {}) {
+  constructor(
+    dataset: Dataset,
+    webBaseUrl: string,
+    { eagerDetailStops = EAGER_DETAIL_STOPS, order = 'newest-first' as WalkOrder } = {},
+  ) {
     const walksByCampaign = new Map<string, Walk[]>();
     for (const walk of dataset.walks) {
       const list = walksByCampaign.get(walk.campaignId);
@@ -106,7 +109,7 @@ export class WalkRepository {
       else walksByCampaign.set(walk.campaignId, [walk]);
     }
     for (const campaign of dataset.campaigns) {
-      const view = new CampaignWalks(campaign, walksByCampaign.get(campaign.id) ?? [], webBaseUrl);
+      const view = new CampaignWalks(campaign, walksByCampaign.get(campaign.id) ?? [], webBaseUrl, order);
       this.campaigns.set(campaign.id, view);
     }
     const views = [...this.campaigns.values()];
@@ -119,11 +122,17 @@ export class WalkRepository {
   }
 }
 
-/** D-ORDER: creation time descending, ties broken by id ascending. */
-function newestFirst(a: Walk, b: Walk): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
+/** D-ORDER: ours is newest first; a variant may list in another stable order. */
+export type WalkOrder = 'newest-first' | 'oldest-first' | 'name' | 'id';
+
+const byId = (a: Walk, b: Walk) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const ORDERS: Record<WalkOrder, (a: Walk, b: Walk) => number> = {
+  /** Creation time descending, ties broken by id ascending. */
+  'newest-first': (a, b) => (a.createdAt === b.createdAt ? byId(a, b) : a.createdAt < b.createdAt ? 1 : -1),
+  'oldest-first': (a, b) => (a.createdAt === b.createdAt ? byId(a, b) : a.createdAt < b.createdAt ? -1 : 1),
+  name: (a, b) => (a.name === b.name ? byId(a, b) : a.name < b.name ? -1 : 1),
+  id: byId,
+};
 
 export function walkSummary(walk: Walk, campaign: Campaign, webBaseUrl: string): WalkSummary {
   const { lat, lng } = centroidOf(walk.stops);

@@ -8,16 +8,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { isoNow, type LogSink, loggablePath } from './log.ts';
 
-/** The headers every answer carries besides its request id. */
-const COMMON_HEADERS = [
+/** Name/value pairs of the headers every answer carries besides its request id. */
+export type CommonHeaders = readonly (readonly [string, string])[];
+
+/** Ours (D-HEADERS, D-CACHE, D-COMPRESSION). */
+export const COMMON_HEADERS: CommonHeaders = [
   ['X-Content-Type-Options', 'nosniff'],
   ['Cache-Control', 'private, no-cache'],
   ['Vary', 'Authorization, x-api-key, Accept-Encoding'],
-] as const;
+];
 
-export function requestContext(log: LogSink | false): RequestHandler {
+export function requestContext(log: LogSink | false, common: CommonHeaders = COMMON_HEADERS): RequestHandler {
   return (req, res, next) => {
-    beginRequest(req, res, log);
+    beginRequest(req, res, log, common);
     next();
   };
 }
@@ -27,10 +30,11 @@ export function beginRequest(
   req: IncomingMessage & { originalUrl?: string },
   res: ServerResponse,
   log: LogSink | false,
+  common: CommonHeaders = COMMON_HEADERS,
 ): void {
   const requestId = randomUUID();
   res.setHeader('X-Request-Id', requestId);
-  for (const [name, value] of COMMON_HEADERS) res.setHeader(name, value);
+  for (const [name, value] of common) res.setHeader(name, value);
   if (log) logWhenClosed(req, res, log, requestId);
 }
 

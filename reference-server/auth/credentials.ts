@@ -3,7 +3,7 @@
  * of the header values, so any input gets a key or an error answer and never a throw.
  */
 import { KEY_PREFIX } from '../../fixtures/index.ts';
-import { CONFLICTING_CREDENTIALS, type ErrorAnswer, INVALID_KEY, MISSING_KEY } from '../errors.ts';
+import { CONFLICTING_CREDENTIALS, type ErrorAnswer, MALFORMED_KEY, MISSING_KEY } from '../errors.ts';
 
 /** Longer than any key we issue; longer input is refused before it is hashed. */
 const MAX_KEY_LENGTH = 256;
@@ -14,19 +14,23 @@ const BEARER = /^bearer +([^ ]+)$/i;
 export type CredentialResult = { key: string; error?: undefined } | { key?: undefined; error: ErrorAnswer };
 
 /** Header values as Node gives them in `req.headersDistinct`: absent, or one entry per header line. */
+/** D-AUTH-BOTH: refuse two different keys (ours), or read only the header that wins (a variant). */
+export type BothHeaders = 'refuse' | 'authorization' | 'x-api-key';
+
 export function credentialsFrom(
   authorization: readonly string[] | undefined,
   apiKey: readonly string[] | undefined,
+  both: BothHeaders = 'refuse',
 ): CredentialResult {
   if (authorization === undefined && apiKey === undefined) return { error: MISSING_KEY };
   const bearer = authorization === undefined ? undefined : bearerToken(authorization);
   const header = apiKey === undefined ? undefined : single(apiKey);
-  if (authorization !== undefined && apiKey !== undefined) {
+  if (authorization !== undefined && apiKey !== undefined && both === 'refuse') {
     // Both sent: one key twice is fine; anything else is refused rather than silently preferred.
     if (bearer === undefined || bearer !== header) return { error: CONFLICTING_CREDENTIALS };
   }
-  const key = authorization !== undefined ? bearer : header;
-  return key !== undefined && isKeyShaped(key) ? { key } : { error: INVALID_KEY };
+  const key = authorization !== undefined && both !== 'x-api-key' ? bearer : (header ?? bearer);
+  return key !== undefined && isKeyShaped(key) ? { key } : { error: MALFORMED_KEY };
 }
 
 /**

@@ -7,8 +7,15 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Scope } from '../../fixtures/index.ts';
-import { ApiError, type ErrorAnswer, INVALID_KEY, missingScope, rateLimited } from '../errors.ts';
-import { credentialsFrom, keyHeaderLines } from './credentials.ts';
+import {
+  ApiError,
+  type ErrorAnswer,
+  INVALID_KEY,
+  missingScope,
+  rateLimited,
+  REVOKED_KEY,
+} from '../errors.ts';
+import { type BothHeaders, credentialsFrom, keyHeaderLines } from './credentials.ts';
 import type { KeyGrant, Keyring } from './keyring.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
@@ -17,14 +24,19 @@ export type Authorization =
 
 export type Authorizer = (req: IncomingMessage) => Authorization;
 
-export function authorizer(keyring: Keyring, scope: Scope, limiter?: RateLimiter): Authorizer {
+export function authorizer(
+  keyring: Keyring,
+  scope: Scope,
+  limiter?: RateLimiter,
+  both: BothHeaders = 'refuse',
+): Authorizer {
   const forbidden = missingScope(scope);
   return (req) => {
     const { authorization, apiKey } = keyHeaderLines(req.rawHeaders);
-    const credentials = credentialsFrom(authorization, apiKey);
+    const credentials = credentialsFrom(authorization, apiKey, both);
     if (credentials.error) return { refusal: credentials.error };
-    const grant = keyring.grantFor(credentials.key);
-    if (!grant) return { refusal: INVALID_KEY };
+    const { grant, revoked } = keyring.lookup(credentials.key);
+    if (!grant) return { refusal: revoked ? REVOKED_KEY : INVALID_KEY };
     const wait = limiter?.take(grant.keyId);
     if (wait !== undefined) return { refusal: rateLimited(wait) };
     if (!grant.scopes.has(scope)) return { refusal: forbidden };
@@ -32,8 +44,7 @@ export function authorizer(keyring: Keyring, scope: Scope, limiter?: RateLimiter
   };
 }
 
-export function requireKey(keyring: Keyring, scope: Scope, limiter?: RateLimiter): RequestHandler {
-  const authorize = authorizer(keyring, scope, limiter);
+export function requireKey(authorize: Authorizer): RequestHandler {
   return (req, res, next) => {
     const { grant, refusal } = authorize(req);
     if (refusal) return next(new ApiError(refusal));

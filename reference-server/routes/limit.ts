@@ -16,6 +16,19 @@ export function parseLimit(values: readonly string[]): number | undefined {
   return limit >= 1 && limit <= MAX_LIMIT ? limit : undefined;
 }
 
+/** D-LIMIT: what a bad `limit` gets: refused (ours), or clamped into 1..200 (a variant). */
+export type BadLimit = 'refuse' | 'clamp';
+
+/**
+ * A variant's reading of a bad `limit`: the first value's leading integer (sign included) clamped
+ * into 1..200; text with no integer at all gets the default.
+ */
+export function clampLimit(values: readonly string[]): number {
+  const match = /^\s*([+-]?[0-9]+)/.exec(values[0] ?? '');
+  if (!match) return DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, Math.max(1, Number(match[1])));
+}
+
 /** The raw `limit` values of a request URL, read from the query string itself (no parser settings). */
 export function limitValuesOf(url: string): string[] {
   const start = url.indexOf('?');

@@ -4,13 +4,11 @@
  * (`../fast-lane.ts`), which answers the same requests ahead of Express's router.
  */
 import { Router } from 'express';
-import type { Keyring } from '../auth/keyring.ts';
-import type { RateLimiter } from '../auth/rate-limit.ts';
-import { grantOf, requireKey } from '../auth/require-key.ts';
-import { type PreparedBody, sendPrepared } from '../envelope.ts';
-import { ApiError, type ErrorAnswer, INVALID_LIMIT, WALK_NOT_FOUND } from '../errors.ts';
-import type { CampaignWalks, WalkRepository } from '../repository.ts';
-import { limitValuesOf, parseLimit } from './limit.ts';
+import { type Authorizer, grantOf, requireKey } from '../auth/require-key.ts';
+import { type PreparedBody, sendPrepared, type SendingPolicy } from '../envelope.ts';
+import { ApiError, type ErrorAnswer, INVALID_LIMIT, MALFORMED_WALK_ID, WALK_NOT_FOUND } from '../errors.ts';
+import { type CampaignWalks, UUID_SHAPE, type WalkRepository } from '../repository.ts';
+import { type BadLimit, clampLimit, limitValuesOf, parseLimit } from './limit.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 export const WALKS_PATH = '/api/v1/walks';
@@ -24,19 +22,23 @@ const WALK_PREFIX = '/api/v1/walks/';
 
 export interface WalksRouteOptions {
   repository: WalkRepository;
-  keyring: Keyring;
-  limiter?: RateLimiter;
+  /** `authorizer(keyring, 'walks:read', ...)`: the same decision for the routes and the hot path. */
+  authorize: Authorizer;
+  /** D-LIMIT: refuse a bad `limit` (ours) or clamp it (a variant). */
+  badLimit?: BadLimit;
+  /** D-COMPRESSION, D-CACHE: how success bodies are sent. */
+  sending?: SendingPolicy;
 }
 
-export function walksRouter({ repository, keyring, limiter }: WalksRouteOptions): Router {
+export function walksRouter({ repository, authorize, badLimit, sending }: WalksRouteOptions): Router {
   const router = Router({ caseSensitive: true, strict: false });
-  const authenticate = requireKey(keyring, 'walks:read', limiter);
+  const authenticate = requireKey(authorize);
 
   router
     .route(WALKS_PATH)
     .get(authenticate, (req, res, next) => {
-      const answer = listAnswer(req.url, repository.campaign(grantOf(res).campaignId));
-      if ('etag' in answer) sendPrepared(req, res, answer);
+      const answer = listAnswer(req.url, repository.campaign(grantOf(res).campaignId), badLimit);
+      if ('etag' in answer) sendPrepared(req, res, answer, sending);
       else next(new ApiError(answer));
     })
     .all(methodNotAllowed);
@@ -45,7 +47,7 @@ export function walksRouter({ repository, keyring, limiter }: WalksRouteOptions)
     .route(WALK_PATH)
     .get(authenticate, (req, res, next) => {
       const answer = detailAnswer(req.path, repository.campaign(grantOf(res).campaignId));
-      if ('etag' in answer) sendPrepared(req, res, answer);
+      if ('etag' in answer) sendPrepared(req, res, answer, sending);
       else next(new ApiError(answer));
     })
     .all(methodNotAllowed);
@@ -54,8 +56,13 @@ export function walksRouter({ repository, keyring, limiter }: WalksRouteOptions)
 }
 
 /** The list for the `limit` of a request URL, or why not. */
-export function listAnswer(url: string, walks: CampaignWalks | undefined): PreparedBody | ErrorAnswer {
-  const limit = parseLimit(limitValuesOf(url));
+export function listAnswer(
+  url: string,
+  walks: CampaignWalks | undefined,
+  badLimit: BadLimit = 'refuse',
+): PreparedBody | ErrorAnswer {
+  const values = limitValuesOf(url);
+  const limit = parseLimit(values) ?? (badLimit === 'clamp' ? clampLimit(values) : undefined);
   if (limit === undefined) return INVALID_LIMIT;
   if (!walks) throw new Error('campaign of a valid key has no walks view');
   return walks.list(limit);
@@ -64,7 +71,8 @@ export function listAnswer(url: string, walks: CampaignWalks | undefined): Prepa
 /** The detail of the walk a request path names, or `not_found`. */
 export function detailAnswer(path: string, walks: CampaignWalks | undefined): PreparedBody | ErrorAnswer {
   const id = decodedId(path);
-  return (id === undefined ? undefined : walks?.walk(id)) ?? WALK_NOT_FOUND;
+  if (id === undefined || !UUID_SHAPE.test(id)) return MALFORMED_WALK_ID;
+  return walks?.walk(id) ?? WALK_NOT_FOUND;
 }
 
 function decodedId(path: string): string | undefined {

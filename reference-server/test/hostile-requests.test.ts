@@ -426,7 +426,6 @@ describe('hostile requests (issue 7)', () => {
     const app = createApp({ dataset, config: { log: false } });
     const slow = createHttpServer(app);
     expect([slow.headersTimeout, slow.requestTimeout]).toEqual([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS]);
-    expect(REQUEST_TIMEOUT_MS).toBeLessThan(60_000);
     // Shortened here so the test takes a second, not the production 10 s and 30 s.
     Object.assign(slow, { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 100 });
     slow.listen(0, '127.0.0.1');

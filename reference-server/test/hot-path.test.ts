@@ -6,6 +6,7 @@ import { createServer, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../auth/keyring.ts';
+import { authorizer } from '../auth/require-key.ts';
 import { walksHotPath } from '../hot-path.ts';
 import { WalkRepository } from '../repository.ts';
 import { DEFAULT_WEB_BASE_URL } from '../web-base-url.ts';
@@ -156,7 +157,7 @@ describe('what the hot path takes', () => {
   beforeAll(async () => {
     const hot = walksHotPath({
       repository: new WalkRepository(dataset, DEFAULT_WEB_BASE_URL),
-      keyring: new Keyring(dataset.apiKeys),
+      authorize: authorizer(new Keyring(dataset.apiKeys), 'walks:read'),
       log: false,
     });
     // Whatever the hot path declines is marked, so the test sees which requests it took.
