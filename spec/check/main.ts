@@ -1,0 +1,111 @@
+/**
+ * `npm run spec:check -- --base-ref REF [--spec PATH] [--accepted FILE] [--format F] [--report-dir DIR]`:
+ * the pull-request gate of a spec change, in three parts — lint, the breaking-change diff against
+ * REF with the acknowledged breaks, and strict conformance of the reference server against the new
+ * spec — and one verdict. Exit status: 0 every part passes, 1 a part fails, 2 a part cannot judge
+ * (unusable input, a missing ref) or the command line is wrong.
+ */
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LIVE_SPEC_PATH, loadSpec } from '../contract.ts';
+import { conformancePart } from './conformance-part.ts';
+import { diffPart } from './diff-part.ts';
+import { lintPart } from './lint-part.ts';
+import { type CheckFormat, FORMATS, formatCheck, verdictOf } from './report.ts';
+import type { CheckResult } from './types.ts';
+
+const USAGE = `Usage: npm run spec:check -- --base-ref REF [--spec PATH] [--accepted FILE] [--format text|markdown|json] [--report-dir DIR]
+
+Judges a spec change before it merges, in three parts, and prints one verdict:
+  lint          Spectral and Redocly lint the new spec (and planned.openapi.yaml beside it)
+  diff          spec:diff against the spec at REF, with the breaks accepted in --accepted
+                (default: accepted-changes.yaml beside the spec)
+  conformance   the reference server, judged strictly against the new spec
+                (npm run conformance -- --spec PATH --strict)
+
+--spec PATH       the new spec (default spec/openapi.yaml)
+--report-dir DIR  keep the conformance JSON and JUnit reports there
+
+Exit status: 0 every part passes; 1 a part fails; 2 a part cannot judge, or usage.`;
+
+interface CheckOptions {
+  baseRef: string;
+  spec: string;
+  accepted?: string;
+  format: CheckFormat;
+  reportDir?: string;
+}
+
+function parseOptions(argv: string[]): CheckOptions | 'help' {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'base-ref': { type: 'string' },
+      spec: { type: 'string' },
+      accepted: { type: 'string' },
+      format: { type: 'string', default: 'text' },
+      'report-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const baseRef = values['base-ref'];
+  if (!baseRef || baseRef.startsWith('-'))
+    throw new Error('--base-ref REF is required (the branch or commit to compare with)');
+  const format = values.format ?? 'text';
+  if (!(FORMATS as readonly string[]).includes(format)) {
+    throw new Error(`--format must be one of ${FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
+  }
+  return {
+    baseRef,
+    spec: values.spec ?? relative(process.cwd(), LIVE_SPEC_PATH),
+    format: format as CheckFormat,
+    ...(values.accepted ? { accepted: values.accepted } : {}),
+    ...(values['report-dir'] ? { reportDir: values['report-dir'] } : {}),
+  };
+}
+
+export async function check(options: Omit<CheckOptions, 'format'>): Promise<CheckResult> {
+  // One after the other: the machine a CI job gets is small, and each part is busy on its own.
+  const parts = [
+    await lintPart(options.spec),
+    await diffPart(options.spec, options.baseRef, options.accepted),
+    await conformancePart(options.spec, options.reportDir),
+  ];
+  return {
+    spec: options.spec,
+    specVersion: versionOf(options.spec),
+    baseRef: options.baseRef,
+    verdict: verdictOf(parts),
+    parts,
+  };
+}
+
+function versionOf(path: string): string {
+  try {
+    return String(loadSpec(path).info?.version ?? '');
+  } catch {
+    return '';
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let options: CheckOptions | 'help';
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    process.stderr.write(`spec:check: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const result = await check(options);
+  process.stdout.write(`${formatCheck(result, options.format)}\n`);
+  return { pass: 0, fail: 1, error: 2 }[result.verdict];
+}
+
+process.exitCode = await main(process.argv.slice(2));
