@@ -1,6 +1,6 @@
 /** Part 1: the new spec lints clean under Spectral and Redocly, as `npm run lint:spec` lints it. */
 import { existsSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { PLANNED_SPEC_PATH } from '../facts.ts';
 import { bin, keptLines, ROOT, runTool } from './run-tool.ts';
 import type { PartResult } from './types.ts';
@@ -24,7 +24,7 @@ export async function lintPart(specPath: string): Promise<PartResult> {
       },
     }),
   ]);
-  const named = files.map((file) => relative(ROOT, file) || file).join(', ');
+  const named = files.map(shownPath).join(', ');
   const failed = [
     spectral.status === 0 ? undefined : { tool: 'Spectral', run: spectral },
     redocly.status === 0 ? undefined : { tool: 'Redocly', run: redocly },
@@ -40,10 +40,16 @@ export async function lintPart(specPath: string): Promise<PartResult> {
   return {
     name: 'lint',
     status: failed.some(({ run }) => run.status === 127) ? 'error' : 'fail',
-    summary: `${failed.map(({ tool }) => tool).join(' and ')} report problems in ${named}`,
+    summary: `${failed.map(({ tool }) => tool).join(' and ')} ${failed.length === 1 ? 'reports' : 'report'} problems in ${named}`,
     details: failed.flatMap(({ tool, run }) => [
       `${tool}:`,
       ...keptLines(`${run.stdout}\n${run.stderr}`).map((l) => `  ${l}`),
     ]),
   };
+}
+
+/** Paths inside the repository relative to it, others as given. */
+function shownPath(file: string): string {
+  const inside = relative(ROOT, file);
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : file;
 }
