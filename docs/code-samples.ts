@@ -88,7 +88,7 @@ function curlSample(request: SampleRequest): string {
   const value = request.keyHeader.scheme === 'bearer' ? `Bearer $${KEY_VARIABLE}` : `$${KEY_VARIABLE}`;
   return [
     `# ${KEY_NOTE}`,
-    `curl --compressed -H "${request.keyHeader.name}: ${value}" \\`,
+    `curl -sS --compressed -H "${request.keyHeader.name}: ${value}" \\`,
     `  '${urlWithQuery(request)}'`,
   ].join('\n');
 }
