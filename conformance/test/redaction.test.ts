@@ -69,3 +69,37 @@ describe('redaction', () => {
     expect(redact(text)).toBe('$CONFORMANCE_API_KEY $CONFORMANCE_API_KEY {"value":"$CONFORMANCE_API_KEY"}');
   });
 });
+
+describe('redaction by whole token', () => {
+  const text = [
+    'curl -H "x-api-key: x" -H "Authorization: Bearer x" \'http://x.example/api/v1/walks?key=x&max=9\'',
+    '{"error":{"message":"key x is not valid"},"next":"xx","exact":"x"}',
+  ].join('\n');
+
+  it('replaces a short key only where it stands alone, leaving every other letter as it was', () => {
+    const redact = redactorFor({ CONFORMANCE_API_KEY: 'x' });
+    expect(redact(text)).toBe(
+      [
+        'curl -H "x-api-key: $CONFORMANCE_API_KEY" -H "Authorization: Bearer $CONFORMANCE_API_KEY" \'http://x.example/api/v1/walks?key=$CONFORMANCE_API_KEY&max=9\'',
+        '{"error":{"message":"key $CONFORMANCE_API_KEY is not valid"},"next":"xx","exact":"$CONFORMANCE_API_KEY"}',
+      ].join('\n'),
+    );
+  });
+
+  it('leaves a text without the key byte for byte', () => {
+    const redact = redactorFor({ CONFORMANCE_API_KEY: 'walk', CONFORMANCE_NO_SCOPE_KEY: 'a+b' });
+    const plain = 'walks, walked, sidewalk; a+bc and ca+b stay';
+    expect(redact(plain)).toBe(plain);
+    expect(redact('(a+b) walk.')).toBe('($CONFORMANCE_NO_SCOPE_KEY) walk.');
+  });
+
+  it('replaces a secret-length key wherever it occurs, even glued to other characters', () => {
+    const key = KEYS.CONFORMANCE_API_KEY;
+    const redact = redactorFor({ CONFORMANCE_API_KEY: key });
+    const glued = `location=https%3A%2F%2Fx%3Fkey%3D${encodeURIComponent(key)}abc and id${key}`;
+    const out = redact(glued);
+    expect(out).not.toContain(key);
+    expect(out).not.toContain(encodeURIComponent(key));
+    expect(out).toBe('location=https%3A%2F%2Fx%3Fkey%3D$CONFORMANCE_API_KEYabc and id$CONFORMANCE_API_KEY');
+  });
+});
