@@ -7,6 +7,15 @@ import { DEFAULT_MAX_STOPS, DEFAULT_SEED, DEFAULT_WALKS, demoCredentials } from 
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { jsonLines, logRecord } from './log.ts';
 import type { RunningServer } from './start.ts';
+import {
+  VARIANT_FLAG_OPTIONS,
+  VARIANT_USAGE,
+  variantBanner,
+  variantList,
+  type VariantSettings,
+  variantSettings,
+  variantText,
+} from './variant-flags.ts';
 
 const USAGE = `Usage: npm run reference-server -- [options]
 
@@ -20,6 +29,7 @@ Options:
   --max-stops N          stops of the largest walk (default ${DEFAULT_MAX_STOPS})
   --web-base-url URL     {web_base_url} of web_url and app_link (default ${DEFAULT_WEB_BASE_URL})
   --rate-limit N/min     per-key rate limit, answered with 429 and Retry-After (default: off)
+${VARIANT_USAGE}
   --quiet                no request log lines
   --print-credentials    print the demo credentials of the seed as dotenv lines and exit
   --help                 show this help and exit
@@ -27,7 +37,7 @@ Options:
 Logs are JSON lines on stdout. SIGINT or SIGTERM stops the server after open requests finish.
 `;
 
-interface Flags {
+interface Flags extends VariantSettings {
   port: number;
   host: string;
   seed: number;
@@ -56,9 +66,11 @@ export function parseFlags(argv: string[]): Flags {
       quiet: { type: 'boolean' },
       'print-credentials': { type: 'boolean' },
       help: { type: 'boolean' },
+      ...VARIANT_FLAG_OPTIONS,
     },
   });
   return {
+    ...variantSettings(values),
     port: integerFlag('--port', values.port, 8080, 0, 65535),
     host: values.host ?? '127.0.0.1',
     seed: integerFlag('--seed', values.seed, DEFAULT_SEED, 0, 2 ** 32 - 1),
@@ -122,6 +134,9 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${credentialLines(flags.seed, flags.webBaseUrl)}\n`);
     return;
   }
+  if (flags.listVariants) return void process.stdout.write(variantList());
+  if (flags.printVariant && flags.variant)
+    return void process.stdout.write(`${variantText(flags.variant)}\n`);
 
   const log = jsonLines(process.stdout);
   const startedAt = performance.now();
@@ -138,6 +153,8 @@ async function main(argv: string[]): Promise<void> {
       webBaseUrl: flags.webBaseUrl,
       log: flags.quiet ? false : log,
       ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
+      ...(flags.variant ? { variant: flags.variant } : {}),
+      ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
     });
   } catch (error) {
     process.stderr.write(`reference-server: cannot start: ${(error as Error).message}\n`);
@@ -151,6 +168,7 @@ async function main(argv: string[]): Promise<void> {
       walks: flags.walks,
       max_stops: flags.maxStops,
       web_base_url: flags.webBaseUrl,
+      ...(flags.variant || flags.turbulence ? { serving: variantBanner(flags) } : {}),
       startup_ms: Math.round(performance.now() - startedAt),
     }),
   );

@@ -22,6 +22,8 @@ import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { errorAnswer, METHOD_NOT_ALLOWED } from './errors.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { JSON_CONTENT_TYPE } from './envelope.ts';
+import type { TurbulenceConfig } from './turbulence.ts';
+import type { Variant } from './variants/variant.ts';
 
 export interface StartOptions extends DatasetOptions {
   host?: string;
@@ -31,6 +33,10 @@ export interface StartOptions extends DatasetOptions {
   /** Structured log records go here; `false` for silence. Default: JSON lines on stdout. */
   log?: false | ((record: object) => void);
   rateLimit?: RateLimitConfig | false;
+  /** Other legal choices on the open points (`variantOf(seed)`); default: ours. */
+  variant?: Variant;
+  /** Added latency and injected faults; default: none. */
+  turbulence?: TurbulenceConfig | false;
 }
 
 export interface RunningServer {
@@ -54,6 +60,8 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     webBaseUrl = DEFAULT_WEB_BASE_URL,
     log,
     rateLimit,
+    variant,
+    turbulence,
     ...sizes
   } = options;
   const dataset = generateDataset(sizes);
@@ -63,6 +71,8 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
       webBaseUrl,
       ...(log === undefined ? {} : { log }),
       ...(rateLimit === undefined ? {} : { rateLimit }),
+      ...(variant === undefined ? {} : { variant }),
+      ...(turbulence === undefined ? {} : { turbulence }),
     },
   });
   const server = createHttpServer(listener);

@@ -10,7 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { ForkedSource, SeededSource } from '../fixtures/seeded-source.ts';
+import { type ForkedSource, SeededSource } from '../fixtures/seeded-source.ts';
 import { ApiError, errorAnswer, rateLimited } from './errors.ts';
 
 export const FAULT_KINDS = ['429', '500', 'reset', 'truncated'] as const;

@@ -37,7 +37,6 @@ function expectJson(answer: Answer): void {
 describe('paths and methods (D-PATH-UNKNOWN, D-METHOD, D-PLANNED)', () => {
   it('answers unknown, upper-case and doubled-slash paths with 404 "No such endpoint." before authentication', async () => {
     const paths = [
-      '/',
       '/api',
       '/api/v1',
       '/api/v2/walks',
@@ -59,6 +58,15 @@ describe('paths and methods (D-PATH-UNKNOWN, D-METHOD, D-PLANNED)', () => {
         expect(errorOf(answer)).toEqual({ code: 'not_found', message: 'No such endpoint.' });
       }
     }
+  });
+
+  it('redirects / to the reference page, with or without a key', async () => {
+    for (const headers of [{}, key()]) {
+      const answer = await server.get('/', headers);
+      expect([answer.status, answer.headers.location]).toEqual([302, '/docs']);
+      expect(answer.text).toContain('href="/docs"');
+    }
+    expect((await server.send('POST', '/')).status).toBe(405);
   });
 
   it('tolerates one trailing slash on the list', async () => {
