@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { outsideEnv, run, scratchDir } from './packed.ts';
+import { outsideEnv, run, scratchDir } from '../packed.ts';
 
 interface ActionStep {
   id?: string;

@@ -9,7 +9,7 @@ import { MUTATIONS, type MutationServer, startMutationServer } from '../../confo
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { REPO_ROOT } from '../packages.ts';
 import { type ActionRun, runAction } from './action-runner.ts';
-import { cleanup, packWorkspace, scratchDir } from './packed.ts';
+import { cleanup, packWorkspace, scratchDir } from '../packed.ts';
 
 const ACTION = join(REPO_ROOT, 'conformance', 'action.yml');
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');

@@ -10,7 +10,7 @@ import { MUTATIONS, type MutationServer, startMutationServer } from '../../confo
 import type { Report } from '../../conformance/types.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { apiIdentity } from '../build.ts';
-import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from './packed.ts';
+import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
 
 const API = apiIdentity();
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');

@@ -11,7 +11,7 @@ import { MUTATIONS, type MutationServer, startMutationServer } from '../../confo
 import type { Report } from '../../conformance/types.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { REPO_ROOT } from '../packages.ts';
-import { cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from './packed.ts';
+import { cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
 
 const VERSIONS_DIR = join(REPO_ROOT, 'packaging', 'node-versions');
 const NODES: Record<string, string> = {

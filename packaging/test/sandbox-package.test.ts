@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../conformance/types.ts';
 import { freePort } from '../../mock/prism.ts';
 import { apiIdentity } from '../build.ts';
-import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from './packed.ts';
+import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
 
 let project: string;
 

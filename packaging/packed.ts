@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { REPO_ROOT } from '../packages.ts';
+import { REPO_ROOT } from './packages.ts';
 
 export interface Ran {
   status: number | null;
