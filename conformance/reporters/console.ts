@@ -103,7 +103,7 @@ function middleLines(report: Report, verbosity: Verbosity, more: (n: number) => 
     );
   }
   lines.push('', ...driftSummary(report, verbosity, more));
-  lines.push(...coverageLine(report));
+  lines.push(...coverageSection(report, verbosity));
   const since = comparisonLines(report);
   if (since.length > 0) lines.push('', ...since);
   return lines;
@@ -126,11 +126,21 @@ function driftSummary(report: Report, verbosity: Verbosity, more: (n: number) =>
   return lines;
 }
 
-/** The coverage line of `reporters/sections.ts` (`coverageLines`), once that module provides it. */
-function coverageLine(report: Report): string[] {
+/**
+ * The coverage of `reporters/sections.ts` (`coverageLines`, looked up so the console works before
+ * that module has it): the headline, the statuses per operation and the gaps; the count per
+ * requirement is a wall of lines, left to --verbose and the file reports.
+ */
+function coverageSection(report: Report, verbosity: Verbosity): string[] {
   const coverageLines = (sections as { coverageLines?: (report: Report) => string[] }).coverageLines;
-  return coverageLines ? coverageLines(report) : [];
+  const lines = coverageLines ? coverageLines(report) : [];
+  const from = lines.indexOf(PER_REQUIREMENT);
+  if (verbosity === 'verbose' || from === -1) return lines;
+  const to = lines.findIndex((line, i) => i > from && !line.startsWith('    '));
+  return [...lines.slice(0, from), ...(to === -1 ? [] : lines.slice(to))];
 }
+
+const PER_REQUIREMENT = '  judged per requirement:';
 
 function verdictLine(report: Report, paint: Paint): string {
   const { summary } = report;
