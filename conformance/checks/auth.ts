@@ -68,7 +68,7 @@ function refusedEverywhere(ctx: CheckContext, exchanges: Exchange[], what: strin
   );
   const failing = outcomes.filter((o) => o.status === 'fail');
   const chosen = worst(outcomes);
-  const judged = { requests: exchanges.length, records: exchanges.length, unit: 'requests (list and walks)' };
+  const judged = { requests: exchanges.length, records: exchanges.length, unit: 'requests' };
   if (failing.length <= 1) return counted(chosen, judged);
   return counted(
     {
@@ -278,7 +278,7 @@ export const authChecks: Check[] = [
       const judged = {
         requests: exchanges.length,
         records: exchanges.length,
-        unit: 'requests (list and walks)',
+        unit: 'requests',
       };
       return counted(
         worst(

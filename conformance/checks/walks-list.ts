@@ -391,7 +391,7 @@ export const walksListChecks: Check[] = [
         {
           requests: answers.length,
           records: walks,
-          unit: 'walks (in every answer)',
+          unit: 'walk summaries (in every answer)',
         },
       );
     },

@@ -1,14 +1,15 @@
 /**
  * One self-contained HTML page QA can attach to a build: the verdict, what changed since a previous
  * report, the failures with their curl reproductions, the expected failures, the drift, the
- * advisories and every result per area. Inline CSS only, no script, and a Content-Security-Policy
+ * advisories, the coverage (seed, sample, statuses, records per requirement, gaps) and every result
+ * per area. Inline CSS only, no script, and a Content-Security-Policy
  * that forbids loading anything, so the page never reaches the network.
  */
 import type { CheckChange } from '../compare.ts';
 import type { DriftFinding } from '../drift.ts';
 import type { CheckResult, Report, Status } from '../types.ts';
 import { AREAS } from '../types.ts';
-import { answers, groupDrift } from './sections.ts';
+import { answers, coverageHeadline, groupDrift, judgedText } from './sections.ts';
 
 const STATUSES: readonly Status[] = ['pass', 'fail', 'advisory', 'skip', 'inconclusive'];
 
@@ -30,6 +31,7 @@ export function htmlReport(report: Report): string {
         expectationsSection(report),
         driftSection(report),
         advisoriesSection(report),
+        coverageSection(report),
         resultsSection(report),
       ];
   return `<!doctype html>
@@ -46,7 +48,12 @@ export function htmlReport(report: Report): string {
 <h1>Canvassing Read API conformance <span class="verdict ${summary.verdict}">${summary.verdict.toUpperCase()}</span></h1>
 <p class="target">${esc(where)}</p>
 <p class="meta">profile ${esc(target.profile)} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · started ${esc(report.startedAt)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</p>
-<p class="meta">${summary.requiredFailures} required check(s) failed${report.expectations ? ` · ${summary.expectedFailures} expected failure(s) · ${summary.fixedExpectedFailures} expected failure(s) no longer failing` : ''}</p>
+${
+  report.coverage
+    ? `<p class="meta">${esc(coverageHeadline(report.coverage))}</p>
+`
+    : ''
+}<p class="meta">${summary.requiredFailures} required check(s) failed${report.expectations ? ` · ${summary.expectedFailures} expected failure(s) · ${summary.fixedExpectedFailures} expected failure(s) no longer failing` : ''}</p>
 </header>
 <main>
 ${body.filter(Boolean).join('\n')}
@@ -259,6 +266,36 @@ function resultsSection(report: Report): string {
     return `<h3>${esc(area)} ${counts}</h3><table><tr><th>id</th><th>§</th><th>requirement</th><th>level</th><th>status</th><th>what came back</th></tr>${rows}</table>`;
   });
   return section('results', 'Results per area and requirement', areas.join(''));
+}
+
+function coverageSection(report: Report): string {
+  const coverage = report.coverage;
+  if (!coverage) return '';
+  const operations = coverage.operations
+    .map((o) => {
+      const cells = [
+        ...o.statuses.map(
+          (s) =>
+            `<td class="${s.observed > 0 ? 'good' : ''}">${esc(s.status)} ${s.observed > 0 ? `✓ ${s.observed}` : '– not observed'}</td>`,
+        ),
+        ...o.undocumented.map((s) => `<td class="bad">${esc(s.status)} undocumented ✗ ${s.observed}</td>`),
+      ];
+      return `<tr><th>${esc(`${o.method} ${o.path}`)} <small>${esc(o.operationId)}</small></th>${cells.join('')}</tr>`;
+    })
+    .join('');
+  const requirements = coverage.requirements
+    .filter((r) => r.records > 0)
+    .map((r) => `<tr><td><b>${esc(r.id)}</b></td><td>${esc(judgedText(r))}</td></tr>`)
+    .join('');
+  const gaps =
+    coverage.gaps.length === 0
+      ? '<p class="good">Nothing left uncovered: every selected check ran on what it needed.</p>'
+      : `<ul>${coverage.gaps.map((g) => `<li>${esc(g)}</li>`).join('')}</ul>`;
+  return section(
+    'coverage',
+    'Coverage',
+    `<p>${esc(coverageHeadline(coverage))}.</p><h3>Documented statuses observed</h3><table>${operations}</table><h3>Judged per requirement</h3><table><tr><th>requirement</th><th>judged</th></tr>${requirements}</table><h3>Not covered</h3>${gaps}`,
+  );
 }
 
 function section(id: string, title: string, html: string): string {

@@ -5,7 +5,14 @@
  */
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
-import { comparisonLines, driftLines } from './sections.ts';
+import {
+  comparisonLines,
+  coverageHeadline,
+  coverageLines,
+  driftLines,
+  judgedText,
+  statusCoverageText,
+} from './sections.ts';
 
 type Outcome = 'failure' | 'skipped' | 'passed';
 
@@ -44,6 +51,7 @@ export function junitReport(report: Report): string {
     if (area === 'drift') out.push(`    <system-out>${xml(driftLines(report).join('\n'))}</system-out>`);
     out.push('  </testsuite>');
   }
+  out.push(...coverageSuite(report));
   const since = comparisonLines(report);
   if (since.length > 0) {
     out.push('  <testsuite name="comparison" tests="0" failures="0" skipped="0">');
@@ -52,6 +60,35 @@ export function junitReport(report: Report): string {
   }
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The coverage as a suite of properties CI can read (seed, sample, statuses per operation, records
+ * per requirement, gaps), its lines as system-out.
+ */
+function coverageSuite(report: Report): string[] {
+  const coverage = report.coverage;
+  if (!coverage) return [];
+  const properties: [string, string][] = [
+    ['seed', String(coverage.seed)],
+    ['coverage', coverageHeadline(coverage)],
+    ...(coverage.sampled
+      ? [['sampled', `${coverage.sampled.n} of ${coverage.sampled.of}`] as [string, string]]
+      : []),
+    ...coverage.operations.map((o): [string, string] => [`statuses.${o.operationId}`, statusCoverageText(o)]),
+    ...coverage.requirements
+      .filter((r) => r.records > 0)
+      .map((r): [string, string] => [`judged.${r.id}`, judgedText(r)]),
+    ...coverage.gaps.map((gap, i): [string, string] => [`not-covered.${i + 1}`, gap]),
+  ];
+  return [
+    '  <testsuite name="coverage" tests="0" failures="0" skipped="0">',
+    '    <properties>',
+    ...properties.map(([name, value]) => `      <property name="${xml(name)}" value="${xml(value)}"/>`),
+    '    </properties>',
+    `    <system-out>${xml(coverageLines(report).join('\n'))}</system-out>`,
+    '  </testsuite>',
+  ];
 }
 
 function testCase(r: CheckResult, report: Report): string {

@@ -1,10 +1,58 @@
 /**
- * The report sections the text reporters share (console, and JUnit's system-out): the drift, the
- * expected failures and the comparison with a previous report, as plain lines.
+ * The report sections the text reporters share (console, and JUnit's system-out): the coverage, the
+ * drift, the expected failures and the comparison with a previous report, as plain lines.
  */
 import type { CheckChange } from '../compare.ts';
 import type { DriftFinding } from '../drift.ts';
-import type { Report } from '../types.ts';
+import type { Coverage, Judged, Report } from '../types.ts';
+
+/** "seed 20261124, every record judged" or "seed 1, sampled 20 of 240 walks (not a full run)". */
+export function coverageHeadline(coverage: Coverage): string {
+  const sampled = coverage.sampled
+    ? `sampled ${coverage.sampled.n} of ${coverage.sampled.of} walks per sweep (--sample: not a full run)`
+    : 'every record judged';
+  return `seed ${coverage.seed}, ${sampled}`;
+}
+
+/** "200 walks judged (200 requests)" or "20 of 200 walks judged (20 requests)". */
+export function judgedText(judged: Judged): string {
+  const of = judged.of !== undefined ? ` of ${judged.of}` : '';
+  if (judged.unit === 'answers' || judged.unit === 'requests')
+    return `${judged.records}${of} ${judged.unit} judged`;
+  const requests = judged.requests === 1 ? '1 request' : `${judged.requests} requests`;
+  return `${judged.records}${of} ${judged.unit} judged (${requests})`;
+}
+
+/** Per operation, every documented status and whether the run observed it (`✓ n` or `–`). */
+export function statusCoverageText(operation: Coverage['operations'][number]): string {
+  const documented = operation.statuses.map((s) => `${s.status} ${s.observed > 0 ? `✓ ${s.observed}` : '–'}`);
+  const other = operation.undocumented.map((s) => `${s.status} undocumented ✗ ${s.observed}`);
+  return [...documented, ...other].join(', ');
+}
+
+/** The coverage section: seed and sample, statuses per operation, records per requirement, gaps. */
+export function coverageLines(report: Report): string[] {
+  const coverage = report.coverage;
+  if (!coverage) return [];
+  const lines = [`COVERAGE (${coverageHeadline(coverage)})`];
+  for (const operation of coverage.operations) {
+    lines.push(
+      `  ${operation.method} ${operation.path} (${operation.operationId}): ${statusCoverageText(operation)}`,
+    );
+  }
+  const counted = coverage.requirements.filter((r) => r.records > 0);
+  if (counted.length > 0) {
+    lines.push('  judged per requirement:');
+    for (const r of counted) lines.push(`    ${r.id}: ${judgedText(r)}`);
+  }
+  if (coverage.gaps.length > 0) {
+    lines.push('  not covered:');
+    for (const gap of coverage.gaps) lines.push(`    ${gap}`);
+  } else {
+    lines.push('  not covered: nothing (every selected check ran on what it needed)');
+  }
+  return lines;
+}
 
 export interface DriftGroup {
   operationId: string;
