@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
+import { loadSpec } from '../../spec/contract.ts';
 import { CREDENTIAL_NAMES, KEY_PREFIX } from '../../spec/facts.ts';
 import type { Report } from '../types.ts';
 import type { Listening } from './harness.ts';
-import { listen } from './harness.ts';
+import { listen, runCli } from './harness.ts';
 import type { MutationServer } from './mutations.ts';
 import { MUTATIONS, startMutationServer } from './mutations.ts';
 
@@ -221,5 +222,20 @@ describe('what is not a mistake', { timeout: RUN_BOUND_MS }, () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).not.toContain('warning');
+  });
+
+  it('a mock checked with --profile live: a warning suggesting --profile mock, not an exit', async () => {
+    const example = (loadSpec().components?.examples?.WalkList as { value: unknown }).value;
+    const mock = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(example));
+    });
+    try {
+      const run = await runCli(['--base-url', mock.baseUrl, '--only', 'ENVELOPE-001'], keys);
+      expect(run.stdout).toMatch(/warning: .* looks like a mock; with a mock, use --profile mock/);
+      expect(run.status).toBe(0);
+    } finally {
+      await mock.close();
+    }
   });
 });
