@@ -5,7 +5,7 @@
  * the path, no npm variables of the test run).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { REPO_ROOT } from './packages.ts';
@@ -86,6 +86,10 @@ export async function packWorkspace(
       break;
     } catch {
       if (attempt >= 600) throw new Error(`${lock} held for over 5 minutes`);
+      // A lock left by a killed run: no pack takes 3 minutes.
+      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 180_000) {
+        rmSync(lock, { recursive: true, force: true });
+      }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
