@@ -56,6 +56,17 @@ export interface Mutation {
   response?: (answer: Answer, view: RequestView, world: World) => Answer | undefined;
 }
 
+/** Applies `fault` to one answer in twenty it could apply to, from the seventh on (a counter per variant). */
+function oneInTwenty(fault: NonNullable<Mutation['response']>): NonNullable<Mutation['response']> {
+  let seen = 0;
+  return (answer, view, world) => {
+    const faulty = fault(answer, view, world);
+    if (faulty === undefined) return undefined;
+    seen++;
+    return seen % 20 === 7 ? faulty : undefined;
+  };
+}
+
 const isList = (v: RequestView) => v.path === '/api/v1/walks';
 const isDetail = (v: RequestView) => /^\/api\/v1\/walks\/[^/]+$/.test(v.path);
 const detailId = (v: RequestView) => decodeURIComponent(v.path.split('/').pop() ?? '');
@@ -335,6 +346,17 @@ export const MUTATIONS: Mutation[] = [
     response: (a, v) =>
       isList(v) && v.key === 'CONFORMANCE_EMPTY_CAMPAIGN_KEY'
         ? errorAnswer(404, 'not_found', 'No walks.')
+        : undefined,
+  },
+  {
+    name: 'counts-extra-total',
+    breaks: 'WALKS-LIST-015',
+    description: 'counts carries a `total` key besides the eight statuses',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) =>
+            walksOf(b).forEach((w) => void ((w.counts as Record<string, number>).total = Number(w.count))),
+          )
         : undefined,
   },
   // walk detail
@@ -625,6 +647,24 @@ export const MUTATIONS: Mutation[] = [
     description: `${method} is accepted`,
     response: (_a, v) => (v.method === method ? success({}) : undefined),
   })),
+  // faults that come and go, codings that do not decode
+  {
+    name: 'one-in-twenty-502',
+    breaks: 'ENVELOPE-011',
+    description: 'an upstream answers one walk detail in twenty with 502 (after the first few)',
+    response: oneInTwenty((a, v) =>
+      isDetail(v) ? errorAnswer(502, 'bad_gateway', 'The upstream did not answer.') : undefined,
+    ),
+  },
+  {
+    name: 'gzip-label-on-plain-body',
+    breaks: 'ENVELOPE-012',
+    description: 'list answers say Content-Encoding: gzip over a plain JSON body',
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? { ...a, headers: { ...a.headers, 'content-encoding': 'gzip' } }
+        : undefined,
+  },
   // drift (strict only)
   {
     name: 'undocumented-field',
