@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { LIMIT } from '../../facts.ts';
 import { diffSpecs } from '../diff.ts';
 import {
   addQueryParameter,
@@ -61,7 +62,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'schema-constraint-changed',
     where: 'GET /api/v1/walks · parameter limit (query)',
-    impact: 'A client that sends `limit=200` now gets 400 instead of 200.',
+    impact: `A client that sends \`limit=${LIMIT.maximum}\` now gets 400 instead of 200.`,
   },
   {
     name: 'a narrowed enum (a stop status removed)',
@@ -121,7 +122,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'schema-constraint-changed',
     where: 'parameter limit (query)',
-    impact: 'A client that sends `limit=1` now gets 400 instead of 200.',
+    impact: `A client that sends \`limit=${LIMIT.minimum}\` now gets 400 instead of 200.`,
   },
   {
     name: 'a changed limit default',
@@ -130,7 +131,7 @@ const cases: BreakingCase[] = [
     },
     rule: 'project/parameter-default-changed',
     where: 'parameter limit (query)',
-    impact: 'A client that omits `limit` now gets the answer for `limit=20` instead of `limit=50`.',
+    impact: `A client that omits \`limit\` now gets the answer for \`limit=20\` instead of \`limit=${LIMIT.default}\`.`,
   },
   {
     name: 'a newly required scope',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMIT } from '../../facts.ts';
 import { limitSchema, schema, SpecVariants } from './spec-variants.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -55,10 +56,13 @@ describe('spec:diff command', () => {
     expect(result.stdout).toContain('Verdict: BREAKING: the new spec breaks clients of the old spec.');
     expect(result.stdout).toContain('Gate: FAIL: 1 breaking change not accepted.');
     expect(result.stdout).toMatch(
-      /Breaking, not accepted \(1\).*\n.*GET \/api\/v1\/walks · parameter limit \(query\) · maximum\n.*A client that sends `limit=200` now gets 400 instead of 200\./,
+      /Breaking, not accepted \(1\).*\n.*GET \/api\/v1\/walks · parameter limit \(query\) · maximum\n {6}A client that sends/,
     );
     expect(result.stdout).toContain(
-      "Upper bound changed from '<= 200' to '<= 100'. [schema-constraint-changed]",
+      `A client that sends \`limit=${LIMIT.maximum}\` now gets 400 instead of 200.`,
+    );
+    expect(result.stdout).toContain(
+      `Upper bound changed from '<= ${LIMIT.maximum}' to '<= 100'. [schema-constraint-changed]`,
     );
     expect(result.stdout).toMatch(/old spec .*base\.yaml:\d+ → new spec .*lower-maximum\.yaml:\d+/);
     expect(result.stdout).toContain(
@@ -73,7 +77,9 @@ describe('spec:diff command', () => {
     expect(breaking.stdout).toMatch(/^## Spec diff: ❌ BREAKING/);
     expect(breaking.stdout).toContain('### ❌ Breaking, not accepted (1)');
     expect(breaking.stdout).toContain('| What a client sees | Where | Rule | Old spec | New spec |');
-    expect(breaking.stdout).toContain('| A client that sends `limit=200` now gets 400 instead of 200. |');
+    expect(breaking.stdout).toContain(
+      `| A client that sends \`limit=${LIMIT.maximum}\` now gets 400 instead of 200. |`,
+    );
     expect(breaking.stdout).toContain('`schema-constraint-changed`');
     expect(breaking.stdout).toContain(
       '  - id: "schema-constraint-changed@GET /api/v1/walks > parameter limit (query) > maximum"',
@@ -99,7 +105,7 @@ describe('spec:diff command', () => {
       expect.objectContaining({
         id: 'schema-constraint-changed@GET /api/v1/walks > parameter limit (query) > maximum',
         classification: 'breaking',
-        impact: 'A client that sends `limit=200` now gets 400 instead of 200.',
+        impact: `A client that sends \`limit=${LIMIT.maximum}\` now gets 400 instead of 200.`,
         rule: 'schema-constraint-changed',
         property: 'maximum',
         engineImpact: 'major',
