@@ -83,7 +83,7 @@ const cases = operationsOf(doc).flatMap((op) =>
   codeSamplesOf(doc, op).map((sample) => [op.operationId, sample.label, op, sample] as const),
 );
 
-describe('the request samples of the docs page', () => {
+describe('the request samples of the docs page', { timeout: 120_000 }, () => {
   const runnableHere = cases.filter(([, label]) => RUNNERS[label]?.available);
   const notHere = cases.filter(([, label]) => !RUNNERS[label]?.available);
   if (notHere.length > 0) {

@@ -129,7 +129,8 @@ async function waitForTexts(sectionId: string | null, texts: string[]): Promise<
   // the assertions that follow say which text is missing
 }
 
-describe('the API reference page at /docs, in headless Chromium', () => {
+// A loaded CI machine can take tens of seconds per page; the bound only stops a hung browser.
+describe('the API reference page at /docs, in headless Chromium', { timeout: 120_000 }, () => {
   it('opens on the overview: both endpoints, the private-beta note and both auth headers', async () => {
     await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
     const paragraphs = (doc.info.description ?? '').split(/\n\s*\n/).map(asRendered);

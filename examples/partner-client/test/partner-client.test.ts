@@ -96,7 +96,8 @@ async function expectListsAndStops(flags: string[]): Promise<void> {
   expect(run.stdout).not.toContain(apiKey);
 }
 
-describe('examples/partner-client against the reference server', () => {
+// Each case starts processes (tsx, a server, Prism); the bound only stops a hung one.
+describe('examples/partner-client against the reference server', { timeout: 120_000 }, () => {
   it('lists walks and reads one walk’s stops on the default sandbox', () => expectListsAndStops([]));
 
   it.skipIf(!HAS_VARIANTS).each(VARIANT_SEEDS)(
@@ -118,7 +119,7 @@ describe('examples/partner-client against the reference server', () => {
   });
 });
 
-describe('examples/partner-client against the Prism mock', () => {
+describe('examples/partner-client against the Prism mock', { timeout: 120_000 }, () => {
   it('lists the example walks and reads the example walk’s stops', async () => {
     prism = await startPrism({ port: await freePort() });
     const apiKey = `${KEY_PREFIX}partner_example_key`;
