@@ -3,7 +3,6 @@
  * --planned, spec/planned.openapi.yaml alone) with Prism, forwards SIGINT/SIGTERM to it and exits
  * when it does.
  */
-import { parseArgs } from 'node:util';
 import {
   DEFAULT_MOCK_HOST,
   DEFAULT_MOCK_PORT,
@@ -14,17 +13,25 @@ import {
   startPrism,
   stoppedBySignal,
 } from './prism.ts';
+import type { CommandSpec } from '../command-line/flags.ts';
+import { EXIT_USAGE, helpText, readFlags, usageMessage } from '../command-line/flags.ts';
 import { parsePort } from './cli-flags.ts';
 import { KEY_PREFIX } from '../spec/facts.ts';
 
-const USAGE = `Usage: npm run mock -- [--port N] [--host H] [--planned]
-
-Serves the API's OpenAPI contract with the Prism mock server (example answers, no real data).
-  --port N     port to listen on (default ${DEFAULT_MOCK_PORT})
-  --host H     address to listen on (default ${DEFAULT_MOCK_HOST})
-  --planned    mock the PLANNED endpoints (spec/planned.openapi.yaml) instead of the live ones
-  --help       show this help
-Ctrl-C stops it.`;
+const COMMAND = {
+  name: 'mock',
+  usage: 'npm run mock -- [--port N] [--host H] [--planned]',
+  summary:
+    "Serves the API's OpenAPI contract with the Prism mock server (example answers, no real data).\nCtrl-C stops it.",
+  flags: {
+    port: { type: 'string', value: 'N', help: `Port to listen on (default ${DEFAULT_MOCK_PORT})` },
+    host: { type: 'string', value: 'H', help: `Address to listen on (default ${DEFAULT_MOCK_HOST})` },
+    planned: {
+      type: 'boolean',
+      help: 'Mock the PLANNED endpoints (spec/planned.openapi.yaml) instead of the live ones',
+    },
+  },
+} as const satisfies CommandSpec;
 
 interface MockFlags {
   host: string;
@@ -33,17 +40,7 @@ interface MockFlags {
 }
 
 function parseFlags(argv: string[]): MockFlags | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      planned: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
   return {
     host: values.host ?? DEFAULT_MOCK_HOST,
@@ -77,11 +74,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     flags = parseFlags(argv);
   } catch (error) {
-    console.error(`mock: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
+    process.stderr.write(usageMessage('mock', error as Error));
+    return EXIT_USAGE;
   }
   if (flags === 'help') {
-    console.log(USAGE);
+    process.stdout.write(helpText(COMMAND));
     return 0;
   }
   if (await isPortTaken(flags.host, flags.port)) {

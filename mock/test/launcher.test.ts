@@ -66,10 +66,19 @@ describe('npm run mock (mock/main.ts)', () => {
     }
   });
 
-  it.each([['0'], ['70000'], ['4010x']])('exits 2 with the usage on --port %s', async (port) => {
-    launched = launch('mock/main.ts', ['--port', port]);
+  it.each([['0'], ['70000'], ['4010x']])(
+    'exits 2 with the shared usage message on --port %s',
+    async (port) => {
+      launched = launch('mock/main.ts', ['--port', port]);
+      expect(await launched.exited).toBe(2);
+      expect(launched.output()).toContain('mock: --port must be a port number');
+      expect(launched.output()).toContain('Run with --help for the options.');
+    },
+  );
+
+  it('exits 2 naming the nearest flag for a misspelt one', async () => {
+    launched = launch('mock/main.ts', ['--prot', '4011']);
     expect(await launched.exited).toBe(2);
-    expect(launched.output()).toContain('--port must be a port number');
-    expect(launched.output()).toContain('Usage: npm run mock');
+    expect(launched.output()).toContain('mock: unknown flag --prot (did you mean --port?)');
   });
 });
