@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startReferenceServer } from '../reference-server/start.ts';
@@ -27,17 +28,20 @@ function bytesUnder(dir: string): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
-/** From spawning the installed bin to the first request arriving at the reference server. */
-async function startToFirstRequest(project: string): Promise<number[]> {
+/**
+ * From spawning a command to the first request arriving at the reference server: the installed
+ * bin, and for scale a bare `node -e fetch(...)` (what this machine's load alone costs).
+ */
+async function startToFirstRequest(project: string, bare = false): Promise<number[]> {
   const server = await startReferenceServer({ log: false });
+  const [command, args] = bare
+    ? [process.execPath, ['-e', `fetch(${JSON.stringify(server.baseUrl)}).catch(() => {})`]]
+    : [binOf(project, 'canvassing-conformance'), ['--base-url', server.baseUrl]];
   const times: number[] = [];
   try {
     for (let round = 0; round < ROUNDS.start; round++) {
       const started = performance.now();
-      const child = spawn(binOf(project, 'canvassing-conformance'), ['--base-url', server.baseUrl], {
-        env: outsideEnv(server.credentials),
-        stdio: 'ignore',
-      });
+      const child = spawn(command, args, { env: outsideEnv(server.credentials), stdio: 'ignore' });
       const exited = new Promise((resolve) => child.once('exit', resolve));
       await new Promise<void>((resolve) => server.server.once('request', () => resolve()));
       times.push(performance.now() - started);
@@ -61,6 +65,7 @@ async function main(): Promise<void> {
   }
   const size = bytesUnder(join(project, 'node_modules'));
   const starts = await startToFirstRequest(project);
+  const bare = await startToFirstRequest(project, true);
   const rows: [string, string, string][] = [
     ['tarball', `${(statSync(tarball).size / 1e6).toFixed(2)} MB`, ''],
     ['installed size (node_modules)', `${(size / 1e6).toFixed(2)} MB`, '≤ 30 MB'],
@@ -74,8 +79,11 @@ async function main(): Promise<void> {
       `${median(starts).toFixed(0)} ms median, ${Math.max(...starts).toFixed(0)} ms worst`,
       '≤ 1 s',
     ],
+    [`  for scale: bare node to first request`, `${median(bare).toFixed(0)} ms median`, ''],
   ];
-  console.log(`canvassing-conformance package, Node ${process.version}${quick ? ' (quick)' : ''}`);
+  const load = loadavg()[0]?.toFixed(1) ?? '?';
+  const machine = `Node ${process.version}, ${availableParallelism()} cores, load ${load}`;
+  console.log(`canvassing-conformance package (${machine})${quick ? ', quick' : ''}`);
   for (const [what, figure, bound] of rows) console.log(`  ${what.padEnd(40)} ${figure.padEnd(34)} ${bound}`);
 }
 
