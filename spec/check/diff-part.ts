@@ -14,6 +14,7 @@ export async function diffPart(specPath: string, baseRef: string, accepted?: str
     dispose = base.dispose;
     const gate = await gateSpecs(base, head, {
       acknowledgements: accepted ?? acknowledgementsBeside(specPath),
+      acknowledgementsNamed: accepted !== undefined,
     });
     const pass = gate.gate === 'pass';
     const counts = `${gate.counts.breaking} breaking, ${gate.counts['non-breaking']} non-breaking, ${gate.counts.annotation} annotation-only`;

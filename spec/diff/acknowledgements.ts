@@ -21,9 +21,15 @@ export function acknowledgementsBeside(specPath: string): string {
   return join(dirname(specPath), ACKNOWLEDGEMENTS_FILE_NAME);
 }
 
-/** Reads and checks the file; a missing file acknowledges nothing. Any defect is one line, exit 2. */
-export function loadAcknowledgements(path: string): Acknowledgement[] {
-  if (!existsSync(path)) return [];
+/**
+ * Reads and checks the file. A missing file acknowledges nothing, unless it was named on purpose
+ * (`mustExist`: a mistyped `--accepted` must not pass silently). Any defect is one line, exit 2.
+ */
+export function loadAcknowledgements(path: string, options: { mustExist?: boolean } = {}): Acknowledgement[] {
+  if (!existsSync(path)) {
+    if (options.mustExist) throw new SpecDiffError('invalid_acknowledgements', `${path}: no such file.`);
+    return [];
+  }
   let doc: unknown;
   try {
     doc = parse(readFileSync(path, 'utf8'));

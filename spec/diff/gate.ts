@@ -7,6 +7,8 @@ import type { GateResult } from './types.ts';
 export interface GateOptions {
   /** The acknowledgement file; none when undefined. A path that does not exist acknowledges nothing. */
   acknowledgements?: string;
+  /** The file was named by the user: its absence is unusable input. */
+  acknowledgementsNamed?: boolean;
   /** `YYYY-MM-DD`, UTC; today by default. */
   today?: string;
 }
@@ -17,7 +19,9 @@ export async function gateSpecs(
   options: GateOptions = {},
 ): Promise<GateResult> {
   // Read first: a malformed file is unusable input, reported before the slower comparison.
-  const entries = options.acknowledgements ? loadAcknowledgements(options.acknowledgements) : [];
+  const entries = options.acknowledgements
+    ? loadAcknowledgements(options.acknowledgements, { mustExist: options.acknowledgementsNamed === true })
+    : [];
   const diff = await diffSpecs(base, head);
   const file = options.acknowledgements && entries.length > 0 ? options.acknowledgements : undefined;
   return applyAcknowledgements(diff, entries, {

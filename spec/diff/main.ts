@@ -48,7 +48,8 @@ export async function main(argv: string[]): Promise<number> {
     const [base, head, dispose] = loadInputs(parsed);
     try {
       const acknowledgements = parsed.accepted ?? acknowledgementsBeside(headPathOf(parsed));
-      const result = await gateSpecs(base, head, { acknowledgements });
+      const named = parsed.accepted !== undefined;
+      const result = await gateSpecs(base, head, { acknowledgements, acknowledgementsNamed: named });
       process.stdout.write(`${formatReport(result, format)}\n`);
       return result.gate === 'pass' ? 0 : 1;
     } finally {

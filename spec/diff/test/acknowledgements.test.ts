@@ -51,6 +51,9 @@ describe('loadAcknowledgements', () => {
     );
     expect(loadAcknowledgements(path)).toEqual([{ id: ID, reason: 'told partners', specVersion: '1.1.0' }]);
     expect(loadAcknowledgements(join(dir, 'absent.yaml'))).toEqual([]);
+    expect(() => loadAcknowledgements(join(dir, 'absent.yaml'), { mustExist: true })).toThrow(
+      `${join(dir, 'absent.yaml')}: no such file.`,
+    );
     expect(loadAcknowledgements(fileWith('empty', '# nothing yet\n'))).toEqual([]);
     expect(loadAcknowledgements(fileWith('none', 'accepted:\n'))).toEqual([]);
   });
