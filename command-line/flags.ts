@@ -190,16 +190,19 @@ export function usageMessage(command: string, error: Error): string {
   return `${command}: ${error.message}\nRun with --help for the options.\n`;
 }
 
+/** Where help texts start: column 26, or further when a command has a longer flag. */
 const COLUMN = 26;
 
 /** The `--help` text, the same layout for every command. */
 export function helpText(command: CommandSpec): string {
   const rows = Object.entries({ ...command.flags, help: HELP_FLAG }).map(([name, flag]) => {
     const left = `${flag.short ? `-${flag.short}, ` : ''}--${name}${flag.value ? ` ${flag.value}` : ''}`;
-    const [first = '', ...rest] = flag.help.split('\n');
-    const lead = left.length + 2 < COLUMN ? `  ${left.padEnd(COLUMN - 2)}${first}` : `  ${left}  ${first}`;
-    return [lead, ...rest.map((line) => `${' '.repeat(COLUMN)}${line}`)].join('\n');
+    return { left, lines: flag.help.split('\n') };
   });
+  const column = Math.max(COLUMN, ...rows.map((row) => row.left.length + 4));
+  const text = rows.map(({ left, lines }) =>
+    lines.map((line, i) => `${i === 0 ? `  ${left}`.padEnd(column) : ' '.repeat(column)}${line}`).join('\n'),
+  );
   const sections = (command.sections ?? []).map((s) => `\n${s.title}:\n${s.text.replace(/\n$/, '')}\n`);
-  return `Usage: ${command.usage}\n\n${command.summary.replace(/\n$/, '')}\n\nOptions:\n${rows.join('\n')}\n${sections.join('')}`;
+  return `Usage: ${command.usage}\n\n${command.summary.replace(/\n$/, '')}\n\nOptions:\n${text.join('\n')}\n${sections.join('')}`;
 }
