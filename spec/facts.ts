@@ -4,13 +4,13 @@
  * as data (the key prefix, the scope name, the credential names, the conformance result classes)
  * is named here. Everything else imports these names.
  *
- * Cheap to import, because the reference server does at start-up: no Ajv, and only the two YAML
- * blocks that hold the facts are parsed (a whole-document parse costs over 100 ms on a busy
- * machine; the blocks take a few). `spec/test/facts.test.ts` holds every value to a full parse.
+ * Cheap to import, because the reference server does at start-up: no Ajv and no YAML library.
+ * The few values it needs are plain scalars and one literal block, read straight from their lines
+ * (importing the yaml package alone costs about half of a bare Node start, a whole-document parse
+ * over 100 ms on a busy machine). `spec/test/facts.test.ts` holds every value to a full parse.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 
 export const LIVE_SPEC_PATH = fileURLToPath(new URL('./openapi.yaml', import.meta.url));
 export const PLANNED_SPEC_PATH = fileURLToPath(new URL('./planned.openapi.yaml', import.meta.url));
@@ -55,18 +55,22 @@ export interface LimitFacts {
 }
 
 const specLines = readFileSync(LIVE_SPEC_PATH, 'utf8').split(/\r?\n/);
+const LIMIT_PATH = ['components', 'parameters', 'Limit'];
 
 /** `components.parameters.Limit` of the spec. */
-export const LIMIT: Readonly<LimitFacts> = Object.freeze(
-  limitOf(blockAt(['components', 'parameters', 'Limit'])),
-);
+export const LIMIT: Readonly<LimitFacts> = Object.freeze({
+  name: String(scalarAt([...LIMIT_PATH, 'name'])),
+  minimum: integerAt([...LIMIT_PATH, 'schema', 'minimum']),
+  maximum: integerAt([...LIMIT_PATH, 'schema', 'maximum']),
+  default: integerAt([...LIMIT_PATH, 'schema', 'default']),
+});
 
 /**
  * Every error code the spec names, with its HTTP status, as the `Error.code` description states
  * them ("`invalid_parameter`, `conflicting_credentials` and `bad_request` (400), ...").
  */
 export const ERROR_STATUSES: Readonly<Record<string, number>> = Object.freeze(
-  errorStatusesOf(blockAt(['components', 'schemas', 'Error', 'properties', 'code'])),
+  errorStatusesOf(String(scalarAt(['components', 'schemas', 'Error', 'properties', 'code', 'description']))),
 );
 
 /** The status of an error code the spec names; throws for any other, so a typo fails at once. */
@@ -76,24 +80,11 @@ export function statusOfError(code: string): number {
   return status;
 }
 
-function limitOf(block: Record<string, unknown>): LimitFacts {
-  const schema = (block.schema ?? {}) as Record<string, unknown>;
-  const facts = {
-    name: block.name,
-    minimum: schema.minimum,
-    maximum: schema.maximum,
-    default: schema.default,
-  };
-  for (const [key, value] of Object.entries(facts)) {
-    if (value === undefined) throw new Error(`spec/openapi.yaml: the Limit parameter states no ${key}`);
-  }
-  return facts as LimitFacts;
-}
-
-function errorStatusesOf(block: Record<string, unknown>): Record<string, number> {
+/** The codes and statuses a description states, each run of codes followed by its status: `a`, `b` (400). */
+export function errorStatusesOf(description: string): Record<string, number> {
   const statuses: Record<string, number> = {};
   // Each run of back-quoted codes ends with its status in parentheses.
-  const runs = String(block.description ?? '').split(/\((\d{3})\)/);
+  const runs = description.split(/\((\d{3})\)/);
   for (let i = 1; i < runs.length; i += 2) {
     for (const [, code] of (runs[i - 1] ?? '').matchAll(/`([a-z][a-z0-9_]*)`/g)) {
       statuses[code as string] = Number(runs[i]);
@@ -103,21 +94,46 @@ function errorStatusesOf(block: Record<string, unknown>): Record<string, number>
   return statuses;
 }
 
-/** The mapping at `path` in the spec, parsed on its own: the lines indented under its key. */
-function blockAt(path: readonly string[]): Record<string, unknown> {
+function integerAt(path: readonly string[]): number {
+  const value = scalarAt(path);
+  if (typeof value !== 'number') throw new Error(`spec/openapi.yaml: ${path.join('.')} is not an integer`);
+  return value;
+}
+
+/**
+ * The plain scalar or literal block (`|`, `|-`) at `path`. Any other YAML form is refused loudly
+ * rather than misread; `test/facts.test.ts` holds every value read here to a full YAML parse.
+ */
+function scalarAt(path: readonly string[]): string | number {
+  const { value, body } = entryAt(path);
+  if (value === '|' || value === '|-') {
+    const depth = indentOf(body.find(hasContent) ?? '');
+    const text = body.map((line) => (indentOf(line) >= depth ? line.slice(depth) : '')).join('\n');
+    return value === '|' ? `${text.replace(/\n+$/, '')}\n` : text.replace(/\n+$/, '');
+  }
+  const plain = value.replace(/\s+#.*$/, '');
+  if (plain === '' || /^["'[{>|&*!%@`]/.test(plain)) {
+    throw new Error(
+      `spec/facts.ts reads ${path.join('.')} as a plain scalar or a | block, not ${JSON.stringify(value)}`,
+    );
+  }
+  return /^-?\d+$/.test(plain) ? Number(plain) : plain;
+}
+
+/** The text after the key at `path`, and the lines indented under it. */
+function entryAt(path: readonly string[]): { value: string; body: string[] } {
   let body = specLines;
+  let value = '';
   for (const key of path) {
     const depth = indentOf(body.find(hasContent) ?? '');
     const start = body.findIndex((line) => indentOf(line) === depth && line.startsWith(`${key}:`, depth));
-    if (start < 0 || !hasContent(body[start] ?? ''))
-      throw new Error(`spec/openapi.yaml has no ${path.join('.')}`);
+    if (start < 0) throw new Error(`spec/openapi.yaml has no ${path.join('.')}`);
+    value = (body[start] ?? '').slice(depth + key.length + 1).trim();
     let end = start + 1;
     while (end < body.length && (!hasContent(body[end] ?? '') || indentOf(body[end] ?? '') > depth)) end++;
     body = body.slice(start + 1, end);
   }
-  const depth = indentOf(body.find(hasContent) ?? '');
-  const text = body.map((line) => (indentOf(line) >= depth ? line.slice(depth) : '')).join('\n');
-  return (parse(text) ?? {}) as Record<string, unknown>;
+  return { value, body };
 }
 
 function hasContent(line: string): boolean {

@@ -6,6 +6,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
 import {
   ERROR_STATUSES,
+  errorStatusesOf,
   KEY_PREFIX,
   LIMIT,
   loadSpec,
@@ -52,6 +53,13 @@ describe('the facts read from spec/openapi.yaml', () => {
     const documented = documentedErrorCodes();
     expect(documented.length).toBeGreaterThan(5);
     for (const [code, status] of documented) expect([code, ERROR_STATUSES[code]]).toEqual([code, status]);
+  });
+
+  it('ERROR_STATUSES is what the Error.code description of a full parse states', () => {
+    const schema = doc.components?.schemas?.Error as OpenAPIV3_1.SchemaObject;
+    const description = (schema.properties?.code as OpenAPIV3_1.SchemaObject).description ?? '';
+    expect(ERROR_STATUSES).toEqual(errorStatusesOf(description));
+    expect(Object.keys(ERROR_STATUSES).length).toBeGreaterThanOrEqual(12);
   });
 
   it('ERROR_STATUSES names only codes the Error schema accepts, each with a 4xx or 5xx status', () => {
