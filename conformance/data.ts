@@ -191,9 +191,12 @@ export class SuiteData {
    * fetched with this key (so a cache keyed by URL alone shows itself).
    */
   async crossDetails(): Promise<SampledWalk[]> {
-    const mine = await this.sampledDetails();
+    const mine = await this.sample();
     return Promise.all(
-      mine.map(async ({ summary }) => ({ summary, view: await this.detail(summary.id, OTHER) })),
+      mine.map(async (summary) => {
+        await this.detail(summary.id);
+        return { summary, view: await this.detail(summary.id, OTHER) };
+      }),
     );
   }
 
