@@ -5,7 +5,8 @@
  * stale or expired; 2 when the input is unusable.
  */
 import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../../command-line/flags.ts';
+import { helpText, readFlags, usageMessage } from '../../command-line/flags.ts';
 import { LIVE_SPEC_PATH } from '../contract.ts';
 import { acknowledgementsBeside } from './acknowledgements.ts';
 import { SpecDiffError } from './errors.ts';
@@ -13,21 +14,31 @@ import { gateSpecs } from './gate.ts';
 import { loadSpecAtGitRef, loadSpecInput, type SpecInput } from './input.ts';
 import { FORMATS, formatReport, type ReportFormat } from './report.ts';
 
-const USAGE = `Usage:
-  npm run spec:diff -- BASE_SPEC HEAD_SPEC [--accepted FILE] [--format text|markdown|json]
-  npm run spec:diff -- --base-ref GIT_REF [HEAD_SPEC] [--accepted FILE] [--format text|markdown|json]
-
-Compares the old spec (BASE_SPEC) with the new one (HEAD_SPEC, default spec/openapi.yaml with
+const COMMAND = {
+  name: 'spec:diff',
+  usage: `npm run spec:diff -- BASE_SPEC HEAD_SPEC [--accepted FILE] [--format text|markdown|json]
+       npm run spec:diff -- --base-ref GIT_REF [HEAD_SPEC] [--accepted FILE] [--format text|markdown|json]`,
+  summary: `Compares the old spec (BASE_SPEC) with the new one (HEAD_SPEC, default spec/openapi.yaml with
 --base-ref, which reads the old spec from git at GIT_REF) from a client's point of view. Each
-change is classed breaking, non-breaking or annotation-only and says what a client now sees.
-
---accepted FILE  breaking changes the team accepts (default: accepted-changes.yaml beside
-                 HEAD_SPEC). Each entry: id (RULE@PLACE, as the report prints it), reason, and
-                 expires: YYYY-MM-DD or spec-version: X. An entry that matches no breaking change
-                 or has ended fails the gate.
-
-Exit status: 0 no breaking change, or every one accepted; 1 a break not accepted, or a stale or
-expired acknowledgement; 2 unusable input (missing file, invalid spec, malformed acknowledgements).`;
+change is classed breaking, non-breaking or annotation-only and says what a client now sees.`,
+  positionals: 'BASE_SPEC HEAD_SPEC',
+  flags: {
+    'base-ref': { type: 'string', value: 'GIT_REF', help: 'Read the old spec from git at GIT_REF' },
+    accepted: {
+      type: 'string',
+      value: 'FILE',
+      help: 'Breaking changes the team accepts (default: accepted-changes.yaml beside\nHEAD_SPEC). Each entry: id (RULE@PLACE, as the report prints it), reason, and\nexpires: YYYY-MM-DD or spec-version: X. An entry that matches no breaking change\nor has ended fails the gate.',
+    },
+    format: { type: 'string', value: 'FORMAT', help: 'text (default), markdown or json' },
+  },
+  sections: [
+    {
+      title: 'Exit status',
+      text: `  0 no breaking change, or every one accepted; 1 a break not accepted, or a stale or
+  expired acknowledgement; 2 unusable input (missing file, invalid spec, malformed acknowledgements).`,
+    },
+  ],
+} as const satisfies CommandSpec;
 
 interface Options {
   baseRef?: string;
@@ -41,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const parsed = parseOptions(argv);
     if (parsed === 'help') {
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(helpText(COMMAND));
       return 0;
     }
     format = parsed.format;
@@ -68,30 +79,18 @@ export async function main(argv: string[]): Promise<number> {
       const envelope = { ok: false, error: { code: error.code, message: error.message } };
       process.stdout.write(`${JSON.stringify(envelope, null, 2)}\n`);
     }
-    process.stderr.write(`spec:diff: ${error.message}\n${error.code === 'usage' ? `\n${USAGE}\n` : ''}`);
+    process.stderr.write(
+      error.code === 'usage' ? usageMessage(COMMAND.name, error) : `spec:diff: ${error.message}\n`,
+    );
     return 2;
   }
 }
 
 function parseOptions(argv: string[]): Options | 'help' {
-  let values: {
-    'base-ref'?: string | undefined;
-    accepted?: string | undefined;
-    format?: string | undefined;
-    help?: boolean | undefined;
-  };
+  let values: ReturnType<typeof readFlags<typeof COMMAND.flags>>['values'];
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'base-ref': { type: 'string' },
-        accepted: { type: 'string' },
-        format: { type: 'string', default: 'text' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    ({ values, positionals } = readFlags(COMMAND, argv));
   } catch (error) {
     throw new SpecDiffError('usage', (error as Error).message);
   }

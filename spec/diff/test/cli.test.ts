@@ -178,13 +178,15 @@ describe('spec:diff command', () => {
       message: '--format must be one of text, markdown, json',
     },
     { args: ['--base-ref', 'HEAD', 'a.yaml', 'b.yaml'], message: 'at most one spec' },
-    { args: ['--bogus'], message: "Unknown option '--bogus'" },
+    { args: ['--bogus'], message: 'unknown flag --bogus' },
+    { args: ['--acepted', 'a.yaml'], message: 'unknown flag --acepted (did you mean --accepted?)' },
   ])('exits 2 with usage on $args', async ({ args, message }) => {
     const result = await specDiff(args);
 
     expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^spec:diff: /);
     expect(result.stderr).toContain(message);
-    expect(result.stderr).toContain('Usage:');
+    expect(result.stderr).toContain('Run with --help for the options.');
   });
 });
 
