@@ -3,7 +3,7 @@
  * package's `dist/`: one bundle per entry point, the files it ships, a `package.json` carrying the
  * tool and API versions for the code that reads them, and one small launcher per bin.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { bundle } from './bundle.ts';
@@ -52,16 +52,20 @@ export async function buildPackage(definition: PackageDefinition): Promise<strin
     await buildApiReference();
   }
   const imported = new Set<string>(definition.resolvedAtRunTime);
+  const inlined = new Set<string>();
   const entries = [...Object.values(definition.bins), ...definition.modules];
   for (const entry of entries) {
-    const { packages } = await bundle({
+    const { packages, inlined: copied } = await bundle({
       entry,
       distDir,
       inlineDependencies: definition.inlineDependencies,
       replacements: definition.replacements,
     });
     for (const name of packages) imported.add(name);
+    for (const folder of copied) inlined.add(folder);
   }
+  if (inlined.size > 0)
+    writeThirdPartyLicences(join(distDir, 'THIRD-PARTY-LICENSES.txt'), [...inlined].sort());
   checkDependencies(definition, manifest, [...imported].sort());
   for (const file of definition.files) {
     mkdirSync(dirname(join(distDir, file)), { recursive: true });
@@ -104,6 +108,24 @@ function checkDependencies(definition: PackageDefinition, manifest: Manifest, im
   if (problems.length > 0) {
     throw new Error(`${definition.dir}/package.json dependencies: ${problems.join('; ')}`);
   }
+}
+
+/** The name, version, licence and licence text of every npm package copied into a bundle. */
+function writeThirdPartyLicences(path: string, folders: string[]): void {
+  const sections = folders.map((folder) => {
+    const dir = join(REPO_ROOT, folder);
+    const { name, version, license } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+      license?: string;
+    };
+    const file = readdirSync(dir).find((entry) => /^licen[cs]e(\.|$)/i.test(entry));
+    const text = file
+      ? readFileSync(join(dir, file), 'utf8').trim()
+      : `(no licence file; "license": ${license})`;
+    return `${name}@${version} (${license ?? 'see below'})\n\n${text}\n`;
+  });
+  writeFileSync(path, `${sections.join(`\n${'-'.repeat(72)}\n\n`)}`);
 }
 
 function writeJson(path: string, value: unknown): void {

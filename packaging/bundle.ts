@@ -27,6 +27,8 @@ export interface BundleResult {
   outfile: string;
   /** npm packages the bundle still imports (empty when dependencies are inlined). */
   packages: string[];
+  /** Folders (relative to the repository) of the npm packages copied into the bundle. */
+  inlined: string[];
 }
 
 /** What a bundle with inlined CommonJS dependencies needs to `require` Node's own modules. */
@@ -52,7 +54,7 @@ export async function bundle(options: BundleOptions): Promise<BundleResult> {
     logLevel: 'error',
     plugins: [placedModuleUrls(outfile, options.distDir, options.replacements ?? {})],
   });
-  return { outfile, packages: importedPackages(result.metafile) };
+  return { outfile, packages: importedPackages(result.metafile), inlined: inlinedPackages(result.metafile) };
 }
 
 /**
@@ -98,4 +100,14 @@ function importedPackages(metafile: Metafile): string[] {
     }
   }
   return [...names].sort();
+}
+
+/** The folders of the npm packages whose code the output contains (their licences ship with it). */
+function inlinedPackages(metafile: Metafile): string[] {
+  const folders = new Set<string>();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match?.[1]) folders.add(match[1]);
+  }
+  return [...folders].sort();
 }

@@ -39,11 +39,16 @@ function conformance(args: string[], keys: Record<string, string> = reference.cr
 }
 
 describe('the packed conformance package', () => {
-  it('holds JavaScript, the OpenAPI document and no dependency', async () => {
+  it("holds JavaScript, the OpenAPI document, the inlined packages' licences and no dependency", async () => {
     const listed = await run('tar', ['-tzf', tarball]);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/conformance/main.mjs');
     expect(files).toContain('package/dist/spec/openapi.yaml');
+    const licences = readFileSync(
+      join(project, 'node_modules/canvassing-conformance/dist/THIRD-PARTY-LICENSES.txt'),
+      'utf8',
+    );
+    for (const name of ['ajv', 'undici', 'yaml']) expect(licences).toMatch(new RegExp(`^${name}@`, 'm'));
     expect(files.filter((file) => file.endsWith('.ts'))).toEqual([]);
     const manifest = JSON.parse(
       readFileSync(join(project, 'node_modules/canvassing-conformance/package.json'), 'utf8'),
