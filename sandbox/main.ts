@@ -1,7 +1,8 @@
 /**
- * `npm start [-- --port N] [--mock-port N] [--host H] [--seed S]`: the partners' sandbox. The
- * reference server (real seeded data, real keys, real errors) runs in this process; the Prism mock
- * (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
+ * `npm start [-- --port N] [--mock-port N] [--host H] [--seed S] [--variant SEED] [--latency MS]
+ * [--faults RATE]`: the partners' sandbox. The reference server (real seeded data, real keys,
+ * real errors; optionally another deployment's legal choices, latency and faults) runs in this
+ * process; the Prism mock (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
  */
 import { parseArgs } from 'node:util';
 import { buildApiReference } from '../docs/build.ts';
@@ -14,21 +15,32 @@ import {
   stoppedBySignal,
 } from '../mock/prism.ts';
 import { type RunningServer, startReferenceServer } from '../reference-server/start.ts';
+import {
+  VARIANT_FLAG_OPTIONS,
+  VARIANT_USAGE,
+  variantBanner,
+  variantList,
+  type VariantSettings,
+  variantSettings,
+  variantText,
+} from '../reference-server/variant-flags.ts';
 
-const USAGE = `Usage: npm start -- [--port N] [--mock-port N] [--host H] [--seed S]
+const USAGE = `Usage: npm start -- [--port N] [--mock-port N] [--host H] [--seed S] [--variant SEED] [...]
 
 Starts the sandbox: the reference server (seeded demo data, real keys) and the Prism mock.
-  --port N        reference server port (default 8080)
-  --mock-port N   Prism mock port (default 4010)
-  --host H        address both listen on (default 127.0.0.1)
-  --seed S        demo data set seed (default: the reference server's)
-  --help          show this help
+  --port N               reference server port (default 8080)
+  --mock-port N          Prism mock port (default 4010)
+  --host H               address both listen on (default 127.0.0.1)
+  --seed S               demo data set seed (default: the reference server's)
+${VARIANT_USAGE}
+  --help                 show this help
+Variants, latency and faults apply to the reference server; the Prism mock answers as always.
 Ctrl-C stops both.`;
 
 /** How long both may take to stop before the sandbox gives up waiting and exits anyway. */
 const STOP_TIMEOUT_MS = 8_000;
 
-interface SandboxFlags {
+interface SandboxFlags extends VariantSettings {
   host: string;
   port: number;
   mockPort: number;
@@ -44,6 +56,7 @@ function parseFlags(argv: string[]): SandboxFlags | 'help' {
       host: { type: 'string' },
       seed: { type: 'string' },
       help: { type: 'boolean', default: false },
+      ...VARIANT_FLAG_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -53,6 +66,7 @@ function parseFlags(argv: string[]): SandboxFlags | 'help' {
   if (seed !== undefined && !/^\d{1,10}$/.test(seed))
     throw new Error('--seed must be a non-negative integer.');
   const flags = {
+    ...variantSettings(values),
     host: values.host ?? '127.0.0.1',
     port: values.port === undefined ? 8080 : parsePort(values.port, '--port'),
     mockPort: values['mock-port'] === undefined ? 4010 : parsePort(values['mock-port'], '--mock-port'),
@@ -80,12 +94,13 @@ function serverLog(record: object): void {
   process.stdout.write(`[server] ${String(summary ?? JSON.stringify(record))}\n`);
 }
 
-function banner(server: RunningServer, prism: RunningPrism): string {
+function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags): string {
   const { credentials } = server;
   const dotenv = Object.entries(credentials).map(([name, value]) => `${name}=${value}`);
   return [
     '',
     'Sandbox ready.',
+    `  Serving: ${variantBanner(flags)}`,
     `  Reference server (seeded demo data, real keys): ${server.baseUrl}`,
     `  API reference page:                            ${server.baseUrl}/docs`,
     `  OpenAPI contract:                              ${server.baseUrl}/openapi.yaml`,
@@ -115,25 +130,39 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  for (const [flag, port] of [
-    ['--port', flags.port],
-    ['--mock-port', flags.mockPort],
-  ] as const) {
-    if (await isPortTaken(flags.host, port)) {
-      console.error(`sandbox: ${flags.host}:${port} is already in use; pass another ${flag}.`);
-      return 1;
-    }
+  if (flags.listVariants || flags.printVariant) {
+    process.stdout.write(flags.variant ? `${variantText(flags.variant)}\n` : variantList());
+    return 0;
   }
+  if (!(await portsFree(flags))) return 1;
 
   await buildApiReference().catch((error: unknown) => {
     console.error(
       `sandbox: the API reference page could not be built (/docs will answer 503): ${String(error)}`,
     );
   });
+  return serveUntilStopped(flags);
+}
 
-  // Ctrl-C in a terminal reaches this process twice (from the terminal and forwarded by npm) and
-  // Prism directly: the first signal starts the stop, later ones change nothing. Stopping is
-  // bounded in time, so no second Ctrl-C is ever needed.
+async function portsFree(flags: SandboxFlags): Promise<boolean> {
+  for (const [flag, port] of [
+    ['--port', flags.port],
+    ['--mock-port', flags.mockPort],
+  ] as const) {
+    if (await isPortTaken(flags.host, port)) {
+      console.error(`sandbox: ${flags.host}:${port} is already in use; pass another ${flag}.`);
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Ctrl-C in a terminal reaches this process twice (from the terminal and forwarded by npm) and
+ * Prism directly: the first signal starts the stop, later ones change nothing. Stopping is
+ * bounded in time, so no second Ctrl-C is ever needed.
+ */
+async function serveUntilStopped(flags: SandboxFlags): Promise<number> {
   let stopRequested: (signal: NodeJS.Signals) => void = () => undefined;
   const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
     stopRequested = resolve;
@@ -147,35 +176,11 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
 
   console.log('sandbox: starting the reference server and the Prism mock…');
-  const [server, prism] = await Promise.allSettled([
-    startReferenceServer({
-      host: flags.host,
-      port: flags.port,
-      log: serverLog,
-      ...(flags.seed === undefined ? {} : { seed: flags.seed }),
-    }),
-    startPrism({ host: flags.host, port: flags.mockPort, logLevel: 'warn', output: linePrefixer('[mock] ') }),
-  ]);
+  const [server, prism] = await startBoth(flags);
   if (server.status === 'rejected' || prism.status === 'rejected') {
-    const interrupted =
-      signalled ||
-      (prism.status === 'rejected' &&
-        prism.reason instanceof PrismStartError &&
-        stoppedBySignal(prism.reason.exit));
-    for (const failed of [server, prism]) {
-      if (failed.status !== 'rejected' || interrupted) continue;
-      const error: unknown = failed.reason;
-      const output = error instanceof PrismStartError && error.output ? `\n${error.output}` : '';
-      console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}${output}`);
-    }
-    await stopBoth(
-      server.status === 'fulfilled' ? server.value : undefined,
-      prism.status === 'fulfilled' ? prism.value : undefined,
-    );
-    return interrupted ? 0 : 1;
+    return failedStart(server, prism, signalled);
   }
-
-  if (!signalled) console.log(banner(server.value, prism.value));
+  if (!signalled) console.log(banner(server.value, prism.value, flags));
   const ended = await Promise.race([stopSignal, prism.value.exited.then((code) => ({ prismExited: code }))]);
   await stopBoth(server.value, prism.value);
   if (typeof ended === 'object' && stoppedBySignal(ended.prismExited)) {
@@ -190,6 +195,44 @@ async function main(argv: string[]): Promise<number> {
   }
   console.log(`sandbox: stopped (${ended}).`);
   return 0;
+}
+
+function startBoth(flags: SandboxFlags) {
+  return Promise.allSettled([
+    startReferenceServer({
+      host: flags.host,
+      port: flags.port,
+      log: serverLog,
+      ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+      ...(flags.variant ? { variant: flags.variant } : {}),
+      ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
+    }),
+    startPrism({ host: flags.host, port: flags.mockPort, logLevel: 'warn', output: linePrefixer('[mock] ') }),
+  ]);
+}
+
+/** Says why the start failed (unless a signal interrupted it), stops what did start. */
+async function failedStart(
+  server: PromiseSettledResult<RunningServer>,
+  prism: PromiseSettledResult<RunningPrism>,
+  signalled: boolean,
+): Promise<number> {
+  const interrupted =
+    signalled ||
+    (prism.status === 'rejected' &&
+      prism.reason instanceof PrismStartError &&
+      stoppedBySignal(prism.reason.exit));
+  for (const failed of [server, prism]) {
+    if (failed.status !== 'rejected' || interrupted) continue;
+    const error: unknown = failed.reason;
+    const output = error instanceof PrismStartError && error.output ? `\n${error.output}` : '';
+    console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}${output}`);
+  }
+  await stopBoth(
+    server.status === 'fulfilled' ? server.value : undefined,
+    prism.status === 'fulfilled' ? prism.value : undefined,
+  );
+  return interrupted ? 0 : 1;
 }
 
 /** Stops whatever is running, bounded in time: a hung close must not keep the terminal. */

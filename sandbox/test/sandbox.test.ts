@@ -19,11 +19,21 @@ afterEach(() => {
   launched = undefined;
 });
 
-async function startSandbox(): Promise<{ sandbox: Launched; port: number; mockPort: number }> {
+async function startSandbox(
+  extra: string[] = [],
+): Promise<{ sandbox: Launched; port: number; mockPort: number }> {
   const port = await freePort();
   let mockPort = await freePort();
   while (mockPort === port) mockPort = await freePort();
-  const sandbox = launchNpm(['start', '--', '--port', String(port), '--mock-port', String(mockPort)]);
+  const sandbox = launchNpm([
+    'start',
+    '--',
+    '--port',
+    String(port),
+    '--mock-port',
+    String(mockPort),
+    ...extra,
+  ]);
   launched = sandbox;
   await sandbox.waitForOutput('Ctrl-C stops both.');
   return { sandbox, port, mockPort };
@@ -59,6 +69,10 @@ describe('npm start (the sandbox)', () => {
       200,
     );
     expect(await statusOf(`${server}/docs`)).toBe(200);
+    expect(await statusOf(`${server}/`)).toBe(302); // to /docs
+    expect(output).toContain(
+      'Serving: the project’s own choices on open points; no added latency, no faults',
+    );
     expect(await statusOf(`${mock}/api/v1/walks`, { 'x-api-key': 'svc_sk_live_anything' })).toBe(200);
 
     process.kill(-sandbox.pgid, 'SIGINT');
@@ -76,5 +90,15 @@ describe('npm start (the sandbox)', () => {
     expect(await isListening(HOST, port)).toBe(false);
     expect(await isListening(HOST, mockPort)).toBe(false);
     expect(sandbox.output()).toContain('sandbox: stopped (SIGTERM).');
+  });
+
+  it('serves a variant with latency and faults when asked, and its banner says so', async () => {
+    const flags = ['--variant', '2', '--latency', '5-15', '--faults', '0.1', '--fault-kinds', '429,500'];
+    const { sandbox } = await startSandbox(flags);
+    expect(sandbox.output()).toContain(
+      'Serving: variant 2 (see --variant 2 --print-variant); latency 5-15 ms, faults on 10% of requests (429, 500), seed 1',
+    );
+    process.kill(-sandbox.pgid, 'SIGINT');
+    expect(await sandbox.exited).toBe(0);
   });
 });
