@@ -105,9 +105,28 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       '--max-stops',
       '--web-base-url',
       '--print-credentials',
+      '--variant',
+      '--print-variant',
+      '--latency',
+      '--faults',
+      '--fault-kinds',
+      '--fault-seed',
     ]) {
       expect(stdout).toContain(flag);
     }
+  });
+
+  it('--variant list prints the choices of seeds 1 to 8; --variant N --print-variant one of them', async () => {
+    const listed = await main('--variant', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.match(/^variant \d+:$/gm)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map((n) => `variant ${n}:`),
+    );
+    const one = await main('--variant', '3', '--print-variant');
+    expect(one.code).toBe(0);
+    const block = listed.stdout.split('\n\n')[2];
+    expect(one.stdout).toBe(`${block?.trimEnd()}\n`);
+    expect(one.stdout).toMatch(/^ {2}missingKey +\d{3} [a-z_]+/m);
   });
 
   it('refuses a bad flag with exit status 2 and a message on stderr only', async () => {
@@ -116,6 +135,12 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       ['--walks', '-1'],
       ['--frobnicate'],
       ['--web-base-url', 'ftp://x'],
+      ['--variant', '0'],
+      ['--print-variant'],
+      ['--latency', '300-100'],
+      ['--faults', '1.5'],
+      ['--faults', '0.1', '--fault-kinds', '404'],
+      ['--fault-kinds', '500'],
     ]) {
       const { code, stdout, stderr } = await main(...args);
       expect([args.join(' '), code]).toEqual([args.join(' '), 2]);
