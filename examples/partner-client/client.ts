@@ -20,11 +20,12 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    message: string,
+    /** The API's own sentence, for people. */
+    readonly apiMessage: string,
     /** Seconds the API asked to wait (`Retry-After`), when it did. */
     readonly retryAfterSeconds?: number,
   ) {
-    super(`${status} ${code}: ${message}`);
+    super(`${status} ${code}: ${apiMessage}`);
     this.name = 'ApiError';
   }
 }
@@ -65,7 +66,9 @@ async function withRetries<T>(retries: number, send: () => Promise<Answer<T>>): 
     const answer = await send();
     if (answer.data) return answer.data.data;
     const error = apiErrorOf(answer.response, answer.error);
-    if (error.code !== 'rate_limited' || attempt >= retries) throw error;
+    // An unknown code is read by its status, as the spec asks: 429 is throttling whatever its code.
+    const throttled = error.code === 'rate_limited' || error.status === 429;
+    if (!throttled || attempt >= retries) throw error;
     await new Promise((resolve) => setTimeout(resolve, 1000 * (error.retryAfterSeconds ?? 1)));
   }
 }

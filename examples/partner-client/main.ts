@@ -55,18 +55,26 @@ function explain(error: ApiError): string {
     case 'unauthorized':
       return `${error.code}: the key is missing, unknown or revoked; check API_KEY`;
     case 'forbidden':
-      return `${error.code}: the key lacks the walks:read scope; ask for a key with it`;
+      return `${error.code}: the key may not read these walks (it needs the walks:read scope): ${error.apiMessage}`;
     case 'not_found':
       return `${error.code}: no such walk in this key's campaign`;
     case 'rate_limited':
       return `${error.code}: still throttled after retrying; wait ${error.retryAfterSeconds ?? '?'} s`;
     case 'invalid_parameter':
-      return `${error.code}: ${error.message}`;
+      return `${error.code}: ${error.apiMessage}`;
     default:
-      return error.status >= 500
-        ? `${error.code}: the API failed (${error.status}); retry later`
-        : `${error.code}: the API refused the request (${error.status}): ${error.message}`;
+      return `${error.code}: ${byStatus(error)}`;
   }
+}
+
+/** A code this program does not know (another deployment may use others), read by its status. */
+function byStatus(error: ApiError): string {
+  if (error.status === 401) return `the key was refused (401): ${error.apiMessage}`;
+  if (error.status === 403) return `the key may not read walks (403): ${error.apiMessage}`;
+  if (error.status === 404) return `not found (404): ${error.apiMessage}`;
+  if (error.status === 429) return `still throttled after retrying (429); wait and retry`;
+  if (error.status >= 500) return `the API failed (${error.status}); retry later`;
+  return `the API refused the request (${error.status}): ${error.apiMessage}`;
 }
 
 main().then(
