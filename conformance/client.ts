@@ -93,7 +93,8 @@ export class HttpClient {
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       connections: options.concurrency,
-      keepAliveTimeout: 4_000,
+      // Short: a reset on a pooled socket the server already closed would read as the target's fault.
+      keepAliveTimeout: 2_000,
     });
   }
 
