@@ -23,7 +23,7 @@ export async function gateSpecs(
     ? loadAcknowledgements(options.acknowledgements, { mustExist: options.acknowledgementsNamed === true })
     : [];
   const diff = await diffSpecs(base, head);
-  const file = options.acknowledgements && entries.length > 0 ? options.acknowledgements : undefined;
+  const file = options.acknowledgements;
   return applyAcknowledgements(diff, entries, {
     today: options.today ?? todayUtc(),
     ...(file ? { file } : {}),

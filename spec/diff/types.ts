@@ -96,7 +96,7 @@ export interface AcknowledgementProblem {
 
 /** What the gate decides: the diff, each breaking change accepted or not, and problem entries. */
 export interface GateResult extends SpecDiff {
-  /** The acknowledgement file read, or undefined when there was none. */
+  /** The acknowledgement file consulted (it may not exist yet), or undefined when none was. */
   acknowledgements?: string;
   /** Ids of breaking changes an entry accepts, with the entry. */
   accepted: Record<string, Acknowledgement>;
