@@ -1,5 +1,6 @@
-/** The client's manners toward a target: concurrency, budget, memoization, 429, identity. */
+/** The client's manners toward a target: concurrency, budget, memoization, 429, identity, codings. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../client.ts';
 import { USER_AGENT } from '../config.ts';
@@ -87,6 +88,51 @@ describe('the HTTP client', () => {
     const exchange = await client.send({ path: '/api/v1/walks' });
     expect(exchange.response?.status).toBe(200);
     expect(exchange.retries).toBe(1);
+  });
+
+  it('waits out 429s several times, bounded, and counts every attempt', async () => {
+    let hits = 0;
+    const client = await setUp((_req, res) => {
+      if (++hits <= 3) {
+        res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+        res.end('{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}');
+      } else ok(res);
+    });
+    const exchange = await client.send({ path: '/api/v1/walks' });
+    expect(exchange.response?.status).toBe(200);
+    expect(exchange.retries).toBe(3);
+    expect(client.sent).toBe(4);
+    const endless = await setUp((_req, res) => {
+      res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+      res.end('{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}');
+    });
+    const given = await endless.send({ path: '/api/v1/walks' });
+    expect(given.response?.status).toBe(429);
+    expect(given.retries).toBe(5);
+    expect(endless.sent).toBe(6);
+  });
+
+  it.each([
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ])('decodes %s even when it asked for identity, and says it came coded', async (coding, encode) => {
+    const client = await setUp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+      res.end(encode(Buffer.from('{"ok":true,"data":[]}')));
+    });
+    const exchange = await client.send({ path: '/api/v1/walks' });
+    expect(exchange.response?.json).toEqual({ ok: true, data: [] });
+    expect(exchange.response?.encoded?.coding).toBe(coding);
+  });
+
+  it('reports a body that does not decode from its coding as undecodable', async () => {
+    const client = await setUp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end('{"ok":true,"data":[]}');
+    });
+    const exchange = await client.send({ path: '/api/v1/walks' });
+    expect(exchange.response).toBeUndefined();
+    expect(exchange.error?.kind).toBe('undecodable');
   });
 
   it('does not wait longer than allowed: a long Retry-After is reported, not slept on', async () => {
