@@ -18,6 +18,8 @@ export interface AutocannonRequest {
 export interface AutocannonOptions {
   url: string;
   connections: number;
+  /** Requests per second over all connections; unbounded when absent. */
+  overallRate?: number;
   headers?: Record<string, string>;
   /** Seconds. */
   duration: number;

@@ -123,6 +123,8 @@ export interface BenchReport {
   };
   settings: {
     connections: number;
+    /** Requests per second sent to each target. */
+    rate: number;
     warmupS: number;
     durationS: number;
     rounds: number;
@@ -217,42 +219,51 @@ function cpuVerdicts(row: LoadComparison): TargetVerdict[] {
 
 /** Every target the measured figures speak to, with its verdict. */
 export function verdictsOf(report: Omit<BenchReport, 'targets'>): TargetVerdict[] {
-  const verdicts: TargetVerdict[] = [];
-  for (const row of report.load) {
-    verdicts.push(...cpuVerdicts(row));
-    const failures = Object.entries(row.figures)
-      .filter(([, figures]) => figures.failures > 0)
-      .map(([target, figures]) => `${target}: ${figures.failures}`);
-    verdicts.push({
-      id: `${row.dataset}/${row.endpoint}/${row.coding}/no-failed-requests`,
-      target: 'every load request answered 2xx',
-      measured: failures.length === 0 ? 'none failed' : failures.join(', '),
-      met: failures.length === 0,
-    });
-  }
-  for (const row of report.revalidation) {
-    verdicts.push({
+  return [
+    ...report.load.flatMap((row) => [...cpuVerdicts(row), failureVerdict(row)]),
+    ...report.revalidation.map((row): TargetVerdict => ({
       id: `${row.dataset}/${row.endpoint}/${row.coding}/if-none-match-304`,
       target: 'If-None-Match with the ETag → 304',
       measured: `${row.revalidatedStatus}`,
       met: row.etag !== undefined && row.revalidatedStatus === 304,
-    });
-  }
-  const demo = report.startup.find((row) => row.dataset === 'demo');
-  if (demo) {
-    for (const [kind, ms] of [
+    })),
+    ...startupVerdicts(report.startup),
+    ...fixtureVerdicts(report.fixtures),
+    ...report.conformance.map(conformanceVerdict),
+  ];
+}
+
+function failureVerdict(row: LoadComparison): TargetVerdict {
+  const failures = Object.entries(row.figures)
+    .filter(([, figures]) => figures.failures > 0)
+    .map(([target, figures]) => `${target}: ${figures.failures}`);
+  return {
+    id: `${row.dataset}/${row.endpoint}/${row.coding}/no-failed-requests`,
+    target: 'every load request answered 2xx',
+    measured: failures.length === 0 ? 'none failed' : failures.join(', '),
+    met: failures.length === 0,
+  };
+}
+
+function startupVerdicts(startup: readonly StartupFigures[]): TargetVerdict[] {
+  const demo = startup.find((row) => row.dataset === 'demo');
+  if (!demo) return [];
+  return (
+    [
       ['child-process', demo.childProcessMs],
       ['in-process', demo.inProcessMs],
-    ] as const) {
-      verdicts.push({
-        id: `demo/startup/${kind}`,
-        target: `start-up ≤ ${seconds(TARGETS.maxDemoStartupMs)}`,
-        measured: seconds(ms),
-        met: ms <= TARGETS.maxDemoStartupMs,
-      });
-    }
-  }
-  const largest = [...report.fixtures.sizes].sort((a, b) => b.walks - a.walks)[0];
+    ] as const
+  ).map(([kind, ms]) => ({
+    id: `demo/startup/${kind}`,
+    target: `start-up ≤ ${seconds(TARGETS.maxDemoStartupMs)}`,
+    measured: seconds(ms),
+    met: ms <= TARGETS.maxDemoStartupMs,
+  }));
+}
+
+function fixtureVerdicts({ sizes, growth }: BenchReport['fixtures']): TargetVerdict[] {
+  const verdicts: TargetVerdict[] = [];
+  const largest = [...sizes].sort((a, b) => b.walks - a.walks)[0];
   if (largest) {
     verdicts.push({
       id: `fixtures/${largest.walks}/time`,
@@ -267,7 +278,7 @@ export function verdictsOf(report: Omit<BenchReport, 'targets'>): TargetVerdict[
       met: largest.peakRssMb <= TARGETS.maxGenerationPeakRssMb,
     });
   }
-  for (const step of report.fixtures.growth) {
+  for (const step of growth) {
     verdicts.push({
       id: `fixtures/growth/${step.fromWalks}-${step.toWalks}`,
       target: `linear: time and memory ≤ ${TARGETS.maxGrowthOverSize} × ${fixed(step.sizeFactor, 0)}`,
@@ -275,14 +286,15 @@ export function verdictsOf(report: Omit<BenchReport, 'targets'>): TargetVerdict[
       met: step.linear,
     });
   }
-  for (const run of report.conformance) {
-    const maxMs = run.delayMs > 0 ? TARGETS.maxDelayedConformanceMs : TARGETS.maxConformanceMs;
-    verdicts.push({
-      id: `conformance/${run.scenario}`,
-      target: `≤ ${seconds(maxMs)}, ≤ ${TARGETS.maxConformanceRequests} requests, verdict pass`,
-      measured: `${seconds(run.wallMs)}, ${run.requests} requests, ${run.verdict}`,
-      met: run.wallMs <= maxMs && run.requests <= TARGETS.maxConformanceRequests && run.verdict === 'pass',
-    });
-  }
   return verdicts;
+}
+
+function conformanceVerdict(run: ConformanceFigures): TargetVerdict {
+  const maxMs = run.delayMs > 0 ? TARGETS.maxDelayedConformanceMs : TARGETS.maxConformanceMs;
+  return {
+    id: `conformance/${run.scenario}`,
+    target: `≤ ${seconds(maxMs)}, ≤ ${TARGETS.maxConformanceRequests} requests, verdict pass`,
+    measured: `${seconds(run.wallMs)}, ${run.requests} requests, ${run.verdict}`,
+    met: run.wallMs <= maxMs && run.requests <= TARGETS.maxConformanceRequests && run.verdict === 'pass',
+  };
 }

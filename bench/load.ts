@@ -52,6 +52,11 @@ export interface LoadTarget {
 
 export interface LoadSettings {
   connections: number;
+  /**
+   * Requests per second sent to every target (autocannon's `overallRate`): each server is measured
+   * at the same pace, so none gets cheaper per request merely by answering more at once.
+   */
+  rate: number;
   warmupS: number;
   durationS: number;
   rounds: number;
@@ -67,11 +72,12 @@ export async function compareLoad(
   settings: LoadSettings,
 ): Promise<Record<string, LoadFigures>> {
   const runs = new Map<string, RunFigures[]>(targets.map((target) => [target.name, []]));
-  const once = async (target: LoadTarget, duration: number) => {
+  const once = async (target: LoadTarget, duration: number, paced = true) => {
     const cpuBefore = target.cpuMs();
     const result = await autocannon({
       url: target.url,
       connections: settings.connections,
+      ...(paced ? { overallRate: settings.rate } : {}),
       headers: target.headers ?? {},
       duration,
       // Samples every 100 ms so that short runs end on time (autocannon stops on a sample tick).
@@ -84,7 +90,9 @@ export async function compareLoad(
     }
     return runFigures(result, cpuAfter - cpuBefore);
   };
-  if (settings.warmupS > 0) for (const target of targets) await once(target, settings.warmupS);
+  // Warm-ups run flat out: the optimising compiler, whose threads count in the process's CPU time,
+  // should be done with the hot code before any measured round.
+  if (settings.warmupS > 0) for (const target of targets) await once(target, settings.warmupS, false);
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
       const target = targets[(i + round) % targets.length] as LoadTarget;

@@ -12,8 +12,9 @@ Options:
   --output FILE           JSON file of every figure (default reports/bench.json)
   --duration S            seconds of each measured load round (full 1.25, quick 0.5)
   --rounds N              measured rounds per target, order rotating (full 3, quick 2)
-  --warmup S              seconds of warm-up of each target before its rounds (full 0.5, quick 0.3)
+  --warmup S              seconds of unpaced warm-up of each target before its rounds (full 1, quick 0.5)
   --connections N         concurrent connections of each load run (default 10)
+  --rate N                requests per second sent to each target, the same for all (default 400)
   --large-walks N         walks of the large data set (full 100000, quick 10000)
   --startup-samples N     start-ups measured on the demo data set, median reported (full 3, quick 1)
   --fixture-sizes A,B,C   walk counts whose generation is measured (full 1000,10000,100000)
@@ -31,6 +32,7 @@ export interface BenchOptions {
   rounds: number;
   warmupS: number;
   connections: number;
+  rate: number;
   largeWalks: number;
   startupSamples: number;
   fixtureSizes: number[];
@@ -50,6 +52,7 @@ export function parseBenchFlags(argv: string[]): BenchOptions {
       rounds: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
+      rate: { type: 'string' },
       'large-walks': { type: 'string' },
       'startup-samples': { type: 'string' },
       'fixture-sizes': { type: 'string' },
@@ -63,8 +66,9 @@ export function parseBenchFlags(argv: string[]): BenchOptions {
     output: values.output ?? 'reports/bench.json',
     durationS: positive('--duration', values.duration, quick ? 0.5 : 1.25, 600),
     rounds: Math.round(positive('--rounds', values.rounds, quick ? 2 : 3, 100)),
-    warmupS: positive('--warmup', values.warmup, quick ? 0.3 : 0.5, 600, true),
+    warmupS: positive('--warmup', values.warmup, quick ? 0.5 : 1, 600, true),
     connections: Math.round(positive('--connections', values.connections, 10, 1_000)),
+    rate: Math.round(positive('--rate', values.rate, 400, 100_000)),
     largeWalks: Math.round(
       positive('--large-walks', values['large-walks'], quick ? 10_000 : 100_000, 2_000_000),
     ),

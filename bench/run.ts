@@ -93,15 +93,7 @@ async function benchDataset(
   const children: ServerChild[] = [];
   try {
     progress(`${plan.name}: starting the reference server (${plan.walks} walks)`);
-    const startReference = () =>
-      spawnServer({
-        name: 'reference server',
-        command: process.execPath,
-        args: [REFERENCE_LAUNCHER, '--port', '{port}', '--walks', String(plan.walks)],
-        stdout: logFd,
-        probePath: '/api/v1/walks',
-      });
-    const { reference, samplesMs } = await startupSamples(plan, startReference);
+    const { reference, samplesMs } = await startupSamples(plan, logFd);
     children.push(reference);
     const prism = await prismStarted();
     const auth = { Authorization: `Bearer ${keys.CONFORMANCE_API_KEY}` };
@@ -145,11 +137,22 @@ async function benchDataset(
   }
 }
 
-/** Start-up samples first, alone on the machine; the last one stays up for the load runs. */
+/**
+ * Start-up samples first, alone on the machine; the last one stays up for the load runs. Each
+ * writes its request log to `logFd`, as `npm run reference-server` writes it to stdout.
+ */
 async function startupSamples(
   plan: DatasetPlan,
-  startReference: () => Promise<ServerChild>,
+  logFd: number,
 ): Promise<{ reference: ServerChild; samplesMs: number[] }> {
+  const startReference = () =>
+    spawnServer({
+      name: 'reference server',
+      command: process.execPath,
+      args: [REFERENCE_LAUNCHER, '--port', '{port}', '--walks', String(plan.walks)],
+      stdout: logFd,
+      probePath: '/api/v1/walks',
+    });
   const samplesMs: number[] = [];
   for (let sample = 1; sample < plan.startupSamples; sample++) {
     const trial = await startReference();
@@ -293,6 +296,7 @@ function emptyReport(options: BenchOptions): Omit<BenchReport, 'targets' | 'wall
     },
     settings: {
       connections: options.connections,
+      rate: options.rate,
       warmupS: options.warmupS,
       durationS: options.durationS,
       rounds: options.rounds,
