@@ -163,6 +163,21 @@ function requestMix(dataset: Dataset): Probe[] {
   const pick = (ids: string[]) => ids[Math.floor(Math.random() * ids.length)] ?? '';
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
   const key = bearer(keys.CONFORMANCE_API_KEY);
+  const context = { keys, key, bearer, pick, primary, second };
+  return [...successProbes(context), ...refusalProbes(context)];
+}
+
+interface MixContext {
+  keys: ReturnType<typeof demoCredentials>;
+  key: Record<string, string>;
+  bearer: (key: string) => Record<string, string>;
+  pick: (ids: string[]) => string;
+  primary: string[];
+  second: string[];
+}
+
+/** The answers a client polls for: lists, details, revalidation. */
+function successProbes({ keys, key, bearer, pick, primary, second }: MixContext): Probe[] {
   return [
     { kind: 'list', weight: 3, expected: 200, path: () => '/api/v1/walks', headers: key },
     {
@@ -194,6 +209,12 @@ function requestMix(dataset: Dataset): Probe[] {
       path: () => '/api/v1/walks',
       headers: { ...key, 'if-none-match': '*' },
     },
+  ];
+}
+
+/** The refusals a correct server gives, each with its expected status. */
+function refusalProbes({ keys, key, bearer, pick, second }: MixContext): Probe[] {
+  return [
     {
       kind: 'unknown walk',
       weight: 1,
