@@ -126,36 +126,14 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  if (flags.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  if (flags.printCredentials) {
-    process.stdout.write(`${credentialLines(flags.seed, flags.webBaseUrl)}\n`);
-    return;
-  }
-  if (flags.listVariants) return void process.stdout.write(variantList());
-  if (flags.printVariant && flags.variant)
-    return void process.stdout.write(`${variantText(flags.variant)}\n`);
+  const printed = printOnly(flags);
+  if (printed !== undefined) return void process.stdout.write(printed);
 
   const log = jsonLines(process.stdout);
   const startedAt = performance.now();
   let running: RunningServer;
   try {
-    // Loaded here so that --help and --print-credentials need neither Express nor a data set.
-    const { startReferenceServer } = await import('./start.ts');
-    running = await startReferenceServer({
-      host: flags.host,
-      port: flags.port,
-      seed: flags.seed,
-      walks: flags.walks,
-      maxStops: flags.maxStops,
-      webBaseUrl: flags.webBaseUrl,
-      log: flags.quiet ? false : log,
-      ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
-      ...(flags.variant ? { variant: flags.variant } : {}),
-      ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
-    });
+    running = await start(flags, log);
   } catch (error) {
     process.stderr.write(`reference-server: cannot start: ${(error as Error).message}\n`);
     process.exitCode = 1;
@@ -172,7 +150,37 @@ async function main(argv: string[]): Promise<void> {
       startup_ms: Math.round(performance.now() - startedAt),
     }),
   );
+  stopOnSignals(running, log);
+}
 
+/** What `--help`, `--print-credentials`, `--variant list` and `--print-variant` print instead of serving. */
+function printOnly(flags: Flags): string | undefined {
+  if (flags.help) return USAGE;
+  if (flags.printCredentials) return `${credentialLines(flags.seed, flags.webBaseUrl)}\n`;
+  if (flags.listVariants) return variantList();
+  if (flags.printVariant && flags.variant) return `${variantText(flags.variant)}\n`;
+  return undefined;
+}
+
+async function start(flags: Flags, log: (record: object) => void): Promise<RunningServer> {
+  // Loaded here so that printing alone needs neither Express nor a data set.
+  const { startReferenceServer } = await import('./start.ts');
+  return startReferenceServer({
+    host: flags.host,
+    port: flags.port,
+    seed: flags.seed,
+    walks: flags.walks,
+    maxStops: flags.maxStops,
+    webBaseUrl: flags.webBaseUrl,
+    log: flags.quiet ? false : log,
+    ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
+    ...(flags.variant ? { variant: flags.variant } : {}),
+    ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
+  });
+}
+
+/** SIGINT or SIGTERM: stop after open requests finish, once. */
+function stopOnSignals(running: RunningServer, log: (record: object) => void): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
