@@ -25,7 +25,11 @@ export const SAMPLE_LANGUAGES = [
 
 /** The samples' stand-in for a key: an environment variable, so no key is ever pasted into code. */
 export const KEY_VARIABLE = 'API_KEY';
-const KEY_NOTE = `${KEY_VARIABLE}: your key; the sandbox's demo keys: npm run --silent reference-server -- --print-credentials`;
+/** Where the key comes from, as comment lines short enough for the page's code panel. */
+const KEY_NOTE = [
+  `${KEY_VARIABLE} holds your key. The sandbox's demo keys:`,
+  '  npm run --silent reference-server -- --print-credentials',
+];
 
 /** What every sample sends: one URL, one credential header, the query as pairs. */
 export interface SampleRequest {
@@ -33,6 +37,8 @@ export interface SampleRequest {
   url: string;
   query: Array<[string, string]>;
   keyHeader: { name: string; scheme: 'bearer' | 'plain' };
+  /** One comment line per path parameter: the example stands in for a real value. */
+  notes: string[];
 }
 
 /** The sandbox's address: the spec's first server, which must be a concrete URL. */
@@ -47,13 +53,26 @@ export function sandboxUrlOf(doc: OpenApiDocument): string {
 export function sampleRequestOf(doc: OpenApiDocument, op: Operation): SampleRequest {
   let path = op.path;
   const query: Array<[string, string]> = [];
+  const notes: string[] = [];
   for (const ref of op.definition.parameters ?? []) {
     const parameter = resolveRef<OpenAPIV3_1.ParameterObject>(doc, ref);
     const example = exampleOf(doc, parameter);
-    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(example));
+    if (parameter.in === 'path') {
+      path = path.replace(`{${parameter.name}}`, encodeURIComponent(example));
+      notes.push(
+        `The ${parameter.name} in the URL is an example: ${firstSentence(parameter.description ?? '')}`,
+      );
+    }
     if (parameter.in === 'query') query.push([parameter.name, example]);
   }
-  return { url: `${sandboxUrlOf(doc)}${path}`, query, keyHeader: keyHeaderOf(doc, op) };
+  return { url: `${sandboxUrlOf(doc)}${path}`, query, keyHeader: keyHeaderOf(doc, op), notes };
+}
+
+/** The first sentence of a description, Markdown code marks dropped, to follow a colon. */
+function firstSentence(description: string): string {
+  const text = description.replace(/`/g, '').replace(/\s+/g, ' ').trim();
+  const sentence = /^.*?\.(?=\s|$)/.exec(text)?.[0] ?? text;
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
 }
 
 function exampleOf(doc: OpenApiDocument, parameter: OpenAPIV3_1.ParameterObject): string {
@@ -87,7 +106,7 @@ function urlWithQuery(request: SampleRequest): string {
 function curlSample(request: SampleRequest): string {
   const value = request.keyHeader.scheme === 'bearer' ? `Bearer $${KEY_VARIABLE}` : `$${KEY_VARIABLE}`;
   return [
-    `# ${KEY_NOTE}`,
+    ...[...KEY_NOTE, ...request.notes].map((line) => `# ${line}`),
     `curl -sS --compressed -H "${request.keyHeader.name}: ${value}" \\`,
     `  '${urlWithQuery(request)}'`,
   ].join('\n');
@@ -100,8 +119,9 @@ function fetchSample(request: SampleRequest): string {
     ? request.keyHeader.name
     : `'${request.keyHeader.name}'`;
   return [
-    `// ${KEY_NOTE}`,
-    `const response = await fetch('${urlWithQuery(request)}', {`,
+    ...[...KEY_NOTE, ...request.notes].map((line) => `// ${line}`),
+    `const url = '${urlWithQuery(request)}';`,
+    'const response = await fetch(url, {',
     `  headers: { ${name}: ${value} },`,
     '});',
     'const body = await response.json();',
@@ -118,7 +138,7 @@ function requestsSample(request: SampleRequest): string {
   const value = request.keyHeader.scheme === 'bearer' ? `f"Bearer {${key}}"` : key;
   const params = request.query.map(([name, example]) => `${JSON.stringify(name)}: ${pythonLiteral(example)}`);
   return [
-    `# ${KEY_NOTE}`,
+    ...[...KEY_NOTE, ...request.notes].map((line) => `# ${line}`),
     'import os',
     '',
     'import requests',
