@@ -288,7 +288,7 @@ async function fixtureFigures(sizes: number[]): Promise<GenerationFigures[]> {
 }
 
 const NOTES = [
-  'CPU per request: user + system CPU time of the serving process (/proc/<pid>/stat) over a load round, divided by the requests it completed',
+  'CPU per request: CPU time of every thread of the serving process (/proc/<pid>/task/*/schedstat, in ns) over a load round, divided by the requests it completed',
   'Express floor: express() with its defaults, one app.get per path, res.send(bytes) (Express adds its weak ETag per answer)',
   'Node floor: node:http, writeHead + end(bytes); both floors serve the bytes the reference answered, checked byte for byte',
   `codings: every target is sent the same Accept-Encoding, "${CODINGS.gzip}" (what HTTP clients send by default) and, on the demo data set, "${CODINGS.identity}"`,
