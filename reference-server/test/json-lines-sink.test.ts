@@ -1,18 +1,18 @@
 /**
- * The JSON-lines log sink gathers the lines of one turn of the event loop into one write, and
+ * The JSON-lines log sink gathers the lines of `FLUSH_AFTER_MS` into one write, and
  * loses none when the process exits right after logging.
  */
 import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { jsonLines } from '../log.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { FLUSH_AFTER_MS, jsonLines } from '../log.ts';
 
 const LOG_MODULE = fileURLToPath(new URL('../log.ts', import.meta.url));
 
 describe('jsonLines', () => {
-  it('writes the records of one turn as one chunk of JSON lines, in order', async () => {
+  it('writes the records of one flush window as one chunk of JSON lines, in order', () => {
     const writes: string[] = [];
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -20,12 +20,18 @@ describe('jsonLines', () => {
         done();
       },
     });
+    vi.useFakeTimers();
     const log = jsonLines(stream);
-    log({ n: 1 });
-    log({ n: 2, text: 'a "quoted"\nline' });
-    log({ n: 3 });
-    expect(writes).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      log({ n: 1 });
+      log({ n: 2, text: 'a "quoted"\nline' });
+      log({ n: 3 });
+      vi.advanceTimersByTime(FLUSH_AFTER_MS - 1);
+      expect(writes).toEqual([]);
+      vi.advanceTimersByTime(1);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(writes).toHaveLength(1);
     expect(
       writes[0]
@@ -33,8 +39,13 @@ describe('jsonLines', () => {
         .slice(0, -1)
         .map((line) => JSON.parse(line) as unknown),
     ).toEqual([{ n: 1 }, { n: 2, text: 'a "quoted"\nline' }, { n: 3 }]);
-    log({ n: 4 });
-    await new Promise((resolve) => setImmediate(resolve));
+    vi.useFakeTimers();
+    try {
+      log({ n: 4 });
+      vi.advanceTimersByTime(FLUSH_AFTER_MS);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(writes).toEqual([writes[0], '{"n":4}\n']);
   });
 

@@ -11,7 +11,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials, generateDataset, KEY_PREFIX } from '../../fixtures/index.ts';
 import { Keyring } from '../auth/keyring.ts';
-import { jsonLines } from '../log.ts';
+import { FLUSH_AFTER_MS, jsonLines } from '../log.ts';
 import { activeWalksOf, datasetFor, rawRequest, startTestServer, type TestServer } from './harness.ts';
 import { listeningUrl, startServerProcess } from './server-process.ts';
 
@@ -136,7 +136,8 @@ describe('keys in the log', () => {
         }
       }
     }
-    await new Promise((resolve) => setImmediate(resolve));
+    // The sink's flush timer was set before this one, with a shorter delay: it has run by then.
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_AFTER_MS + 1));
 
     const records = captured
       .trim()
