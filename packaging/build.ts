@@ -133,10 +133,14 @@ function writeJson(path: string, value: unknown): void {
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** A bin: `--version` alone prints the package's and the API's versions; anything else runs the entry. */
+/**
+ * A bin: `--version` alone prints the package's and the API's versions; anything else runs the entry.
+ * The shebang ends node's own options with `--`: Node 20 reads `--env-file` anywhere on its command
+ * line and exits 9 on a missing file before the CLI could say "env file not found" itself.
+ */
 function writeLauncher(path: string, name: string, entry: string): void {
   const bundled = `./${relative(dirname(path), entry.replace(/\.ts$/, '.mjs')).split('\\').join('/')}`;
-  const source = `#!/usr/bin/env node
+  const source = `#!/usr/bin/env -S node --
 // ${name}: built by packaging/build.ts.
 import { readFileSync } from 'node:fs';
 

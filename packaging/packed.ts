@@ -31,12 +31,26 @@ export function outsideEnv(extra: Record<string, string> = {}): Record<string, s
     .join(delimiter);
   // No install-time analytics from a dependency's postinstall (Prism pulls in @scarf/scarf).
   return {
+    ...networkEnv(),
     PATH: path,
     HOME: process.env.HOME ?? tmpdir(),
     NO_COLOR: '1',
     SCARF_ANALYTICS: 'false',
     ...extra,
   };
+}
+
+/**
+ * How this machine reaches the registry (its proxy and the CA that signs it): a QA pipeline's npm has
+ * the same, and without it an install that must ask the registry fails on the certificate.
+ */
+function networkEnv(): Record<string, string> {
+  const names = /^(?:NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(?:HTTPS?|NO|ALL)_PROXY)$/i;
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => names.test(entry[0]) && !!entry[1],
+    ),
+  );
 }
 
 /** Runs a command to its end (asynchronously: a server in this process keeps answering). */

@@ -96,6 +96,13 @@ describe('the packed conformance package', () => {
     expect(report.results.find((r) => r.id === BROKEN.breaks)?.status).toBe('fail');
   });
 
+  it("reads --env-file itself: a missing file is its own exit-2 message, not the runtime's", async () => {
+    const missing = join(project, 'no-such.env');
+    const ran = await conformance(['--env-file', missing, '--base-url', reference.baseUrl]);
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toContain(`env file not found: ${missing}`);
+  });
+
   it('says how to name a deployment when there is none and no sandbox beside it (exit 2)', async () => {
     expect(existsSync(join(project, 'node_modules/canvassing-sandbox'))).toBe(false);
     const ran = await conformance([], {});
