@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { KEY_PREFIX } from '../spec/facts.ts';
 import type {
   Exchange,
@@ -174,18 +174,8 @@ export class HttpClient {
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<ResponseData | (NetworkFailure & { local?: true })> {
-    if (this.deadInARow >= GIVE_UP_AFTER) {
-      return {
-        kind: 'gave-up',
-        message: `not sent: the target stopped answering (${this.deadInARow} requests in a row failed; last: ${this.lastDeadMessage})`,
-      };
-    }
-    if (this.sent >= this.options.maxRequests) {
-      return {
-        kind: 'budget',
-        message: `not sent: the request budget of ${this.options.maxRequests} is spent (raise --max-requests)`,
-      };
-    }
+    const refused = this.notSending();
+    if (refused) return refused;
     this.sent++;
     const controller = new AbortController();
     let timedOut = false;
@@ -201,30 +191,10 @@ export class HttpClient {
         dispatcher: this.agent,
         signal: controller.signal,
       });
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-        bytes += chunk.length;
-        if (bytes > this.options.maxResponseBytes) {
-          controller.abort();
-          return this.dead({
-            kind: 'too-large',
-            message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
-          });
-        }
-        chunks.push(chunk);
-      }
+      const wire = await this.bodyOf(answer, controller);
+      if (!Buffer.isBuffer(wire)) return wire;
       this.deadInARow = 0;
-      const wire = Buffer.concat(chunks);
-      const coding = codingOf(answer.headers['content-encoding']);
-      if (coding === NO_CODING || wire.length === 0 || method === 'HEAD') {
-        return responseOf(answer.statusCode, answer.headers, wire);
-      }
-      const content = await this.decoded(coding, wire, answer.statusCode);
-      if (!Buffer.isBuffer(content)) return content;
-      const response = responseOf(answer.statusCode, answer.headers, content);
-      response.encoded = { coding, bytes: wire.length };
-      return response;
+      return await this.contentOf(answer, wire, method);
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
       if (!timedOut && LOCAL_ERRORS.has(code)) {
@@ -238,6 +208,61 @@ export class HttpClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Why a request is not sent at all: the target is gone, or the budget is spent. */
+  private notSending(): NetworkFailure | undefined {
+    if (this.deadInARow >= GIVE_UP_AFTER) {
+      return {
+        kind: 'gave-up',
+        message: `not sent: the target stopped answering (${this.deadInARow} requests in a row failed; last: ${this.lastDeadMessage})`,
+      };
+    }
+    if (this.sent >= this.options.maxRequests) {
+      return {
+        kind: 'budget',
+        message: `not sent: the request budget of ${this.options.maxRequests} is spent (raise --max-requests)`,
+      };
+    }
+    return undefined;
+  }
+
+  /** The bytes on the wire, cut off (and the request aborted) past `maxResponseBytes`. */
+  private async bodyOf(
+    answer: Dispatcher.ResponseData,
+    controller: AbortController,
+  ): Promise<Buffer | NetworkFailure> {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > this.options.maxResponseBytes) {
+        controller.abort();
+        return this.dead({
+          kind: 'too-large',
+          message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+        });
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  /** The answer as the checks judge it: its content decoded from whatever coding it declares. */
+  private async contentOf(
+    answer: Dispatcher.ResponseData,
+    wire: Buffer,
+    method: string,
+  ): Promise<ResponseData | NetworkFailure> {
+    const coding = codingOf(answer.headers['content-encoding']);
+    if (coding === NO_CODING || wire.length === 0 || method === 'HEAD') {
+      return responseOf(answer.statusCode, answer.headers, wire);
+    }
+    const content = await this.decoded(coding, wire, answer.statusCode);
+    if (!Buffer.isBuffer(content)) return content;
+    const response = responseOf(answer.statusCode, answer.headers, content);
+    response.encoded = { coding, bytes: wire.length };
+    return response;
   }
 
   /**

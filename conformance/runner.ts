@@ -97,24 +97,11 @@ export async function runSuiteWithTraffic(
 ): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   const startedAt = new Date();
   const started = performance.now();
-  const effective = withMockKeys(config);
-  const client = new HttpClient(effective);
-  const { open, closed, spec } = contractsFor(config.specPath);
-  const ctx: CheckContext = {
-    config: effective,
-    client,
-    data: new SuiteData(client, effective, profileOf(effective, open)),
-    contract: open,
-    closedContract: closed,
-    operations: operationMatcher(open, effective.baseUrl),
-  };
+  const { ctx, spec } = contextFor(config);
   try {
-    const pre = await preflight?.(client, effective, open);
+    const pre = await preflight?.(ctx.client, ctx.config, ctx.contract);
     const first = await ctx.data.listDefault();
     const error = first.exchange.error;
-    const selected = checks.filter(
-      (c) => !config.only || config.only.some((prefix) => c.id.startsWith(prefix)),
-    );
     let results: CheckResult[] = [];
     let unreachable: string | undefined;
     if (pre?.stop) {
@@ -122,12 +109,10 @@ export async function runSuiteWithTraffic(
     } else if (error && UNREACHABLE.has(error.kind)) {
       unreachable = `${config.baseUrl} cannot be reached: ${error.message}`;
     } else {
-      const ordinary = selected.filter((c) => !c.traffic);
-      const traffic = selected.filter((c) => c.traffic);
-      const firstPass = await Promise.all(ordinary.map((check) => runCheck(check, ctx)));
-      const secondPass = await Promise.all(traffic.map((check) => runCheck(check, ctx)));
-      const byId = new Map([...firstPass, ...secondPass].map((r) => [r.id, r]));
-      results = selected.map((c) => byId.get(c.id) as CheckResult);
+      results = await runChecks(
+        checks.filter((c) => !config.only || config.only.some((prefix) => c.id.startsWith(prefix))),
+        ctx,
+      );
     }
     const report: Report = {
       tool: { name: 'canvassing-conformance', version: VERSION },
@@ -140,10 +125,10 @@ export async function runSuiteWithTraffic(
       },
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(performance.now() - started),
-      requests: { sent: client.sent, budget: config.maxRequests, memoized: client.memoized },
+      requests: { sent: ctx.client.sent, budget: config.maxRequests, memoized: ctx.client.memoized },
       summary: summarize(results),
       results,
-      drift: unreachable ? { judged: 0, findings: [], omitted: 0 } : driftSection(client.exchanges, ctx),
+      drift: unreachable ? { judged: 0, findings: [], omitted: 0 } : driftSection(ctx.client.exchanges, ctx),
       coverage: coverageOf(ctx, results),
     };
     if (pre) report.preflight = pre;
@@ -151,10 +136,36 @@ export async function runSuiteWithTraffic(
       report.unreachable = unreachable;
       report.summary.verdict = 'fail';
     }
-    return { report, exchanges: client.exchanges };
+    return { report, exchanges: ctx.client.exchanges };
   } finally {
-    await client.close();
+    await ctx.client.close();
   }
+}
+
+/** What the checks of one run share: the client, the data, the validators and the operations. */
+function contextFor(config: SuiteConfig): { ctx: CheckContext; spec: SpecIdentity } {
+  const effective = withMockKeys(config);
+  const client = new HttpClient(effective);
+  const { open, closed, spec } = contractsFor(config.specPath);
+  const ctx: CheckContext = {
+    config: effective,
+    client,
+    data: new SuiteData(client, effective, profileOf(effective, open)),
+    contract: open,
+    closedContract: closed,
+    operations: operationMatcher(open, effective.baseUrl),
+  };
+  return { ctx, spec };
+}
+
+/** The ordinary checks together, then the traffic checks over all they sent; results in report order. */
+async function runChecks(selected: readonly Check[], ctx: CheckContext): Promise<CheckResult[]> {
+  const ordinary = selected.filter((c) => !c.traffic);
+  const traffic = selected.filter((c) => c.traffic);
+  const firstPass = await Promise.all(ordinary.map((check) => runCheck(check, ctx)));
+  const secondPass = await Promise.all(traffic.map((check) => runCheck(check, ctx)));
+  const byId = new Map([...firstPass, ...secondPass].map((r) => [r.id, r]));
+  return selected.map((c) => byId.get(c.id) as CheckResult);
 }
 
 async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
