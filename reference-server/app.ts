@@ -71,6 +71,7 @@ function servicesOf({ dataset, config }: AppOptions): Services {
     repository: new WalkRepository(variantDataset(dataset, variant), settings.webBaseUrl, {
       order: variant.order,
     }),
+      centroid: variant.centroid,
     authorize: authorizer(keyring, 'walks:read', limiter, variant.bothHeaders),
     limiter,
   };

@@ -23,11 +23,16 @@ export class CampaignWalks {
   private readonly walksById = new Map<string, Walk>();
   private readonly detailBodies = new Map<string, PreparedBody>();
 
-  constructor(campaign: Campaign, walks: Walk[], webBaseUrl: string, order: WalkOrder = 'newest-first') {
+  constructor(
+    campaign: Campaign,
+    walks: Walk[],
+    webBaseUrl: string,
+    { order = 'newest-first', centroid = 'planar' }: Partial<Arrangement> = {},
+  ) {
     const active = walks.filter((walk) => walk.state === 'active').sort(ORDERS[order]);
     const summaries = active
       .slice(0, MAX_LIMIT)
-      .map((walk) => JSON.stringify(walkSummary(walk, campaign, webBaseUrl)));
+      .map((walk) => JSON.stringify(walkSummary(walk, campaign, webBaseUrl, centroid)));
     this.listBodies = listBodies(summaries);
     for (const walk of active) this.walksById.set(walk.id.toLowerCase(), walk);
   }
@@ -100,7 +105,10 @@ export class WalkRepository {
   constructor(
     dataset: Dataset,
     webBaseUrl: string,
-    { eagerDetailStops = EAGER_DETAIL_STOPS, order = 'newest-first' as WalkOrder } = {},
+    {
+      eagerDetailStops = EAGER_DETAIL_STOPS,
+      ...arrangement
+    }: Partial<Arrangement> & { eagerDetailStops?: number } = {},
   ) {
     const walksByCampaign = new Map<string, Walk[]>();
     for (const walk of dataset.walks) {
@@ -109,7 +117,12 @@ export class WalkRepository {
       else walksByCampaign.set(walk.campaignId, [walk]);
     }
     for (const campaign of dataset.campaigns) {
-      const view = new CampaignWalks(campaign, walksByCampaign.get(campaign.id) ?? [], webBaseUrl, order);
+      const view = new CampaignWalks(
+        campaign,
+        walksByCampaign.get(campaign.id) ?? [],
+        webBaseUrl,
+        arrangement,
+      );
       this.campaigns.set(campaign.id, view);
     }
     const views = [...this.campaigns.values()];
@@ -125,6 +138,13 @@ export class WalkRepository {
 /** D-ORDER: ours is newest first; a variant may list in another stable order. */
 export type WalkOrder = 'newest-first' | 'oldest-first' | 'name' | 'id';
 
+/** D-CENTROID: ours is the plain mean; a variant may take the mean on the sphere. */
+export type CentroidMethod = 'planar' | 'spherical';
+/** How a variant arranges what the repository serves; ours: newest first, plain mean. */
+export interface Arrangement {
+  order: WalkOrder;
+  centroid: CentroidMethod;
+}
 const byId = (a: Walk, b: Walk) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const ORDERS: Record<WalkOrder, (a: Walk, b: Walk) => number> = {
   /** Creation time descending, ties broken by id ascending. */
@@ -134,8 +154,13 @@ const ORDERS: Record<WalkOrder, (a: Walk, b: Walk) => number> = {
   id: byId,
 };
 
-export function walkSummary(walk: Walk, campaign: Campaign, webBaseUrl: string): WalkSummary {
-  const { lat, lng } = centroidOf(walk.stops);
+export function walkSummary(
+  walk: Walk,
+  campaign: Campaign,
+  webBaseUrl: string,
+  centroid: CentroidMethod = 'planar',
+): WalkSummary {
+  const { lat, lng } = centroid === 'planar' ? centroidOf(walk.stops) : sphericalCentroidOf(walk.stops);
   return {
     id: walk.id,
     name: walk.name,
@@ -149,7 +174,10 @@ export function walkSummary(walk: Walk, campaign: Campaign, webBaseUrl: string):
 }
 
 /** D-CENTROID: the plain mean of the stops that have both coordinates; null and null when none has. */
-export function centroidOf(stops: readonly Stop[]): { lat: number | null; lng: number | null } {
+export function centroidOf(stops: readonly Pick<Stop, 'lat' | 'lng'>[]): {
+  lat: number | null;
+  lng: number | null;
+} {
   let lat = 0;
   let lng = 0;
   let located = 0;
@@ -163,6 +191,30 @@ export function centroidOf(stops: readonly Stop[]): { lat: number | null; lng: n
 }
 
 /** Every status key, in the spec's order, 0 when there are none. */
+const RADIAN = Math.PI / 180;
+
+/** D-CENTROID, a variant's choice: the mean of the located stops' unit vectors, back to degrees. */
+export function sphericalCentroidOf(stops: readonly Pick<Stop, 'lat' | 'lng'>[]): {
+  lat: number | null;
+  lng: number | null;
+} {
+  let x = 0;
+  let y = 0;
+  let z = 0;
+  for (const stop of stops) {
+    if (stop.lat === null || stop.lng === null) continue;
+    const lat = stop.lat * RADIAN;
+    const lng = stop.lng * RADIAN;
+    x += Math.cos(lat) * Math.cos(lng);
+    y += Math.cos(lat) * Math.sin(lng);
+    z += Math.sin(lat);
+  }
+  const horizontal = Math.hypot(x, y);
+  // No located stop, or stops that cancel out (antipodes): the plain mean is the only answer left.
+  if (horizontal === 0 && z === 0) return centroidOf(stops);
+  return { lat: Math.atan2(z, horizontal) / RADIAN, lng: Math.atan2(y, x) / RADIAN };
+}
+
 export function countsOf(stops: readonly Stop[]): StatusCounts {
   const counts = Object.fromEntries(STOP_STATUSES.map((status) => [status, 0])) as StatusCounts;
   for (const stop of stops) counts[stop.status] += 1;

@@ -3,6 +3,8 @@
  * as described: each open point answers the way `--print-variant` says.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { sphericalMean } from '../../conformance/checks/consistency.ts';
+import { centroidOf } from '../repository.ts';
 import { CHOICES, DEFAULT_VARIANT, describeVariant, type Variant, variantOf } from '../variants/variant.ts';
 import { activeWalksOf, bearer, errorOf, startTestServer, type TestServer } from './harness.ts';
 
@@ -53,6 +55,7 @@ describe('serving a variant', () => {
     await expectLimitAnswer(server, variant);
     await expectListAndDetail(server, variant);
     await expectBothHeaders(server, variant);
+    await expectCentroid(server, variant);
   });
 });
 
@@ -111,4 +114,34 @@ async function expectBothHeaders(server: TestServer, variant: Variant): Promise<
   const winner = variant.bothHeaders === 'authorization' ? 0 : 1;
   const [walk] = (answer.body as { data: Summary[] }).data;
   expect(activeWalksOf(server.dataset, winner).some((candidate) => candidate.id === walk?.id)).toBe(true);
+}
+
+type Located = { lat: number; lng: number };
+const gap = (a: Located, b: Located) => Math.max(Math.abs(a.lat - b.lat), Math.abs(a.lng - b.lng));
+
+/** D-CENTROID: on the listed walk where the two means differ most, the summary holds the drawn one. */
+async function expectCentroid(server: TestServer, variant: Variant): Promise<void> {
+  const key = bearer(server.keys.CONFORMANCE_API_KEY);
+  const list = await server.get('/api/v1/walks?limit=200', key);
+  const listed = new Map((list.body as { data: (Summary & Partial<Located>)[] }).data.map((s) => [s.id, s]));
+  const spread = activeWalksOf(server.dataset, 0)
+    .filter((walk) => listed.has(walk.id))
+    .map((walk) => ({ walk, located: walk.stops.filter((stop) => stop.lat !== null && stop.lng !== null) }))
+    .filter(({ located }) => located.length > 1)
+    .map(({ walk, located }) => ({
+      id: walk.id,
+      gap: gap(centroidOf(located) as Located, sphericalMean(located as Located[]) as Located),
+    }))
+    .sort((a, b) => b.gap - a.gap)[0];
+  const detail = await server.get(`/api/v1/walks/${spread?.id}`, key);
+  const stops = (detail.body as { data: { stops: Partial<Located>[] } }).data.stops;
+  const located = stops.filter(
+    (stop): stop is Located => typeof stop.lat === 'number' && typeof stop.lng === 'number',
+  );
+  const planar = centroidOf(located) as Located;
+  const spherical = sphericalMean(located) as Located;
+  expect(gap(planar, spherical)).toBeGreaterThan(1e-9);
+  const served = listed.get(spread?.id ?? '') as Located;
+  const expected = variant.centroid === 'spherical' ? spherical : planar;
+  expect([variant.seed, gap(served, expected) < 1e-12]).toEqual([variant.seed, true]);
 }

@@ -1,7 +1,8 @@
 /**
  * The data a variant serves: the same walks, with stop ids of another shape (D-STOP-ID) and
- * coordinates rounded (D-COORDS). The centroid is computed from these stops as always, so what
- * the list says still agrees with what the detail shows (written spec §2.1).
+ * coordinates rounded (D-COORDS). The repository computes the centroid from these stops, by the
+ * variant's method (D-CENTROID), so what the list says still agrees with what the detail shows
+ * (written spec §2.1).
  */
 import type { Dataset, Stop, Walk } from '../../fixtures/index.ts';
 import type { Variant } from './variant.ts';

@@ -5,6 +5,7 @@
  * stays within the written spec; `DEFAULT_VARIANT` is the project's own decisions.
  */
 import { SeededSource } from '../../fixtures/seeded-source.ts';
+import type { CentroidMethod } from '../repository.ts';
 
 /** Status and code of one refusal; the message stays the project's. */
 export interface Refusal {
@@ -30,7 +31,7 @@ export interface Variant {
   malformedId: Refusal;
   /** D-STOP-ID */
   stopIds: 'uuid' | 'prefixed' | 'numeric';
-  /** D-CENTROID, D-COORDS: decimals of stop coordinates (the centroid is their mean); null: as stored. */
+  /** D-COORDS: decimals of stop coordinates; null: as stored. */
   coordinateDecimals: number | null;
   /** D-COMPRESSION: gzip from 1 KiB, or never. */
   compression: 'gzip' | 'none';
@@ -40,6 +41,8 @@ export interface Variant {
   unknownPath: Refusal;
   /** D-METHOD */
   otherMethod: Refusal;
+  /** D-CENTROID: the plain mean of the located stops, or their mean on the sphere. */
+  centroid: CentroidMethod;
 }
 
 export const DEFAULT_VARIANT: Variant = Object.freeze({
@@ -58,6 +61,7 @@ export const DEFAULT_VARIANT: Variant = Object.freeze({
   caching: 'etag',
   unknownPath: { status: 404, code: 'not_found' },
   otherMethod: { status: 405, code: 'method_not_allowed' },
+  centroid: 'planar',
 });
 
 const UNAUTHORIZED: Refusal = { status: 401, code: 'unauthorized' };
@@ -89,6 +93,8 @@ export const CHOICES: { readonly [K in Exclude<keyof Variant, 'seed'>]: readonly
     { status: 404, code: 'not_found' },
     { status: 400, code: 'method_not_allowed' },
   ],
+  /** Drawn last, so adding it left every earlier point's draw unchanged. */
+  centroid: ['planar', 'spherical'],
 };
 
 /** Stream of the fixtures' seeded source reserved for variants (the data set uses 2..5). */
