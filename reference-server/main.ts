@@ -2,14 +2,22 @@
  * `npm run reference-server -- [flags]`: the only place that reads the command line and listens
  * on a fixed port. See `--help`, and `../shared/CONTRACT.md` for the commands it must keep.
  */
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../command-line/flags.ts';
+import {
+  EXIT_USAGE,
+  helpText,
+  integerFlag,
+  readFlags,
+  UsageError,
+  usageMessage,
+} from '../command-line/flags.ts';
 import { DEFAULT_MAX_STOPS, DEFAULT_SEED, DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
+import { CREDENTIAL_KEY_NAMES, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { jsonLines, logRecord } from './log.ts';
 import type { RunningServer } from './start.ts';
 import {
-  VARIANT_FLAG_OPTIONS,
-  VARIANT_USAGE,
+  VARIANT_FLAGS,
   variantBanner,
   variantList,
   type VariantSettings,
@@ -17,25 +25,48 @@ import {
   variantText,
 } from './variant-flags.ts';
 
-const USAGE = `Usage: npm run reference-server -- [options]
-
-Serves the Canvassing Read API on a seeded demo data set.
-
-Options:
-  --port N               port to listen on (default 8080; 0 picks a free port)
-  --host H               address to listen on (default 127.0.0.1)
-  --seed S               data set seed (default ${DEFAULT_SEED})
-  --walks N              active walks of the primary campaign (default ${DEFAULT_WALKS})
-  --max-stops N          stops of the largest walk (default ${DEFAULT_MAX_STOPS})
-  --web-base-url URL     {web_base_url} of web_url and app_link (default ${DEFAULT_WEB_BASE_URL})
-  --rate-limit N/min     per-key rate limit, answered with 429 and Retry-After (default: off)
-${VARIANT_USAGE}
-  --quiet                no request log lines
-  --print-credentials    print the demo credentials of the seed as dotenv lines and exit
-  --help                 show this help and exit
-
-Logs are JSON lines on stdout. SIGINT or SIGTERM stops the server after open requests finish.
-`;
+const COMMAND = {
+  name: 'reference-server',
+  usage: 'npm run reference-server -- [options]',
+  summary: 'Serves the Canvassing Read API on a seeded demo data set.',
+  flags: {
+    port: { type: 'string', value: 'N', help: 'Port to listen on (default 8080; 0 picks a free port)' },
+    host: { type: 'string', value: 'H', help: 'Address to listen on (default 127.0.0.1)' },
+    seed: { type: 'string', value: 'S', help: `Data set seed (default ${DEFAULT_SEED})` },
+    walks: {
+      type: 'string',
+      value: 'N',
+      help: `Active walks of the primary campaign (default ${DEFAULT_WALKS})`,
+    },
+    'max-stops': {
+      type: 'string',
+      value: 'N',
+      help: `Stops of the largest walk (default ${DEFAULT_MAX_STOPS})`,
+    },
+    'web-base-url': {
+      type: 'string',
+      value: 'URL',
+      help: `{web_base_url} of web_url and app_link (default ${DEFAULT_WEB_BASE_URL})`,
+    },
+    'rate-limit': {
+      type: 'string',
+      value: 'N/min',
+      help: 'Per-key rate limit, answered with 429 and Retry-After (default: off)',
+    },
+    ...VARIANT_FLAGS,
+    quiet: { type: 'boolean', help: 'No request log lines' },
+    'print-credentials': {
+      type: 'boolean',
+      help: 'Print the demo credentials of the seed as dotenv lines and exit',
+    },
+  },
+  sections: [
+    {
+      title: 'Logs',
+      text: '  JSON lines on stdout. SIGINT or SIGTERM stops the server after open requests finish.',
+    },
+  ],
+} as const satisfies CommandSpec;
 
 interface Flags extends VariantSettings {
   port: number;
@@ -51,31 +82,14 @@ interface Flags extends VariantSettings {
 }
 
 export function parseFlags(argv: string[]): Flags {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      seed: { type: 'string' },
-      walks: { type: 'string' },
-      'max-stops': { type: 'string' },
-      'web-base-url': { type: 'string' },
-      'rate-limit': { type: 'string' },
-      quiet: { type: 'boolean' },
-      'print-credentials': { type: 'boolean' },
-      help: { type: 'boolean' },
-      ...VARIANT_FLAG_OPTIONS,
-    },
-  });
+  const { values } = readFlags(COMMAND, argv);
   return {
     ...variantSettings(values),
-    port: integerFlag('--port', values.port, 8080, 0, 65535),
+    port: integerFlag('--port', values.port, { min: 0, max: 65535 }, 8080),
     host: values.host ?? '127.0.0.1',
-    seed: integerFlag('--seed', values.seed, DEFAULT_SEED, 0, 2 ** 32 - 1),
-    walks: integerFlag('--walks', values.walks, DEFAULT_WALKS, 0, 2_000_000),
-    maxStops: integerFlag('--max-stops', values['max-stops'], DEFAULT_MAX_STOPS, 0, 100_000),
+    seed: integerFlag('--seed', values.seed, { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED),
+    walks: integerFlag('--walks', values.walks, { min: 0, max: 2_000_000 }, DEFAULT_WALKS),
+    maxStops: integerFlag('--max-stops', values['max-stops'], { min: 0, max: 100_000 }, DEFAULT_MAX_STOPS),
     webBaseUrl: normalizeWebBaseUrl(values['web-base-url'] ?? DEFAULT_WEB_BASE_URL),
     rateLimit: values['rate-limit'] === undefined ? undefined : rateFlag(values['rate-limit']),
     quiet: values.quiet ?? false,
@@ -84,36 +98,20 @@ export function parseFlags(argv: string[]): Flags {
   };
 }
 
-function integerFlag(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined) return fallback;
-  const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= min && value <= max))
-    throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
-  return value;
-}
-
 function rateFlag(raw: string): number {
   const match = /^([0-9]+)(?:\/min)?$/.exec(raw);
   const value = match ? Number(match[1]) : 0;
-  if (!(value >= 1 && value <= 1_000_000)) throw new RangeError('--rate-limit must look like 600/min');
+  if (!(value >= 1 && value <= 1_000_000))
+    throw new UsageError(`--rate-limit must look like 600/min, not ${JSON.stringify(raw)}`);
   return value;
 }
 
+/** The six variables of the contract, in its order, as dotenv lines. */
 function credentialLines(seed: number, webBaseUrl: string): string {
   const keys = demoCredentials({ seed });
   return [
-    `CONFORMANCE_API_KEY=${keys.CONFORMANCE_API_KEY}`,
-    `CONFORMANCE_NO_SCOPE_KEY=${keys.CONFORMANCE_NO_SCOPE_KEY}`,
-    `CONFORMANCE_OTHER_CAMPAIGN_KEY=${keys.CONFORMANCE_OTHER_CAMPAIGN_KEY}`,
-    `CONFORMANCE_REVOKED_KEY=${keys.CONFORMANCE_REVOKED_KEY}`,
-    `CONFORMANCE_EMPTY_CAMPAIGN_KEY=${keys.CONFORMANCE_EMPTY_CAMPAIGN_KEY}`,
-    `CONFORMANCE_WEB_BASE_URL=${webBaseUrl}`,
+    ...CREDENTIAL_KEY_NAMES.map((name) => `${name}=${keys[name]}`),
+    `${WEB_BASE_URL_NAME}=${webBaseUrl}`,
   ].join('\n');
 }
 
@@ -122,8 +120,8 @@ async function main(argv: string[]): Promise<void> {
   try {
     flags = parseFlags(argv);
   } catch (error) {
-    process.stderr.write(`reference-server: ${(error as Error).message}\nTry --help.\n`);
-    process.exitCode = 2;
+    process.stderr.write(usageMessage(COMMAND.name, error as Error));
+    process.exitCode = EXIT_USAGE;
     return;
   }
   const printed = printOnly(flags);
@@ -155,7 +153,7 @@ async function main(argv: string[]): Promise<void> {
 
 /** What `--help`, `--print-credentials`, `--variant list` and `--print-variant` print instead of serving. */
 function printOnly(flags: Flags): string | undefined {
-  if (flags.help) return USAGE;
+  if (flags.help) return helpText(COMMAND);
   if (flags.printCredentials) return `${credentialLines(flags.seed, flags.webBaseUrl)}\n`;
   if (flags.listVariants) return variantList();
   if (flags.printVariant && flags.variant) return `${variantText(flags.variant)}\n`;

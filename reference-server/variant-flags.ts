@@ -3,6 +3,7 @@
  * deployment: `--variant`, `--latency`, `--faults`, `--fault-kinds`, `--fault-seed`. Parsed once
  * here, so both commands read and describe them the same way.
  */
+import { type FlagTable, type FlagValues, integerFlag, UsageError } from '../command-line/flags.ts';
 import {
   describeTurbulence,
   FAULT_KINDS,
@@ -13,22 +14,31 @@ import {
 } from './turbulence.ts';
 import { describeVariant, type Variant, variantOf } from './variants/variant.ts';
 
-export const VARIANT_FLAG_OPTIONS = {
-  variant: { type: 'string' },
-  'print-variant': { type: 'boolean' },
-  latency: { type: 'string' },
-  faults: { type: 'string' },
-  'fault-kinds': { type: 'string' },
-  'fault-seed': { type: 'string' },
-} as const;
-
-export const VARIANT_USAGE = `  --variant SEED         serve other legal choices on every point the spec leaves open, drawn
-                         from SEED (1 to 4294967295); --variant list prints seeds 1 to 8
-  --print-variant        with --variant SEED: print what that variant chooses and exit
-  --latency MS|MIN-MAX   add MS (or MIN to MAX, seeded) milliseconds before each API answer
-  --faults RATE          fail this share (0 to 1) of API requests, seeded and replayable
-  --fault-kinds LIST     which failures: ${FAULT_KINDS.join(',')} (default: all)
-  --fault-seed S         seed of the latency and fault draws (default 1)`;
+/** The shared flags, for a command's flag table (`...VARIANT_FLAGS`). */
+export const VARIANT_FLAGS = {
+  variant: {
+    type: 'string',
+    value: 'SEED',
+    help: 'Serve other legal choices on every point the spec leaves open, drawn\nfrom SEED (1 to 4294967295); --variant list prints seeds 1 to 8',
+  },
+  'print-variant': { type: 'boolean', help: 'With --variant SEED: print what that variant chooses and exit' },
+  latency: {
+    type: 'string',
+    value: 'MS|MIN-MAX',
+    help: 'Add MS (or MIN to MAX, seeded) milliseconds before each API answer',
+  },
+  faults: {
+    type: 'string',
+    value: 'RATE',
+    help: 'Fail this share (0 to 1) of API requests, seeded and replayable',
+  },
+  'fault-kinds': {
+    type: 'string',
+    value: 'LIST',
+    help: `Which failures: ${FAULT_KINDS.join(',')} (default: all)`,
+  },
+  'fault-seed': { type: 'string', value: 'S', help: 'Seed of the latency and fault draws (default 1)' },
+} as const satisfies FlagTable;
 
 export interface VariantSettings {
   /** `--variant list`: print the choices of seeds 1..8 and exit. */
@@ -39,7 +49,7 @@ export interface VariantSettings {
   turbulence: TurbulenceConfig | undefined;
 }
 
-type Values = { [K in keyof typeof VARIANT_FLAG_OPTIONS]?: K extends 'print-variant' ? boolean : string };
+type Values = FlagValues<typeof VARIANT_FLAGS>;
 
 export function variantSettings(values: Values): VariantSettings {
   const listVariants = values.variant === 'list';
@@ -47,9 +57,9 @@ export function variantSettings(values: Values): VariantSettings {
     values.variant === undefined || listVariants
       ? undefined
       : variantOf(seedFlag('--variant', values.variant));
-  if (values['print-variant'] && !variant) throw new RangeError('--print-variant needs --variant SEED');
+  if (values['print-variant'] && !variant) throw new UsageError('--print-variant needs --variant SEED');
   if (values['fault-kinds'] !== undefined && values.faults === undefined) {
-    throw new RangeError('--fault-kinds needs --faults RATE');
+    throw new UsageError('--fault-kinds needs --faults RATE');
   }
   const latency = values.latency === undefined ? undefined : parseLatency(values.latency);
   const faults =
@@ -71,10 +81,7 @@ export function variantSettings(values: Values): VariantSettings {
 }
 
 function seedFlag(name: string, raw: string): number {
-  const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= 1 && value <= 2 ** 32 - 1))
-    throw new RangeError(`${name} must be an integer from 1 to 4294967295`);
-  return value;
+  return integerFlag(name, raw, { min: 1, max: 2 ** 32 - 1 }, 1);
 }
 
 /** What `--variant list` prints: the choices of seeds 1..8. */

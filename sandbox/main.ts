@@ -4,8 +4,9 @@
  * real errors; optionally another deployment's legal choices, latency and faults) runs in this
  * process; the Prism mock (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
  */
-import { parseArgs } from 'node:util';
 import { buildApiReference } from '../docs/build.ts';
+import type { CommandSpec } from '../command-line/flags.ts';
+import { EXIT_USAGE, helpText, readFlags, UsageError, usageMessage } from '../command-line/flags.ts';
 import { parsePort } from '../mock/cli-flags.ts';
 import {
   isPortTaken,
@@ -16,26 +17,28 @@ import {
 } from '../mock/prism.ts';
 import { type RunningServer, startReferenceServer } from '../reference-server/start.ts';
 import {
-  VARIANT_FLAG_OPTIONS,
-  VARIANT_USAGE,
+  VARIANT_FLAGS,
   variantBanner,
   variantList,
   type VariantSettings,
   variantSettings,
   variantText,
 } from '../reference-server/variant-flags.ts';
+import { KEY_PREFIX } from '../spec/facts.ts';
 
-const USAGE = `Usage: npm start -- [--port N] [--mock-port N] [--host H] [--seed S] [--variant SEED] [...]
-
-Starts the sandbox: the reference server (seeded demo data, real keys) and the Prism mock.
-  --port N               reference server port (default 8080)
-  --mock-port N          Prism mock port (default 4010)
-  --host H               address both listen on (default 127.0.0.1)
-  --seed S               demo data set seed (default: the reference server's)
-${VARIANT_USAGE}
-  --help                 show this help
-Variants, latency and faults apply to the reference server; the Prism mock answers as always.
-Ctrl-C stops both.`;
+const COMMAND = {
+  name: 'sandbox',
+  usage: 'npm start -- [--port N] [--mock-port N] [--host H] [--seed S] [--variant SEED] [...]',
+  summary:
+    'Starts the sandbox: the reference server (seeded demo data, real keys) and the Prism mock.\nVariants, latency and faults apply to the reference server; the Prism mock answers as always.\nCtrl-C stops both.',
+  flags: {
+    port: { type: 'string', value: 'N', help: 'Reference server port (default 8080)' },
+    'mock-port': { type: 'string', value: 'N', help: 'Prism mock port (default 4010)' },
+    host: { type: 'string', value: 'H', help: 'Address both listen on (default 127.0.0.1)' },
+    seed: { type: 'string', value: 'S', help: "Demo data set seed (default: the reference server's)" },
+    ...VARIANT_FLAGS,
+  },
+} as const satisfies CommandSpec;
 
 /** How long both may take to stop before the sandbox gives up waiting and exits anyway. */
 const STOP_TIMEOUT_MS = 8_000;
@@ -48,23 +51,11 @@ interface SandboxFlags extends VariantSettings {
 }
 
 function parseFlags(argv: string[]): SandboxFlags | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      'mock-port': { type: 'string' },
-      host: { type: 'string' },
-      seed: { type: 'string' },
-      help: { type: 'boolean', default: false },
-      ...VARIANT_FLAG_OPTIONS,
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
   const seed = values.seed;
   if (seed !== undefined && !/^\d{1,10}$/.test(seed))
-    throw new Error('--seed must be a non-negative integer.');
+    throw new UsageError('--seed must be a non-negative integer.');
   const flags = {
     ...variantSettings(values),
     host: values.host ?? '127.0.0.1',
@@ -72,7 +63,7 @@ function parseFlags(argv: string[]): SandboxFlags | 'help' {
     mockPort: values['mock-port'] === undefined ? 4010 : parsePort(values['mock-port'], '--mock-port'),
     seed: seed === undefined ? undefined : Number(seed),
   };
-  if (flags.port === flags.mockPort) throw new Error('--port and --mock-port must differ.');
+  if (flags.port === flags.mockPort) throw new UsageError('--port and --mock-port must differ.');
   return flags;
 }
 
@@ -111,7 +102,7 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
     '',
     'Try:',
     `  curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server.baseUrl}/api/v1/walks?limit=2'`,
-    `  curl -H 'x-api-key: svc_sk_live_anything' -H 'Prefer: code=404' ${prism.baseUrl}/api/v1/walks/any-id`,
+    `  curl -H 'x-api-key: ${KEY_PREFIX}anything' -H 'Prefer: code=404' ${prism.baseUrl}/api/v1/walks/any-id`,
     '',
     'Ctrl-C stops both.',
     '',
@@ -123,11 +114,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     flags = parseFlags(argv);
   } catch (error) {
-    console.error(`sandbox: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
+    process.stderr.write(usageMessage(COMMAND.name, error as Error));
+    return EXIT_USAGE;
   }
   if (flags === 'help') {
-    console.log(USAGE);
+    process.stdout.write(helpText(COMMAND));
     return 0;
   }
   if (flags.listVariants || flags.printVariant) {
