@@ -70,8 +70,8 @@ function servicesOf({ dataset, config }: AppOptions): Services {
     settings,
     repository: new WalkRepository(variantDataset(dataset, variant), settings.webBaseUrl, {
       order: variant.order,
-    }),
       centroid: variant.centroid,
+    }),
     authorize: authorizer(keyring, 'walks:read', limiter, variant.bothHeaders),
     limiter,
   };

@@ -137,7 +137,6 @@ export class WalkRepository {
 
 /** D-ORDER: ours is newest first; a variant may list in another stable order. */
 export type WalkOrder = 'newest-first' | 'oldest-first' | 'name' | 'id';
-
 /** D-CENTROID: ours is the plain mean; a variant may take the mean on the sphere. */
 export type CentroidMethod = 'planar' | 'spherical';
 /** How a variant arranges what the repository serves; ours: newest first, plain mean. */
@@ -145,6 +144,7 @@ export interface Arrangement {
   order: WalkOrder;
   centroid: CentroidMethod;
 }
+
 const byId = (a: Walk, b: Walk) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const ORDERS: Record<WalkOrder, (a: Walk, b: Walk) => number> = {
   /** Creation time descending, ties broken by id ascending. */
@@ -190,7 +190,6 @@ export function centroidOf(stops: readonly Pick<Stop, 'lat' | 'lng'>[]): {
   return located === 0 ? { lat: null, lng: null } : { lat: lat / located, lng: lng / located };
 }
 
-/** Every status key, in the spec's order, 0 when there are none. */
 const RADIAN = Math.PI / 180;
 
 /** D-CENTROID, a variant's choice: the mean of the located stops' unit vectors, back to degrees. */
@@ -215,6 +214,7 @@ export function sphericalCentroidOf(stops: readonly Pick<Stop, 'lat' | 'lng'>[])
   return { lat: Math.atan2(z, horizontal) / RADIAN, lng: Math.atan2(y, x) / RADIAN };
 }
 
+/** Every status key, in the spec's order, 0 when there are none. */
 export function countsOf(stops: readonly Stop[]): StatusCounts {
   const counts = Object.fromEntries(STOP_STATUSES.map((status) => [status, 0])) as StatusCounts;
   for (const stop of stops) counts[stop.status] += 1;
