@@ -9,6 +9,7 @@
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Dataset } from '../fixtures/index.ts';
+import { WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { Keyring } from './auth/keyring.ts';
 import { type Authorizer, authorizer } from './auth/require-key.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
@@ -72,7 +73,7 @@ function servicesOf({ dataset, config }: AppOptions): Services {
       order: variant.order,
       centroid: variant.centroid,
     }),
-    authorize: authorizer(keyring, 'walks:read', limiter, variant.bothHeaders),
+    authorize: authorizer(keyring, WALKS_READ_SCOPE, limiter, variant.bothHeaders),
     limiter,
   };
 }

@@ -4,6 +4,7 @@
  * holds them to it) and the decisions of `spec/DECISIONS.md`.
  */
 import { STATUS_CODES } from 'node:http';
+import { LIMIT, statusOfError } from '../spec/facts.ts';
 
 export interface ErrorAnswer {
   status: number;
@@ -24,6 +25,11 @@ export function errorAnswer(
   return Object.freeze({ status, code, message, headers: Object.freeze(headers), body });
 }
 
+/** An answer whose code the spec names, with the status the spec gives that code. */
+function specError(code: string, message: string, headers: Record<string, string> = {}): ErrorAnswer {
+  return errorAnswer(statusOfError(code), code, message, headers);
+}
+
 /** Thrown or passed to `next()`; the error handler sends its answer. */
 export class ApiError extends Error {
   readonly answer: ErrorAnswer;
@@ -38,52 +44,50 @@ export class ApiError extends Error {
 const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="canvassing"' };
 
 /** D-AUTH-MISSING */
-export const MISSING_KEY = errorAnswer(
-  401,
+export const MISSING_KEY = specError(
   'unauthorized',
   'An API key is required: send Authorization: Bearer <API_KEY> or x-api-key: <API_KEY>.',
   BEARER_CHALLENGE,
 );
 /** D-AUTH-UNKNOWN; D-AUTH-MALFORMED and D-AUTH-REVOKED give the same answer (a variant may not). */
-export const INVALID_KEY = errorAnswer(401, 'unauthorized', 'The API key is not valid.', BEARER_CHALLENGE);
-export const MALFORMED_KEY = errorAnswer(401, 'unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
-export const REVOKED_KEY = errorAnswer(401, 'unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
+export const INVALID_KEY = specError('unauthorized', 'The API key is not valid.', BEARER_CHALLENGE);
+export const MALFORMED_KEY = specError('unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
+export const REVOKED_KEY = specError('unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
 /** D-AUTH-BOTH */
-export const CONFLICTING_CREDENTIALS = errorAnswer(
-  400,
+export const CONFLICTING_CREDENTIALS = specError(
   'conflicting_credentials',
   'Authorization and x-api-key carry different keys; send one key.',
 );
 /** Written spec §5.6. */
 export function missingScope(scope: string): ErrorAnswer {
-  return errorAnswer(403, 'forbidden', `This key lacks the ${scope} scope.`);
+  return specError('forbidden', `This key lacks the ${scope} scope.`);
 }
 /** Written spec §4.3 rule 1; D-ID-MALFORMED and D-WALK-INACTIVE give the very same answer. */
-export const WALK_NOT_FOUND = errorAnswer(404, 'not_found', 'Walk not found.');
+export const WALK_NOT_FOUND = specError('not_found', 'Walk not found.');
 /** D-ID-MALFORMED: a walk id that is not a UUID (the answer of `WALK_NOT_FOUND` unless a variant differs). */
-export const MALFORMED_WALK_ID = errorAnswer(404, 'not_found', WALK_NOT_FOUND.message);
+export const MALFORMED_WALK_ID = specError('not_found', WALK_NOT_FOUND.message);
 /** D-LIMIT */
-export const INVALID_LIMIT = errorAnswer(400, 'invalid_parameter', 'limit must be an integer from 1 to 200.');
+export const INVALID_LIMIT = specError(
+  'invalid_parameter',
+  `limit must be an integer from ${LIMIT.minimum} to ${LIMIT.maximum}.`,
+);
 /** D-PATH-UNKNOWN */
-export const NO_SUCH_ENDPOINT = errorAnswer(404, 'not_found', 'No such endpoint.');
+export const NO_SUCH_ENDPOINT = specError('not_found', 'No such endpoint.');
 /** D-PLANNED */
-export const PLANNED_ENDPOINT = errorAnswer(404, 'not_found', 'This endpoint is planned and not active yet.');
+export const PLANNED_ENDPOINT = specError('not_found', 'This endpoint is planned and not active yet.');
 /** D-METHOD */
-export const METHOD_NOT_ALLOWED = errorAnswer(
-  405,
+export const METHOD_NOT_ALLOWED = specError(
   'method_not_allowed',
   'This endpoint only answers GET and HEAD; the API is read-only.',
   { Allow: 'GET, HEAD' },
 );
 /** D-ERRORS: never a stack trace or an internal detail. */
-export const INTERNAL_ERROR = errorAnswer(
-  500,
+export const INTERNAL_ERROR = specError(
   'internal_error',
   'Something went wrong on our side; please retry later.',
 );
 /** D-RATE: the answer without its `Retry-After`; `rateLimited(seconds)` is what is sent. */
-export const RATE_LIMITED = errorAnswer(
-  429,
+export const RATE_LIMITED = specError(
   'rate_limited',
   'Too many requests for this key; retry after the number of seconds in Retry-After.',
 );

@@ -3,7 +3,7 @@
  * lifecycle records. A key never reaches a record: the path is the only request text logged, and
  * anything key-shaped in it (a prefixed key, or a long run of letters and digits) is masked.
  */
-import { KEY_PREFIX } from '../fixtures/index.ts';
+import { KEY_PREFIX } from '../spec/facts.ts';
 
 export type LogRecord = { time: string; level: 'info' | 'warn' | 'error'; msg: string } & Record<
   string,

@@ -9,9 +9,10 @@ import { createHash } from 'node:crypto';
 import { STOP_STATUSES } from '../fixtures/index.ts';
 import type { Campaign, Dataset, Stop, Walk } from '../fixtures/index.ts';
 import type { StatusCounts, WalkSummary } from '../spec/types.ts';
+import { LIMIT } from '../spec/facts.ts';
 import { entityTag, type PreparedBody, prepareBody } from './envelope.ts';
 
-export const MAX_LIMIT = 200;
+export const MAX_LIMIT = LIMIT.maximum;
 /** Active stops up to which every detail is built at load: about 11,000 walks (the demo has 12,000 stops). */
 export const EAGER_DETAIL_STOPS = 500_000;
 export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

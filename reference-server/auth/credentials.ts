@@ -2,7 +2,7 @@
  * Reading the key from the request headers (written spec §5.2, D-AUTH-*): pure, total functions
  * of the header values, so any input gets a key or an error answer and never a throw.
  */
-import { KEY_PREFIX } from '../../fixtures/index.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 import { CONFLICTING_CREDENTIALS, type ErrorAnswer, MALFORMED_KEY, MISSING_KEY } from '../errors.ts';
 
 /** Longer than any key we issue; longer input is refused before it is hashed. */
