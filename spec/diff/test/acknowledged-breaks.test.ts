@@ -3,28 +3,11 @@
  * passes, the same break unacknowledged fails, an expired or stale entry fails, a non-breaking
  * change passes with its impact line, and unusable input exits 2 with one line.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { specDiff } from './run-spec-diff.ts';
 import { limitSchema, SpecVariants } from './spec-variants.ts';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
-const run = promisify(execFile);
-
-async function specDiff(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT });
-    return { status: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== 'number') throw error;
-    return { status: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
 
 const variants = new SpecVariants();
 afterAll(() => variants.dispose());

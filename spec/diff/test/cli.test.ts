@@ -1,36 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT } from '../../facts.ts';
+import { specDiff } from './run-spec-diff.ts';
 import { limitSchema, schema, SpecVariants } from './spec-variants.ts';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
-const run = promisify(execFile);
-
-interface CliResult {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `spec:diff` as `npm run spec:diff` does (tsx, from the repository root). */
-async function specDiff(args: string[], cwd = ROOT): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      cwd,
-      timeout: 60_000,
-    });
-    return { status: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== 'number') throw error;
-    return { status: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
 
 const variants = new SpecVariants();
 afterAll(() => variants.dispose());
