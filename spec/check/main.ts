@@ -6,7 +6,15 @@
  * (unusable input, a missing ref) or the command line is wrong.
  */
 import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../../command-line/flags.ts';
+import {
+  choiceFlag,
+  EXIT_USAGE,
+  helpText,
+  readFlags,
+  UsageError,
+  usageMessage,
+} from '../../command-line/flags.ts';
 import { LIVE_SPEC_PATH, loadSpec } from '../contract.ts';
 import { conformancePart } from './conformance-part.ts';
 import { diffPart } from './diff-part.ts';
@@ -14,19 +22,34 @@ import { lintPart } from './lint-part.ts';
 import { type CheckFormat, FORMATS, formatCheck, verdictOf } from './report.ts';
 import type { CheckResult } from './types.ts';
 
-const USAGE = `Usage: npm run spec:check -- --base-ref REF [--spec PATH] [--accepted FILE] [--format text|markdown|json] [--report-dir DIR]
-
-Judges a spec change before it merges, in three parts, and prints one verdict:
+const COMMAND = {
+  name: 'spec:check',
+  usage:
+    'npm run spec:check -- --base-ref REF [--spec PATH] [--accepted FILE] [--format text|markdown|json] [--report-dir DIR]',
+  summary: `Judges a spec change before it merges, in three parts, and prints one verdict:
   lint          Spectral and Redocly lint the new spec (and planned.openapi.yaml beside it)
   diff          spec:diff against the spec at REF, with the breaks accepted in --accepted
                 (default: accepted-changes.yaml beside the spec)
   conformance   the reference server, judged strictly against the new spec
-                (npm run conformance -- --spec PATH --strict)
-
---spec PATH       the new spec (default spec/openapi.yaml)
---report-dir DIR  keep the conformance JSON and JUnit reports there
-
-Exit status: 0 every part passes; 1 a part fails; 2 a part cannot judge, or usage.`;
+                (npm run conformance -- --spec PATH --strict)`,
+  flags: {
+    'base-ref': { type: 'string', value: 'REF', help: 'The branch or commit to compare with (required)' },
+    spec: { type: 'string', value: 'PATH', help: 'The new spec (default spec/openapi.yaml)' },
+    accepted: {
+      type: 'string',
+      value: 'FILE',
+      help: 'The acknowledged breaks (default accepted-changes.yaml beside the spec)',
+    },
+    format: { type: 'string', value: 'F', help: `Output: ${FORMATS.join(', ')} (default text)` },
+    'report-dir': { type: 'string', value: 'DIR', help: 'Keep the conformance JSON and JUnit reports there' },
+  },
+  sections: [
+    {
+      title: 'Exit status',
+      text: '  0 every part passes; 1 a part fails; 2 a part cannot judge, or usage.',
+    },
+  ],
+} as const satisfies CommandSpec;
 
 interface CheckOptions {
   baseRef: string;
@@ -37,31 +60,16 @@ interface CheckOptions {
 }
 
 function parseOptions(argv: string[]): CheckOptions | 'help' {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'base-ref': { type: 'string' },
-      spec: { type: 'string' },
-      accepted: { type: 'string' },
-      format: { type: 'string', default: 'text' },
-      'report-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const baseRef = values['base-ref'];
   if (!baseRef || baseRef.startsWith('-'))
-    throw new Error('--base-ref REF is required (the branch or commit to compare with)');
-  const format = values.format ?? 'text';
-  if (!(FORMATS as readonly string[]).includes(format)) {
-    throw new Error(`--format must be one of ${FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
-  }
+    throw new UsageError('--base-ref REF is required (the branch or commit to compare with)');
+  const format: CheckFormat = choiceFlag('--format', values.format ?? 'text', FORMATS);
   return {
     baseRef,
     spec: values.spec ?? relative(process.cwd(), LIVE_SPEC_PATH),
-    format: format as CheckFormat,
+    format,
     ...(values.accepted ? { accepted: values.accepted } : {}),
     ...(values['report-dir'] ? { reportDir: values['report-dir'] } : {}),
   };
@@ -96,11 +104,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     options = parseOptions(argv);
   } catch (error) {
-    process.stderr.write(`spec:check: ${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
+    process.stderr.write(usageMessage(COMMAND.name, error as Error));
+    return EXIT_USAGE;
   }
   if (options === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(helpText(COMMAND));
     return 0;
   }
   const result = await check(options);

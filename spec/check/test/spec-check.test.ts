@@ -93,13 +93,13 @@ describe('spec:check command', () => {
   it.each([
     [[], '--base-ref REF is required'],
     [['--base-ref', 'HEAD', '--format', 'html'], '--format must be one of text, markdown, json'],
-    [['--base-ref', 'HEAD', '--bogus'], "Unknown option '--bogus'"],
+    [['--base-ref', 'HEAD', '--bogus'], 'unknown flag --bogus'],
   ])('exits 2 with usage on %j', async (args, message) => {
     const result = await specCheck(args);
 
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`spec:check: ${message}`);
-    expect(result.stderr).toContain('Usage:');
+    expect(result.stderr).toContain('Run with --help for the options.');
   });
 });
 
