@@ -1,26 +1,61 @@
 /** The benchmark's command line: a full run (default) or `--quick`, and overrides for a tiny run. */
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../command-line/flags.ts';
+import { helpText, readFlags, UsageError } from '../command-line/flags.ts';
 
-export const USAGE = `Usage: npm run bench -- [options]
-
-Measures the reference server against bare Express and node:http serving the same bytes and
+const COMMAND = {
+  name: 'bench',
+  usage: 'npm run bench -- [options]',
+  summary: `Measures the reference server against bare Express and node:http serving the same bytes and
 against the Prism mock, its start-up and memory, fixture generation, and full conformance runs;
-prints the figures side by side and writes them as JSON.
+prints the figures side by side and writes them as JSON.`,
+  flags: {
+    quick: { type: 'boolean', help: 'A shorter smoke run (0.5 s load rounds, a 10,000-walk large data set)' },
+    output: { type: 'string', value: 'FILE', help: 'JSON file of every figure (default reports/bench.json)' },
+    duration: {
+      type: 'string',
+      value: 'S',
+      help: 'Seconds of each measured load round (full 1.25, quick 0.5)',
+    },
+    rounds: {
+      type: 'string',
+      value: 'N',
+      help: 'Measured rounds per target, order rotating (full 3, quick 2)',
+    },
+    warmup: {
+      type: 'string',
+      value: 'S',
+      help: 'Seconds of unpaced warm-up of each target before its rounds (full 1, quick 0.5)',
+    },
+    connections: { type: 'string', value: 'N', help: 'Concurrent connections of each load run (default 10)' },
+    rate: {
+      type: 'string',
+      value: 'N',
+      help: 'Requests per second sent to each target, the same for all (default 400)',
+    },
+    'large-walks': {
+      type: 'string',
+      value: 'N',
+      help: 'Walks of the large data set (full 100000, quick 10000)',
+    },
+    'startup-samples': {
+      type: 'string',
+      value: 'N',
+      help: 'Start-ups measured on the demo data set, median reported (full 3, quick 1)',
+    },
+    'fixture-sizes': {
+      type: 'string',
+      value: 'A,B,C',
+      help: 'Walk counts whose generation is measured (full 1000,10000,100000)',
+    },
+    skip: {
+      type: 'string',
+      value: 'LIST',
+      help: 'Leave out sections: prism, conformance, fixtures, large (comma list)',
+    },
+  },
+} as const satisfies CommandSpec;
 
-Options:
-  --quick                 a shorter smoke run (0.5 s load rounds, a 10,000-walk large data set)
-  --output FILE           JSON file of every figure (default reports/bench.json)
-  --duration S            seconds of each measured load round (full 1.25, quick 0.5)
-  --rounds N              measured rounds per target, order rotating (full 3, quick 2)
-  --warmup S              seconds of unpaced warm-up of each target before its rounds (full 1, quick 0.5)
-  --connections N         concurrent connections of each load run (default 10)
-  --rate N                requests per second sent to each target, the same for all (default 400)
-  --large-walks N         walks of the large data set (full 100000, quick 10000)
-  --startup-samples N     start-ups measured on the demo data set, median reported (full 3, quick 1)
-  --fixture-sizes A,B,C   walk counts whose generation is measured (full 1000,10000,100000)
-  --skip LIST             leave out sections: prism, conformance, fixtures, large (comma list)
-  --help                  show this help and exit
-`;
+export const USAGE = helpText(COMMAND);
 
 export type Section = 'prism' | 'conformance' | 'fixtures' | 'large';
 const SECTIONS: readonly Section[] = ['prism', 'conformance', 'fixtures', 'large'];
@@ -41,25 +76,7 @@ export interface BenchOptions {
 }
 
 export function parseBenchFlags(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      quick: { type: 'boolean' },
-      output: { type: 'string' },
-      duration: { type: 'string' },
-      rounds: { type: 'string' },
-      warmup: { type: 'string' },
-      connections: { type: 'string' },
-      rate: { type: 'string' },
-      'large-walks': { type: 'string' },
-      'startup-samples': { type: 'string' },
-      'fixture-sizes': { type: 'string' },
-      skip: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
+  const { values } = readFlags(COMMAND, argv);
   const quick = values.quick ?? false;
   return {
     mode: quick ? 'quick' : 'full',
@@ -91,7 +108,7 @@ function positive(
   if (raw === undefined) return fallback;
   const value = /^[0-9]+(\.[0-9]+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
   if (!(value <= max && (zeroOk ? value >= 0 : value > 0))) {
-    throw new RangeError(
+    throw new UsageError(
       `${name} must be a number ${zeroOk ? 'from 0' : 'above 0'} up to ${max}, got ${raw}`,
     );
   }
@@ -105,7 +122,7 @@ function sectionList(raw: string): Set<Section> {
     .filter(Boolean);
   for (const name of names) {
     if (!(SECTIONS as readonly string[]).includes(name)) {
-      throw new RangeError(`--skip takes ${SECTIONS.join(', ')}; got ${name}`);
+      throw new UsageError(`--skip takes ${SECTIONS.join(', ')}; got ${name}`);
     }
   }
   return new Set(names as Section[]);

@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../../command-line/flags.ts';
+import { integerFlag, readFlags, UsageError } from '../../command-line/flags.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -35,17 +36,24 @@ export function bodyHeaders({ bytes, contentEncoding }: ServedBody): Record<stri
   };
 }
 
+/** The command line of both floors, which the benchmark starts. */
+const FLOOR_COMMAND = {
+  name: 'bench floor',
+  usage: 'node bench/floors/<floor>.ts --port N --bytes DIR',
+  summary: 'Serves the bytes the reference server answered, as a floor the benchmark compares it with.',
+  flags: {
+    port: { type: 'string', value: 'N', help: 'Port to listen on (required)' },
+    bytes: { type: 'string', value: 'DIR', help: 'Directory with routes.json and the body files (required)' },
+  },
+} as const satisfies CommandSpec;
+
 export function floorArgs(argv: string[]): FloorArgs {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: { port: { type: 'string' }, bytes: { type: 'string' } },
-  });
-  if (!values.port || !values.bytes) throw new Error('usage: --port N --bytes DIR');
+  const { values } = readFlags(FLOOR_COMMAND, argv);
+  if (!values.port || !values.bytes) throw new UsageError('--port N and --bytes DIR are both required');
   const dir = values.bytes;
   const listed = JSON.parse(readFileSync(join(dir, 'routes.json'), 'utf8')) as RouteFile[];
   return {
-    port: Number(values.port),
+    port: integerFlag('--port', values.port, { min: 0, max: 65535 }, 0),
     routes: new Map(
       listed.map(({ path, file, contentEncoding }) => [
         path,
