@@ -5,7 +5,15 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../command-line/flags.ts';
+import {
+  EXIT_USAGE,
+  helpText,
+  integerFlag,
+  readFlags,
+  UsageError,
+  usageMessage,
+} from '../command-line/flags.ts';
 import {
   DEFAULT_OPTIONS,
   percent,
@@ -15,24 +23,47 @@ import {
   type SoakReport,
 } from './soak.ts';
 
-const USAGE = `Usage: npm run soak -- [options]
-
-Loads the reference server (in its own process) with a mix of list, detail and error requests,
-and checks that no answer is unexpected and that memory stays flat.
-
-Options:
-  --quick              ${QUICK_OPTIONS.rounds} rounds of ${QUICK_OPTIONS.durationSeconds} s at ${QUICK_OPTIONS.connections} connections (a smoke run)
-  --rounds N           rounds (default ${DEFAULT_OPTIONS.rounds})
-  --duration S         seconds per round (default ${DEFAULT_OPTIONS.durationSeconds})
-  --connections N      concurrent connections (default ${DEFAULT_OPTIONS.connections})
-  --max-growth P       largest memory growth in percent, round 1 to the last (default ${DEFAULT_OPTIONS.maxMemoryGrowth * 100})
-  --rate-limit N/min   start the server with this per-key rate limit (its 429s then count as errors)
-  --output PATH        the JSON report (default reports/soak.json)
-  --help               show this help
-
-Passes when no round has an unexpected status, a socket error or a timeout, and RSS and heap
-after GC grow at most --max-growth from round 1 to the last.
-`;
+const COMMAND = {
+  name: 'soak',
+  usage: 'npm run soak -- [options]',
+  summary: `Loads the reference server (in its own process) with a mix of list, detail and error requests,
+and checks that no answer is unexpected and that memory stays flat.`,
+  flags: {
+    quick: {
+      type: 'boolean',
+      help: `${QUICK_OPTIONS.rounds} rounds of ${QUICK_OPTIONS.durationSeconds} s at ${QUICK_OPTIONS.connections} connections (a smoke run)`,
+    },
+    rounds: { type: 'string', value: 'N', help: `Rounds (default ${DEFAULT_OPTIONS.rounds})` },
+    duration: {
+      type: 'string',
+      value: 'S',
+      help: `Seconds per round (default ${DEFAULT_OPTIONS.durationSeconds})`,
+    },
+    connections: {
+      type: 'string',
+      value: 'N',
+      help: `Concurrent connections (default ${DEFAULT_OPTIONS.connections})`,
+    },
+    'max-growth': {
+      type: 'string',
+      value: 'P',
+      help: `Largest memory growth in percent, round 1 to the last (default ${DEFAULT_OPTIONS.maxMemoryGrowth * 100})`,
+    },
+    'rate-limit': {
+      type: 'string',
+      value: 'N/min',
+      help: 'Start the server with this per-key rate limit (its 429s then count as errors)',
+    },
+    output: { type: 'string', value: 'PATH', help: 'The JSON report (default reports/soak.json)' },
+  },
+  sections: [
+    {
+      title: 'Passes when',
+      text: `  no round has an unexpected status, a socket error or a timeout, and RSS and heap
+  after GC grow at most --max-growth from round 1 to the last.`,
+    },
+  ],
+} as const satisfies CommandSpec;
 
 const MB = 1024 * 1024;
 
@@ -43,21 +74,7 @@ interface Cli {
 }
 
 export function parseCli(argv: string[]): Cli {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      quick: { type: 'boolean' },
-      rounds: { type: 'string' },
-      duration: { type: 'string' },
-      connections: { type: 'string' },
-      'max-growth': { type: 'string' },
-      'rate-limit': { type: 'string' },
-      output: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
+  const { values } = readFlags(COMMAND, argv);
   const base = values.quick ? QUICK_OPTIONS : DEFAULT_OPTIONS;
   const options: SoakOptions = {
     ...base,
@@ -70,18 +87,17 @@ export function parseCli(argv: string[]): Cli {
   if (values['rate-limit'] !== undefined) {
     const match = /^([0-9]+)(?:\/min)?$/.exec(values['rate-limit']);
     const rate = match ? Number(match[1]) : 0;
-    if (!(rate >= 1 && rate <= 1_000_000)) throw new RangeError('--rate-limit must look like 600/min');
+    if (!(rate >= 1 && rate <= 1_000_000))
+      throw new UsageError(
+        `--rate-limit must look like 600/min, not ${JSON.stringify(values['rate-limit'])}`,
+      );
     options.rateLimit = rate;
   }
   return { options, output: resolve(values.output ?? 'reports/soak.json'), help: values.help ?? false };
 }
 
 function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= min && value <= max))
-    throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
-  return value;
+  return integerFlag(name, raw, { min, max }, fallback);
 }
 
 export function formatReport(report: SoakReport): string {
@@ -131,11 +147,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     cli = parseCli(argv);
   } catch (error) {
-    process.stderr.write(`soak: ${(error as Error).message}\nTry --help.\n`);
-    return 2;
+    process.stderr.write(usageMessage(COMMAND.name, error as Error));
+    return EXIT_USAGE;
   }
   if (cli.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(helpText(COMMAND));
     return 0;
   }
   let report: SoakReport;

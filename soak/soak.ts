@@ -9,6 +9,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { type Dataset, demoCredentials, generateDataset } from '../fixtures/index.ts';
+import { LIMIT } from '../spec/facts.ts';
 import { type AutocannonRequest, autocannon } from '../bench/autocannon.ts';
 import type { FromServer, ToServer } from './server.ts';
 
@@ -181,17 +182,17 @@ function successProbes({ keys, key, bearer, pick, primary, second }: MixContext)
   return [
     { kind: 'list', weight: 3, expected: 200, path: () => '/api/v1/walks', headers: key },
     {
-      kind: 'list limit=200',
+      kind: `list limit=${LIMIT.maximum}`,
       weight: 1,
       expected: 200,
-      path: () => '/api/v1/walks?limit=200',
+      path: () => `/api/v1/walks?limit=${LIMIT.maximum}`,
       headers: { 'x-api-key': keys.CONFORMANCE_API_KEY },
     },
     {
       kind: 'list random limit',
       weight: 2,
       expected: 200,
-      path: () => `/api/v1/walks?limit=${1 + Math.floor(Math.random() * 200)}`,
+      path: () => `/api/v1/walks?limit=${LIMIT.minimum + Math.floor(Math.random() * LIMIT.maximum)}`,
       headers: key,
     },
     { kind: 'detail', weight: 4, expected: 200, path: () => `/api/v1/walks/${pick(primary)}`, headers: key },
