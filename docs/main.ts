@@ -3,22 +3,34 @@
  * skipping the work when the page is already newer than the spec (so pretest and postinstall stay cheap).
  */
 import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../command-line/flags.ts';
+import { EXIT_USAGE, helpText, readFlags, usageMessage } from '../command-line/flags.ts';
 import { buildApiReference } from './build.ts';
 
+const COMMAND = {
+  name: 'docs',
+  usage: 'npm run docs:build [-- --force]',
+  summary: 'Builds spec/generated/api-reference.html from spec/openapi.yaml.',
+  flags: {
+    force: { type: 'boolean', help: 'Build even when the page is already newer than the spec' },
+  },
+} as const satisfies CommandSpec;
+
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { force: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-  });
-  if (values.help) {
-    console.log(
-      'Usage: npm run docs:build [-- --force]\nBuilds spec/generated/api-reference.html from spec/openapi.yaml.',
-    );
-    return 0;
+  let force: boolean;
+  try {
+    const { values } = readFlags(COMMAND, argv);
+    if (values.help) {
+      process.stdout.write(helpText(COMMAND));
+      return 0;
+    }
+    force = values.force ?? false;
+  } catch (error) {
+    process.stderr.write(usageMessage(COMMAND.name, error as Error));
+    return EXIT_USAGE;
   }
   const started = Date.now();
-  const result = await buildApiReference({ force: values.force });
+  const result = await buildApiReference({ force });
   if (result.built) {
     const kib = Math.round(result.bytes / 1024);
     console.log(
