@@ -2,6 +2,7 @@
  * Bad `limit` values (§8 leaves the answer open): never a 5xx; either the error envelope or a
  * success that keeps 1..200 walks and never more than asked when the value means a number in range.
  */
+import { LIMIT } from '../../spec/contract.ts';
 import type { ResponseData } from '../client.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
@@ -16,13 +17,18 @@ interface BadLimit {
 }
 
 export const BAD_LIMITS: BadLimit[] = [
-  { id: 'LIMITS-001', what: 'limit=0', query: 'limit=0', atMost: 200 },
-  { id: 'LIMITS-002', what: 'limit=-1', query: 'limit=-1', atMost: 200 },
-  { id: 'LIMITS-003', what: 'limit=201', query: 'limit=201', atMost: 200 },
-  { id: 'LIMITS-004', what: 'a huge limit', query: 'limit=99999999999999999999', atMost: 200 },
-  { id: 'LIMITS-005', what: 'a non-numeric limit', query: 'limit=abc', atMost: 200 },
+  { id: 'LIMITS-001', what: 'limit=0', query: 'limit=0', atMost: LIMIT.maximum },
+  { id: 'LIMITS-002', what: 'limit=-1', query: 'limit=-1', atMost: LIMIT.maximum },
+  {
+    id: 'LIMITS-003',
+    what: `limit=${LIMIT.maximum + 1}`,
+    query: `limit=${LIMIT.maximum + 1}`,
+    atMost: LIMIT.maximum,
+  },
+  { id: 'LIMITS-004', what: 'a huge limit', query: 'limit=99999999999999999999', atMost: LIMIT.maximum },
+  { id: 'LIMITS-005', what: 'a non-numeric limit', query: 'limit=abc', atMost: LIMIT.maximum },
   { id: 'LIMITS-006', what: 'a fractional limit', query: 'limit=1.5', atMost: 2 },
-  { id: 'LIMITS-007', what: 'an empty limit', query: 'limit=', atMost: 200 },
+  { id: 'LIMITS-007', what: 'an empty limit', query: 'limit=', atMost: LIMIT.maximum },
   { id: 'LIMITS-008', what: 'a repeated limit', query: 'limit=1&limit=2', atMost: 2 },
 ];
 
@@ -60,7 +66,7 @@ export const limitsChecks: Check[] = [
     area: 'limits',
     level: 'required',
     decision: 'D-LIMIT',
-    hint: 'Validate limit before using it: refuse with a 4xx error envelope, or clamp into 1..200; never fail with a 5xx.',
+    hint: `Validate limit before using it: refuse with a 4xx error envelope, or clamp into ${LIMIT.minimum}..${LIMIT.maximum}; never fail with a 5xx.`,
     run: (ctx) => judgeBadLimit(ctx, bad),
   })),
   {

@@ -27,6 +27,7 @@ async function judgedList(
 
 /** How many seeded values the limit property draws on top of the boundaries. */
 const SEEDED_LIMITS = 4;
+const { maximum: MAX_LIMIT, default: DEFAULT_LIMIT } = LIMIT;
 
 /**
  * The `limit` values the property is tried at: the boundaries around the minimum, the default, the
@@ -159,13 +160,13 @@ export const walksListChecks: Check[] = [
   {
     id: 'WALKS-LIST-002',
     section: '§4.2, §8',
-    title: 'Without limit, the list returns 50 walks (the default)',
+    title: `Without limit, the list returns ${DEFAULT_LIMIT} walks (the default)`,
     area: 'walks-list',
     level: 'required',
     mock: PRISM_IGNORES_LIMIT,
-    hint: 'Default limit to 50 when the query has no limit parameter.',
+    hint: `Default limit to ${DEFAULT_LIMIT} when the query has no limit parameter.`,
     async run(ctx) {
-      const expected = '50 walks when the campaign has more than 50 (all of them otherwise)';
+      const expected = `${DEFAULT_LIMIT} walks when the campaign has more than ${DEFAULT_LIMIT} (all of them otherwise)`;
       const def = await ctx.data.listDefault();
       const big = await ctx.data.list200();
       const missing = noAnswer(expected, def.exchange);
@@ -174,18 +175,25 @@ export const walksListChecks: Check[] = [
       if (!big.walks)
         return inconclusive(
           expected,
-          'limit=200 gave no list, so the campaign size is unknown',
+          `limit=${MAX_LIMIT} gave no list, so the campaign size is unknown`,
           def.exchange,
         );
       const got = def.walks.length;
       const total = big.walks.length;
-      if (total > 50) return verdict(expected, got === 50 ? [] : [`${got} walks`], '50 walks', def.exchange);
+      if (total > DEFAULT_LIMIT) {
+        return verdict(
+          expected,
+          got === DEFAULT_LIMIT ? [] : [`${got} walks`],
+          `${DEFAULT_LIMIT} walks`,
+          def.exchange,
+        );
+      }
       if (got !== total) {
-        return fail(expected, `${got} walks, while limit=200 returns ${total}`, def.exchange);
+        return fail(expected, `${got} walks, while limit=${MAX_LIMIT} returns ${total}`, def.exchange);
       }
       return inconclusive(
         expected,
-        `the campaign has only ${total} walks; 51 are needed to see the default of 50`,
+        `the campaign has only ${total} walks; ${DEFAULT_LIMIT + 1} are needed to see the default of ${DEFAULT_LIMIT}`,
         def.exchange,
       );
     },
@@ -218,19 +226,19 @@ export const walksListChecks: Check[] = [
   {
     id: 'WALKS-LIST-004',
     section: '§4.2, §8',
-    title: 'limit=200 returns at most 200 walks, and no fewer than the default list',
+    title: `limit=${MAX_LIMIT} returns at most ${MAX_LIMIT} walks, and no fewer than the default list`,
     area: 'walks-list',
     level: 'required',
-    hint: 'Honour limit up to 200: never more than asked, never fewer than a smaller limit returns.',
+    hint: `Honour limit up to ${MAX_LIMIT}: never more than asked, never fewer than a smaller limit returns.`,
     async run(ctx) {
-      const expected = 'at most 200 walks, at least as many as without limit';
+      const expected = `at most ${MAX_LIMIT} walks, at least as many as without limit`;
       const big = await ctx.data.list200();
       const missing = noAnswer(expected, big.exchange);
       if (missing) return missing;
       if (!big.walks) return fail(expected, `answered ${describe(big.exchange.response)}`, big.exchange);
       const def = (await ctx.data.listDefault()).walks;
       const problems: string[] = [];
-      if (big.walks.length > 200) problems.push(`${big.walks.length} walks`);
+      if (big.walks.length > MAX_LIMIT) problems.push(`${big.walks.length} walks`);
       if (def && big.walks.length < def.length) {
         problems.push(`${big.walks.length} walks, fewer than the ${def.length} of the default list`);
       }
@@ -240,18 +248,17 @@ export const walksListChecks: Check[] = [
   {
     id: 'WALKS-LIST-014',
     section: '§4.2, §8',
-    title:
-      'limit N returns exactly min(N, M) walks with meta.count agreeing, for the boundaries and seeded values from 1 to 200',
+    title: `limit N returns exactly min(N, M) walks with meta.count agreeing, for the boundaries and seeded values from ${LIMIT.minimum} to ${MAX_LIMIT}`,
     area: 'walks-list',
     level: 'required',
     mock: PRISM_IGNORES_LIMIT,
-    hint: 'Return min(limit, walks in the campaign) walks for every limit from 1 to 200: there is no pagination, so a shorter page hides walks from the client for good.',
+    hint: `Return min(limit, walks in the campaign) walks for every limit from ${LIMIT.minimum} to ${MAX_LIMIT}: there is no pagination, so a shorter page hides walks from the client for good.`,
     async run(ctx) {
       const big = await ctx.data.list200();
       if (!big.walks)
         return inconclusive(
           'min(N, M) walks',
-          'limit=200 gave no list, so the campaign size M is unknown',
+          `limit=${MAX_LIMIT} gave no list, so the campaign size M is unknown`,
           big.exchange,
         );
       const all = big.walks.length;
@@ -510,8 +517,8 @@ export const walksListChecks: Check[] = [
       return advisory(
         expected,
         notPrefix.length === 0
-          ? `stable: all ${pages.length} smaller pages are prefixes of the limit=200 list`
-          : `not prefix-stable: ${notPrefix.length} of ${pages.length} smaller pages are not the first walks of limit=200 (e.g. ${notPrefix[0]?.exchange.request.url})`,
+          ? `stable: all ${pages.length} smaller pages are prefixes of the limit=${MAX_LIMIT} list`
+          : `not prefix-stable: ${notPrefix.length} of ${pages.length} smaller pages are not the first walks of limit=${MAX_LIMIT} (e.g. ${notPrefix[0]?.exchange.request.url})`,
         def.exchange,
       );
     },
