@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { EXIT_USAGE, usageMessage } from '../command-line/flags.ts';
 import { type BenchOptions, parseBenchFlags, USAGE } from './options.ts';
 import { printReport } from './print.ts';
 import { runBench } from './run.ts';
@@ -14,8 +15,8 @@ async function main(argv: string[]): Promise<void> {
   try {
     options = parseBenchFlags(argv);
   } catch (error) {
-    process.stderr.write(`bench: ${(error as Error).message}\nTry --help.\n`);
-    process.exitCode = 2;
+    process.stderr.write(usageMessage('bench', error as Error));
+    process.exitCode = EXIT_USAGE;
     return;
   }
   if (options.help) {

@@ -6,11 +6,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
+import { LIMIT } from '../spec/facts.ts';
 import type { Coding, Endpoint, RevalidationFigures } from './figures.ts';
 import type { RouteFile } from './floors/served-bytes.ts';
 import type { ServerChild } from './processes.ts';
 
-export const LIST_PATH = '/api/v1/walks?limit=200';
+/** The largest list a client can ask for. */
+export const LIST_PATH = `/api/v1/walks?limit=${LIMIT.maximum}`;
 
 export interface Served {
   path: string;
