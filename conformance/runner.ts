@@ -187,6 +187,9 @@ async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
     durationMs: Math.round(performance.now() - started),
   };
   if (check.decision) result.decision = check.decision;
+  if (outcome.differs && check.decision) {
+    result.differsFrom = outcome.differs === true ? check.decision.split(/,\s*/) : outcome.differs;
+  }
   if (status === 'fail' || status === 'advisory') result.hint = outcome.hint ?? check.hint;
   if (status === 'skip' || status === 'inconclusive') result.reason = outcome.actual;
   if (outcome.details && outcome.details.length > 1) result.details = outcome.details;

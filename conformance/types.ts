@@ -158,6 +158,11 @@ export interface Outcome {
   details?: string[];
   /** What the check looked at: the coverage section counts it. */
   judged?: Judged;
+  /**
+   * Where the deployment decided an open point otherwise than spec/DECISIONS.md: `true` for the
+   * check's own decision, or the ids of those of its decisions that differ.
+   */
+  differs?: boolean | string[];
 }
 
 /** How much of the deployment a check judged: requests, and records of a kind (`of` when sampled). */
@@ -180,6 +185,8 @@ export interface CheckResult {
   effectiveLevel: Level;
   drift: boolean;
   decision?: string;
+  /** The decision ids (spec/DECISIONS.md) this deployment decided otherwise; `--strict` names them. */
+  differsFrom?: string[];
   status: Status;
   expected: string;
   actual: string;

@@ -8,6 +8,7 @@ import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
 import {
   advisory,
+  answersAsDecided,
   counted,
   describe,
   errorEnvelopeProblem,
@@ -226,7 +227,8 @@ export const authChecks: Check[] = [
         const header = Object.entries(e.request.headers).map(([k, v]) => `${k}: ${v}`)[0] ?? '';
         return `${header} → ${e.response ? `${e.response.status} ${String(errorOf(e.response).code)}` : 'no answer'}`;
       });
-      return advisory('project decision: 401 unauthorized', chosen.join('; '), exchanges[0]);
+      const differs = exchanges.some((e) => e.response && !answersAsDecided(e.response, '401 unauthorized'));
+      return advisory('project decision: 401 unauthorized', chosen.join('; '), exchanges[0], { differs });
     },
   },
   {
@@ -320,6 +322,7 @@ export const authChecks: Check[] = [
         expected,
         `200: this deployment prefers ${same ? 'Authorization' : 'x-api-key'}`,
         exchange,
+        { differs: true },
       );
     },
   },

@@ -231,10 +231,12 @@ export const envelopeChecks: Check[] = [
       if (!exchange.response)
         return inconclusive('Cache-Control: private or no-store', 'no answer', exchange);
       const value = exchange.response.headers['cache-control'];
+      const directives = (value ?? '').toLowerCase();
       return advisory(
         'project decision: Cache-Control: private, no-cache; Vary: Authorization, x-api-key, Accept-Encoding',
         `Cache-Control: ${value ?? '(none)'}; Vary: ${exchange.response.headers.vary ?? '(none)'}`,
         exchange,
+        { differs: !directives.includes('private') || !directives.includes('no-cache') },
       );
     },
   },
@@ -265,11 +267,12 @@ export const envelopeChecks: Check[] = [
       }
       const identity = (await ctx.data.list200()).exchange.response;
       const report = compressionReport(exchange.response, identity);
+      const differs = exchange.response.encoded?.coding !== 'gzip';
       return advisory(
         expected,
         report.actual,
         exchange,
-        report.sameContent ? {} : { hint: GZIP_CONTENT_HINT },
+        report.sameContent ? { differs } : { hint: GZIP_CONTENT_HINT, differs },
       );
     },
   },

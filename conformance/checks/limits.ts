@@ -6,7 +6,16 @@ import { LIMIT } from '../../spec/contract.ts';
 import type { ResponseData } from '../client.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
-import { advisory, describe, errorEnvelopeProblem, errorOf, fail, noAnswer, pass } from './outcome.ts';
+import {
+  advisory,
+  answersAsDecided,
+  describe,
+  errorEnvelopeProblem,
+  errorOf,
+  fail,
+  noAnswer,
+  pass,
+} from './outcome.ts';
 
 interface BadLimit {
   id: string;
@@ -80,10 +89,14 @@ export const limitsChecks: Check[] = [
     async run(ctx) {
       const views = await Promise.all(BAD_LIMITS.map((bad) => ctx.data.list(bad.query)));
       const lines = views.map((v, i) => summaryOf(BAD_LIMITS[i]?.query ?? '', v.exchange.response));
+      const differs = views.some(
+        (v) => v.exchange.response && !answersAsDecided(v.exchange.response, '400 invalid_parameter'),
+      );
       return advisory(
         'project decision: 400 invalid_parameter for every bad limit',
         lines.join('; '),
         views[0]?.exchange,
+        { differs },
       );
     },
   },

@@ -5,7 +5,15 @@
  */
 import { LIST_PATH, PRIMARY, walkPath } from '../data.ts';
 import type { Check, CheckContext } from './check.ts';
-import { advisory, describe, inconclusive, isClientError, noAnswer, verdict } from './outcome.ts';
+import {
+  advisory,
+  answersAsDecided,
+  describe,
+  inconclusive,
+  isClientError,
+  noAnswer,
+  verdict,
+} from './outcome.ts';
 
 const MOCK_METHODS = {
   skip: 'the mock answers methods the spec does not list itself, with its own problem+json 405',
@@ -62,10 +70,14 @@ export const methodsChecks: Check[] = [
         (e) =>
           `${e.request.method} → ${e.response ? `${e.response.status}${e.response.headers.allow ? ` (Allow: ${e.response.headers.allow})` : ''}` : 'no answer'}`,
       );
+      const differs = exchanges.some(
+        (e) => e.response && !answersAsDecided(e.response, '405 method_not_allowed'),
+      );
       return advisory(
         'project decision: 405 method_not_allowed with Allow: GET, HEAD',
         lines.join('; '),
         exchanges[0],
+        { differs },
       );
     },
   },

@@ -2,6 +2,7 @@
 import { LIST_PATH, PRIMARY } from '../data.ts';
 import type { Check } from './check.ts';
 import {
+  answersAsDecided,
   describe,
   errorEnvelopeProblem,
   errorOf,
@@ -81,7 +82,9 @@ export const notFoundChecks: Check[] = [
     hint: 'End routing with a JSON 404 in the error envelope, never the framework’s HTML page.',
     async run(ctx) {
       const exchange = await ctx.client.send({ path: `${LIST_PATH}-unknown-path`, auth: PRIMARY });
-      return refusedWithEnvelope(ctx, exchange, 'an unknown path');
+      const outcome = refusedWithEnvelope(ctx, exchange, 'an unknown path');
+      if (outcome.status !== 'pass' || !exchange.response) return outcome;
+      return { ...outcome, differs: !answersAsDecided(exchange.response, '404 not_found') };
     },
   },
   {

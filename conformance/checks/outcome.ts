@@ -13,6 +13,7 @@ interface Judge {
 interface Extra {
   hint?: string;
   details?: string[];
+  differs?: Outcome['differs'];
 }
 
 function outcome(
@@ -26,6 +27,7 @@ function outcome(
   if (exchange) result.exchange = exchange;
   if (extra?.hint) result.hint = extra.hint;
   if (extra?.details?.length) result.details = extra.details.slice(0, MAX_DETAILS);
+  if (extra?.differs) result.differs = extra.differs;
   return result;
 }
 
@@ -111,11 +113,19 @@ export function refusedWithEnvelope(ctx: Judge, exchange: Exchange, what: string
   return pass(expected, `${response.status} ${String(errorOf(response).code)}`, exchange);
 }
 
+/** Whether an answer is the refusal `decided` starts with (`401 unauthorized, …`). */
+export function answersAsDecided(response: ResponseData, decided: string): boolean {
+  const [status, code] = decided.split(/[ ,]/);
+  return String(response.status) === status && errorOf(response).code === code;
+}
+
 /** Advisory: reports the status and code a deployment chose where the spec leaves it open. */
 export function reportChoice(exchange: Exchange, decided: string): Outcome {
   const expected = `project decision: ${decided} (any 4xx envelope is conformant)`;
   if (!exchange.response) return inconclusive(expected, exchange.error?.message ?? 'no answer', exchange);
   const { code } = errorOf(exchange.response);
   const chose = `${exchange.response.status}${typeof code === 'string' ? ` ${code}` : ''}`;
-  return advisory(expected, `this deployment answers ${chose}`, exchange);
+  return advisory(expected, `this deployment answers ${chose}`, exchange, {
+    differs: !answersAsDecided(exchange.response, decided),
+  });
 }

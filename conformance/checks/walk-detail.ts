@@ -209,6 +209,9 @@ export const walkDetailChecks: Check[] = [
         expected,
         `${uuids} of ${stops.length} stop ids are UUIDs; ${half} stops have one coordinate only`,
         walks[0]?.exchange,
+        {
+          differs: [...(uuids < stops.length ? ['D-STOP-ID'] : []), ...(half > 0 ? ['D-COORDS'] : [])],
+        },
       );
     },
   },

@@ -8,7 +8,7 @@ import type { Verbosity } from '../config.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
 import * as sections from './sections.ts';
-import { comparisonLines, driftLines, expectationLines } from './sections.ts';
+import { comparisonLines, decisionLines, driftLines, expectationLines } from './sections.ts';
 
 export interface ConsoleOptions {
   verbosity?: Verbosity;
@@ -103,6 +103,9 @@ function middleLines(report: Report, verbosity: Verbosity, more: (n: number) => 
     );
   }
   lines.push('', ...driftSummary(report, verbosity, more));
+  const decisions = decisionLines(report);
+  if (report.target.strict || verbosity === 'verbose') lines.push(...decisions);
+  else if (decisions.length > 1) lines.push(`${decisions[0] ?? ''} (--strict names them)`);
   lines.push(...coverageSection(report, verbosity));
   const since = comparisonLines(report);
   if (since.length > 0) lines.push('', ...since);

@@ -184,3 +184,23 @@ export function comparisonLines(report: Report): string[] {
   if (changed === 0) lines.push('  nothing changed');
   return lines;
 }
+
+/**
+ * The open points (spec/DECISIONS.md) this deployment decided otherwise than the project, each
+ * once, with the check that showed it and what it answered. Deciding otherwise is conformant:
+ * these lines inform, they never fail a run.
+ */
+export function decisionLines(report: Report): string[] {
+  const seen = new Map<string, string>();
+  for (const result of report.results) {
+    for (const id of result.differsFrom ?? []) {
+      if (!seen.has(id)) seen.set(id, `  ≠ ${id} (${result.id}): ${result.actual}`);
+    }
+  }
+  if (seen.size === 0)
+    return ['DECISIONS: every open point this run could see is decided as in spec/DECISIONS.md'];
+  return [
+    `DECISIONS: ${seen.size} open point(s) decided otherwise than spec/DECISIONS.md (conformant; not failing)`,
+    ...[...seen.keys()].sort().map((id) => seen.get(id) as string),
+  ];
+}
