@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { delayingProxy } from './conformance-run.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
+import { DEFAULTS } from '../conformance/config.ts';
 import type { Report } from '../conformance/types.ts';
+import { TARGETS } from './figures.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -21,7 +23,7 @@ interface Figures {
   wallMs: number;
   requests: number;
   verdict: string;
-  target: string;
+  maxMs: number;
 }
 
 /** Runs the CLI as a user would (a fresh process) and times it from spawn to exit. */
@@ -54,7 +56,7 @@ async function bench(): Promise<Figures[]> {
     wallMs: embedded.wallMs,
     requests: embedded.report.requests.sent,
     verdict: embedded.report.summary.verdict,
-    target: '≤ 8 s, ≤ 500 requests',
+    maxMs: TARGETS.maxConformanceMs,
   });
 
   const server = await startReferenceServer({ port: 0, log: false });
@@ -67,7 +69,7 @@ async function bench(): Promise<Figures[]> {
       wallMs: delayed.wallMs,
       requests: delayed.report.requests.sent,
       verdict: delayed.report.summary.verdict,
-      target: '≤ 15 s, ≤ 500 requests',
+      maxMs: TARGETS.maxDelayedConformanceMs,
     });
   } finally {
     await proxy.close();
@@ -77,9 +79,14 @@ async function bench(): Promise<Figures[]> {
 }
 
 const figures = await bench();
-console.log('conformance benchmark (default concurrency 4, timeout 10 s)');
-for (const f of figures) {
+console.log(
+  `conformance benchmark (default concurrency ${DEFAULTS.concurrency}, timeout ${DEFAULTS.timeoutMs / 1000} s)`,
+);
+const metAll = figures.map((f) => {
+  const met = f.wallMs <= f.maxMs && f.requests <= TARGETS.maxConformanceRequests && f.verdict === 'pass';
   console.log(
-    `  ${f.scenario}\n    wall ${(f.wallMs / 1000).toFixed(2)} s · ${f.requests} requests · verdict ${f.verdict} · target ${f.target}`,
+    `  ${f.scenario}\n    wall ${(f.wallMs / 1000).toFixed(2)} s · ${f.requests} requests · verdict ${f.verdict} · target ≤ ${f.maxMs / 1000} s, ≤ ${TARGETS.maxConformanceRequests} requests, pass: ${met ? 'met' : 'MISSED'}`,
   );
-}
+  return met;
+});
+if (metAll.includes(false)) process.exitCode = 1;
