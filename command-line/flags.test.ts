@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { CommandSpec } from './flags.ts';
 import {
   choiceFlag,
@@ -9,6 +9,7 @@ import {
   helpText,
   integerFlag,
   nearest,
+  optionsOrExit,
   readEnvFile,
   readFlags,
   UsageError,
@@ -150,5 +151,37 @@ describe('help and messages', () => {
     expect(usageMessage('demo', new UsageError('unknown flag --x'))).toBe(
       'demo: unknown flag --x\nRun with --help for the options.\n',
     );
+  });
+});
+
+describe('optionsOrExit', () => {
+  const parse = (argv: string[]) => {
+    const { values } = readFlags(COMMAND, argv);
+    return values.help ? ('help' as const) : values;
+  };
+
+  it('gives the options, writing nothing', () => {
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(optionsOrExit(COMMAND, ['--strict'], parse)).toEqual({ strict: true });
+      expect(err).not.toHaveBeenCalled();
+      expect(out).not.toHaveBeenCalled();
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('ends a usage mistake with 2 and the usage message, and --help with 0 and the help', () => {
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(optionsOrExit(COMMAND, ['--strikt'], parse)).toBe(2);
+      expect(err).toHaveBeenCalledWith(usageMessage('demo', new Error(mistake(['--strikt']))));
+      expect(optionsOrExit(COMMAND, ['--help'], parse)).toBe(0);
+      expect(out).toHaveBeenCalledWith(helpText(COMMAND));
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

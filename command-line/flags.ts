@@ -185,6 +185,27 @@ export function withEnvFile<E extends Record<string, string | undefined>>(
   return path === undefined ? { ...env } : { ...readEnvFile(path), ...env };
 }
 
+/**
+ * A command's options, or the status it ends with before doing anything: 2 after a usage mistake
+ * (the message on stderr), 0 after `--help` (the help on stdout). `parse` returns `'help'` for help.
+ */
+export function optionsOrExit<O>(
+  command: CommandSpec,
+  argv: string[],
+  parse: (argv: string[]) => O | 'help',
+): O | number {
+  let options: O | 'help';
+  try {
+    options = parse(argv);
+  } catch (error) {
+    process.stderr.write(usageMessage(command.name, error as Error));
+    return EXIT_USAGE;
+  }
+  if (options !== 'help') return options;
+  process.stdout.write(helpText(command));
+  return 0;
+}
+
 /** What a command prints for a usage mistake: its name, the problem, where to look. */
 export function usageMessage(command: string, error: Error): string {
   return `${command}: ${error.message}\nRun with --help for the options.\n`;

@@ -14,7 +14,7 @@ import {
   stoppedBySignal,
 } from './prism.ts';
 import type { CommandSpec } from '../command-line/flags.ts';
-import { EXIT_USAGE, helpText, readFlags, usageMessage } from '../command-line/flags.ts';
+import { optionsOrExit, readFlags } from '../command-line/flags.ts';
 import { parsePort } from './cli-flags.ts';
 import { KEY_PREFIX } from '../spec/facts.ts';
 
@@ -70,17 +70,8 @@ function banner(prism: RunningPrism): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let flags: MockFlags | 'help';
-  try {
-    flags = parseFlags(argv);
-  } catch (error) {
-    process.stderr.write(usageMessage('mock', error as Error));
-    return EXIT_USAGE;
-  }
-  if (flags === 'help') {
-    process.stdout.write(helpText(COMMAND));
-    return 0;
-  }
+  const flags = optionsOrExit(COMMAND, argv, parseFlags);
+  if (typeof flags === 'number') return flags;
   if (await isPortTaken(flags.host, flags.port)) {
     console.error(`mock: ${flags.host}:${flags.port} is already in use; pass another --port.`);
     return 1;

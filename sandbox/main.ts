@@ -6,7 +6,7 @@
  */
 import { buildApiReference } from '../docs/build.ts';
 import type { CommandSpec } from '../command-line/flags.ts';
-import { EXIT_USAGE, helpText, readFlags, UsageError, usageMessage } from '../command-line/flags.ts';
+import { optionsOrExit, readFlags, UsageError } from '../command-line/flags.ts';
 import { parsePort } from '../mock/cli-flags.ts';
 import {
   isPortTaken,
@@ -110,17 +110,8 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
 }
 
 async function main(argv: string[]): Promise<number> {
-  let flags: SandboxFlags | 'help';
-  try {
-    flags = parseFlags(argv);
-  } catch (error) {
-    process.stderr.write(usageMessage(COMMAND.name, error as Error));
-    return EXIT_USAGE;
-  }
-  if (flags === 'help') {
-    process.stdout.write(helpText(COMMAND));
-    return 0;
-  }
+  const flags = optionsOrExit(COMMAND, argv, parseFlags);
+  if (typeof flags === 'number') return flags;
   if (flags.listVariants || flags.printVariant) {
     process.stdout.write(flags.variant ? `${variantText(flags.variant)}\n` : variantList());
     return 0;

@@ -7,14 +7,7 @@
  */
 import { relative } from 'node:path';
 import type { CommandSpec } from '../../command-line/flags.ts';
-import {
-  choiceFlag,
-  EXIT_USAGE,
-  helpText,
-  readFlags,
-  UsageError,
-  usageMessage,
-} from '../../command-line/flags.ts';
+import { choiceFlag, optionsOrExit, readFlags, UsageError } from '../../command-line/flags.ts';
 import { LIVE_SPEC_PATH, loadSpec } from '../contract.ts';
 import { conformancePart } from './conformance-part.ts';
 import { diffPart } from './diff-part.ts';
@@ -100,17 +93,8 @@ function versionOf(path: string): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let options: CheckOptions | 'help';
-  try {
-    options = parseOptions(argv);
-  } catch (error) {
-    process.stderr.write(usageMessage(COMMAND.name, error as Error));
-    return EXIT_USAGE;
-  }
-  if (options === 'help') {
-    process.stdout.write(helpText(COMMAND));
-    return 0;
-  }
+  const options = optionsOrExit(COMMAND, argv, parseOptions);
+  if (typeof options === 'number') return options;
   const result = await check(options);
   process.stdout.write(`${formatCheck(result, options.format)}\n`);
   return { pass: 0, fail: 1, error: 2 }[result.verdict];
