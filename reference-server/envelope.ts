@@ -29,26 +29,31 @@ export function entityTag(hash: Hash): string {
 }
 
 /**
- * Sends a success body, or 304 when `If-None-Match` holds its tag. The headers every answer
- * carries are on `res` already (`request-context.ts`); Node merges them with these.
+ * Sends a success body, or 304 when `If-None-Match` holds its tag. `common` are the headers every
+ * answer carries when they are not on `res` already (the hot path's; Express's requests have them
+ * set by `request-context.ts`): one `writeHead` then writes every header.
  */
 export function sendPrepared(
   req: IncomingMessage,
   res: ServerResponse,
   body: PreparedBody,
   { gzip: mayGzip, validators }: SendingPolicy = OUR_SENDING,
+  common: readonly string[] = [],
 ): void {
   const gzip = mayGzip && prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
   const sent = gzip ?? body;
-  const coding = gzip ? ['Content-Encoding', 'gzip'] : [];
-  if (!validators) return sendBytes(res, 200, ['Content-Type', JSON_CONTENT_TYPE, ...coding], sent.bytes);
+  const headers = [...common];
   // Either coding's tag names the same content, so a client holding either one is up to date.
-  if (matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
-    res.writeHead(304, ['ETag', sent.etag]);
+  if (validators && matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
+    headers.push('ETag', sent.etag);
+    res.writeHead(304, headers);
     res.end();
     return;
   }
-  sendBytes(res, 200, ['ETag', sent.etag, 'Content-Type', JSON_CONTENT_TYPE, ...coding], sent.bytes);
+  if (validators) headers.push('ETag', sent.etag);
+  headers.push('Content-Type', JSON_CONTENT_TYPE);
+  if (gzip) headers.push('Content-Encoding', 'gzip');
+  sendBytes(res, 200, headers, sent.bytes);
 }
 
 /** How success bodies are sent: D-COMPRESSION (gzip when asked) and D-CACHE (ETag and 304). */

@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PreparedBody } from './envelope.ts';
-import { sendPrepared } from './envelope.ts';
+import { OUR_SENDING, sendPrepared } from './envelope.ts';
 import type { LogSink } from './log.ts';
 import { hasRequestBody } from './request-body.ts';
 import { beginRequest } from './request-context.ts';
@@ -35,8 +35,7 @@ export function walksHotPath({ repository, authorize, log }: HotPathOptions): Ho
   return (req, res) => {
     const body = successBody(req);
     if (!body) return false;
-    beginRequest(req, res, log);
-    sendPrepared(req, res, body);
+    sendPrepared(req, res, body, OUR_SENDING, beginRequest(req, res, log));
     return true;
   };
 

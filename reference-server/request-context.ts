@@ -1,7 +1,9 @@
 /**
  * First step of every request: the headers every answer carries (D-HEADERS, D-CACHE), a request
  * id, and the request's log record once the answer is finished. `requestContext` is the Express
- * middleware; the hot path (`hot-path.ts`) calls `beginRequest` itself, once it knows it answers.
+ * middleware, which puts those headers on `res` for whatever answers later; the hot path
+ * (`hot-path.ts`) calls `beginRequest` itself, once it knows it answers, and hands the lines to
+ * its one `writeHead`.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -20,22 +22,36 @@ export const COMMON_HEADERS: CommonHeaders = [
 
 export function requestContext(log: LogSink | false, common: CommonHeaders = COMMON_HEADERS): RequestHandler {
   return (req, res, next) => {
-    beginRequest(req, res, log, common);
+    const lines = beginRequest(req, res, log, common);
+    for (let i = 0; i < lines.length; i += 2) res.setHeader(lines[i] as string, lines[i + 1] as string);
     next();
   };
 }
 
-/** Starts a request: its id and common headers set on `res`, its log record once it is finished. */
+/**
+ * Starts a request: its id, and its log record once it is finished. Returns the headers every
+ * answer carries, the request id first, as name/value lines for `writeHead` (`sendBytes`).
+ */
 export function beginRequest(
   req: IncomingMessage & { originalUrl?: string },
   res: ServerResponse,
   log: LogSink | false,
   common: CommonHeaders = COMMON_HEADERS,
-): void {
+): string[] {
   const requestId = randomUUID();
-  res.setHeader('X-Request-Id', requestId);
-  for (const [name, value] of common) res.setHeader(name, value);
   if (log) logWhenClosed(req, res, log, requestId);
+  return ['X-Request-Id', requestId, ...linesOf(common)];
+}
+
+const flattened = new WeakMap<CommonHeaders, readonly string[]>();
+
+function linesOf(common: CommonHeaders): readonly string[] {
+  let lines = flattened.get(common);
+  if (!lines) {
+    lines = common.flat();
+    flattened.set(common, lines);
+  }
+  return lines;
 }
 
 function logWhenClosed(
@@ -44,7 +60,7 @@ function logWhenClosed(
   log: LogSink,
   requestId: string,
 ): void {
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   const url = req.originalUrl ?? req.url ?? '';
   // A response emits `close` once, when it is finished or its connection is gone, whichever
   // comes first. The record is built in one literal: this runs on every request.
@@ -57,7 +73,7 @@ function logWhenClosed(
       method: req.method,
       path: loggablePath(url),
       status: res.statusCode,
-      duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+      duration_ms: performance.now() - started,
       completed: res.writableFinished,
     }),
   );
