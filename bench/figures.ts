@@ -32,7 +32,8 @@ export type Endpoint = 'list' | 'detail';
  */
 export const CODINGS = { gzip: 'gzip, deflate, br', identity: 'identity' } as const;
 export type Coding = keyof typeof CODINGS;
-export type TargetName = 'reference' | 'expressFloor' | 'nodeFloor' | 'prism';
+/** `heldNodeFloor`: the Node floor holding the data set in its heap (large data sets only), reported, not judged. */
+export type TargetName = 'reference' | 'expressFloor' | 'nodeFloor' | 'heldNodeFloor' | 'prism';
 
 export interface LoadComparison {
   dataset: string;
@@ -154,7 +155,7 @@ export function ratiosOf(figures: LoadComparison['figures']): LoadComparison['ra
   const reference = figures.reference;
   const ratios: LoadComparison['ratios'] = {};
   if (!reference) return ratios;
-  for (const other of ['expressFloor', 'nodeFloor', 'prism'] as const) {
+  for (const other of ['expressFloor', 'nodeFloor', 'heldNodeFloor', 'prism'] as const) {
     const them = figures[other];
     if (!them || them.cpuUsPerRequest <= 0) continue;
     const ours = reference.roundsCpuUsPerRequest;

@@ -19,7 +19,7 @@ prints the figures side by side and writes them as JSON.`,
     rounds: {
       type: 'string',
       value: 'N',
-      help: 'Measured rounds per target, order rotating (full 3, quick 2)',
+      help: 'Measured rounds per target, order rotating (full 5, quick 2)',
     },
     warmup: {
       type: 'string',
@@ -82,7 +82,7 @@ export function parseBenchFlags(argv: string[]): BenchOptions {
     mode: quick ? 'quick' : 'full',
     output: values.output ?? 'reports/bench.json',
     durationS: positive('--duration', values.duration, quick ? 0.5 : 1.25, 600),
-    rounds: Math.round(positive('--rounds', values.rounds, quick ? 2 : 3, 100)),
+    rounds: Math.round(positive('--rounds', values.rounds, quick ? 2 : 5, 100)),
     warmupS: positive('--warmup', values.warmup, quick ? 0.5 : 1, 600, true),
     connections: Math.round(positive('--connections', values.connections, 10, 1_000)),
     rate: Math.round(positive('--rate', values.rate, 400, 100_000)),

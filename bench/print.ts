@@ -47,6 +47,7 @@ function loadTable(rows: readonly LoadComparison[]): string {
       ...LOAD_COLUMNS.map(([, title]) => title),
       `ref/Node (≤ ${maxNode.toFixed(2)}×)`,
       `ref/Express (< ${belowExpress.toFixed(2)}×)`,
+      'ref/Node holding data (not judged)',
       'ref/Prism (not judged)',
     ],
     rows.map((row) => [
@@ -56,6 +57,7 @@ function loadTable(rows: readonly LoadComparison[]): string {
       ...LOAD_COLUMNS.map(([target]) => load(row.figures[target])),
       judged(row.ratios.nodeFloor, (value) => value <= maxNode),
       judged(row.ratios.expressFloor, (value) => value < belowExpress),
+      ratio(row.ratios.heldNodeFloor),
       ratio(row.ratios.prism),
     ]),
   );
@@ -65,6 +67,7 @@ const LOAD_COLUMNS: [TargetName, string][] = [
   ['reference', 'reference'],
   ['expressFloor', 'Express floor'],
   ['nodeFloor', 'Node floor'],
+  ['heldNodeFloor', 'Node floor holding data'],
   ['prism', 'Prism mock'],
 ];
 

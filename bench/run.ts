@@ -22,6 +22,7 @@ import {
   ratiosOf,
   type RevalidationFigures,
   type StartupFigures,
+  type TargetName,
   verdictsOf,
 } from './figures.ts';
 import { compareLoad, type LoadTarget, median } from './load.ts';
@@ -40,6 +41,8 @@ interface DatasetPlan {
   startupSamples: number;
   /** The `Accept-Encoding`s its load runs send. */
   codings: Coding[];
+  /** Whether the Node floor holding the data set (`--hold-walks`) is measured too. */
+  heldFloor: boolean;
 }
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -51,13 +54,27 @@ async function childJson<T>(args: string[]): Promise<T> {
   return JSON.parse(last) as T;
 }
 
-function startFloor(name: string, script: string, bytesDir: string): Promise<ServerChild> {
+function startFloor(name: string, script: string, bytesDir: string, extra: string[] = []): Promise<ServerChild> {
   return spawnServer({
     name,
     command: NODE_WITH_TSX[0],
-    args: [...NODE_WITH_TSX.slice(1), script, '--port', '{port}', '--bytes', bytesDir],
+    args: [...NODE_WITH_TSX.slice(1), script, '--port', '{port}', '--bytes', bytesDir, ...extra],
     probePath: LIST_PATH,
   });
+}
+
+/** The floors of one coding: Express, Node, and on a large data set the Node floor holding it. */
+async function startFloors(plan: DatasetPlan, bytesDir: string): Promise<[TargetName, ServerChild][]> {
+  const node = 'bench/floors/node-floor.ts';
+  const floors: [TargetName, ServerChild][] = [
+    ['expressFloor', await startFloor('Express floor', 'bench/floors/express-floor.ts', bytesDir)],
+    ['nodeFloor', await startFloor('Node floor', node, bytesDir)],
+  ];
+  if (plan.heldFloor) {
+    const hold = ['--hold-walks', String(plan.walks)];
+    floors.push(['heldNodeFloor', await startFloor('Node floor holding the data set', node, bytesDir, hold)]);
+  }
+  return floors;
 }
 
 interface DatasetResult {
@@ -190,12 +207,9 @@ async function measureCoding(
   const revalidated = await revalidation(reference.baseUrl, keyed, plan.name, coding, answers);
   const bytesDir = join(state.work, coding);
   writeServedBytes(bytesDir, answers);
-  const floors = [
-    await startFloor('Express floor', 'bench/floors/express-floor.ts', bytesDir),
-    await startFloor('Node floor', 'bench/floors/node-floor.ts', bytesDir),
-  ] as const;
+  const started = await startFloors(plan, bytesDir);
+  const floors = started.map(([, floor]) => floor);
   children.push(...floors);
-  const [expressFloor, nodeFloor] = floors;
   for (const floor of floors) await checkSameBytes(floor, answers, sent);
   const load: LoadComparison[] = [];
   for (const endpoint of ['list', 'detail'] as const) {
@@ -208,8 +222,7 @@ async function measureCoding(
     });
     const targets = [
       target('reference', reference, keyed),
-      target('expressFloor', expressFloor, sent),
-      target('nodeFloor', nodeFloor, sent),
+      ...started.map(([name, floor]) => target(name, floor, sent)),
       ...(prism ? [target('prism', prism, keyed)] : []),
     ];
     progress(`${plan.name}: load on ${path}, Accept-Encoding: ${CODINGS[coding]}`);
@@ -290,7 +303,8 @@ async function fixtureFigures(sizes: number[]): Promise<GenerationFigures[]> {
 const NOTES = [
   'CPU per request: CPU time of every thread of the serving process (/proc/<pid>/task/*/schedstat, in ns) over a load round, divided by the requests it completed',
   'Express floor: express() with its defaults, one app.get per path, res.send(bytes) (Express adds its weak ETag per answer)',
-  'Node floor: node:http, writeHead + end(bytes); both floors serve the bytes the reference answered, checked byte for byte',
+  'Node floor: node:http, writeHead + end(bytes); the floors serve the bytes the reference answered, checked byte for byte',
+  'Node floor holding data (large data set only): the same Node floor, started after generating the same data set and holding it in its heap, as the reference server does; what ref/Node holding data leaves out is what a heap that size costs every request: measured, not judged',
   `codings: every target is sent the same Accept-Encoding, "${CODINGS.gzip}" (what HTTP clients send by default) and, on the demo data set, "${CODINGS.identity}"`,
   'Prism mock: prism mock spec/openapi.yaml with its defaults (log discarded); it answers the spec’s small examples, not the data set: measured, not judged',
   'ratios: the median of per-round ratios (each round runs every target back to back)',
@@ -333,9 +347,13 @@ function plansOf(options: BenchOptions): DatasetPlan[] {
     walks: DEFAULT_WALKS,
     startupSamples: options.startupSamples,
     codings: ['gzip', 'identity'],
+    heldFloor: false,
   };
   if (options.skip.has('large')) return [demo];
-  return [demo, { name: 'large', walks: options.largeWalks, startupSamples: 1, codings: ['gzip'] }];
+  return [
+    demo,
+    { name: 'large', walks: options.largeWalks, startupSamples: 1, codings: ['gzip'], heldFloor: true },
+  ];
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchReport> {

@@ -1,11 +1,18 @@
 /**
  * The Node floor: bare `node:http` answering each benchmarked path with its bytes from memory.
  * Nothing a server could leave out is done here, so no server of these bytes can be much faster.
+ *
+ * With `--hold-walks N` it first generates the reference server's data set of N walks and holds
+ * it, untouched, while it serves: the same bare answers from a process whose heap is as large as
+ * the reference server's. The benchmark reports it beside the bare floor, so that what a large
+ * heap costs every request is told apart from what the reference server does per request.
  */
 import { createServer } from 'node:http';
+import { generateDataset } from '../../fixtures/index.ts';
 import { bodyHeaders, floorArgs, stopOnSignals } from './served-bytes.ts';
 
-const { port, routes } = floorArgs(process.argv.slice(2));
+const { port, routes, holdWalks } = floorArgs(process.argv.slice(2));
+const held = holdWalks > 0 ? generateDataset({ walks: holdWalks }) : undefined;
 // Headers built once per path, as the reference server builds its bodies once.
 const answers = new Map([...routes].map(([path, body]) => [path, { headers: bodyHeaders(body), body }]));
 const server = createServer((req, res) => {
@@ -19,4 +26,7 @@ const server = createServer((req, res) => {
   res.end(answer.body.bytes);
 });
 server.listen(port, '127.0.0.1');
-stopOnSignals(() => server.close());
+stopOnSignals(() => {
+  server.close();
+  if (held) process.stderr.write(`held ${held.walks.length} walks\n`);
+});

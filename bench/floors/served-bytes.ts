@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandSpec } from '../../command-line/flags.ts';
+import { MAX_WALKS } from '../../fixtures/index.ts';
 import { integerFlag, readFlags, UsageError } from '../../command-line/flags.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -13,6 +14,8 @@ export interface FloorArgs {
   port: number;
   /** Request path (with its query string) → what the reference server sent. */
   routes: Map<string, ServedBody>;
+  /** Walks of a data set to generate and hold while serving (0: none), as the reference server holds its own. */
+  holdWalks: number;
 }
 
 export interface ServedBody {
@@ -44,6 +47,11 @@ const FLOOR_COMMAND = {
   flags: {
     port: { type: 'string', value: 'N', help: 'Port to listen on (required)' },
     bytes: { type: 'string', value: 'DIR', help: 'Directory with routes.json and the body files (required)' },
+    'hold-walks': {
+      type: 'string',
+      value: 'N',
+      help: 'Generate the data set of N walks and hold it while serving (default 0: hold nothing)',
+    },
   },
 } as const satisfies CommandSpec;
 
@@ -54,6 +62,7 @@ export function floorArgs(argv: string[]): FloorArgs {
   const listed = JSON.parse(readFileSync(join(dir, 'routes.json'), 'utf8')) as RouteFile[];
   return {
     port: integerFlag('--port', values.port, { min: 0, max: 65535 }, 0),
+    holdWalks: integerFlag('--hold-walks', values['hold-walks'], { min: 0, max: MAX_WALKS }, 0),
     routes: new Map(
       listed.map(({ path, file, contentEncoding }) => [
         path,

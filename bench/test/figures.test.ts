@@ -104,8 +104,10 @@ describe('ratios and growth', () => {
       reference,
       expressFloor: figures([50, 50, 100]),
       nodeFloor: figures([200, 25, 300]),
+      heldNodeFloor: figures([100, 50, 400]),
       prism: figures([1, 2]),
     });
+    expect(ratios.heldNodeFloor).toBe(1); // rounds: 1, 1, 0.75
     expect(ratios.expressFloor).toBe(2); // rounds: 2, 1, 3
     expect(ratios.nodeFloor).toBe(1); // rounds: 0.5, 2, 1
     expect(ratios.prism).toBe(100 / 1.5); // medians: 100 and 1.5

@@ -75,7 +75,7 @@ const rowName = (row: { dataset: string; endpoint: string; coding: string }) =>
   `${row.dataset}/${row.endpoint}/${row.coding}`;
 
 describe('a quick run', () => {
-  it('measures the reference server, both floors and Prism on both endpoints of both data sets', () => {
+  it('measures the reference server, the floors and Prism on both endpoints of both data sets', () => {
     expect(report.mode).toBe('quick');
     expect(report.load.map(rowName)).toEqual(MEASURED_ROWS);
     for (const row of report.load) {
@@ -91,6 +91,13 @@ describe('a quick run', () => {
         expect(figures?.cpuUsPerRequest).toBeGreaterThan(0);
         expect(figures?.failures).toBe(0);
       }
+      // The Node floor holding the data set is measured on the large data set only.
+      const held = row.figures.heldNodeFloor;
+      expect([row.dataset, held?.roundsRequestsPerSecond.length]).toEqual([
+        row.dataset,
+        row.dataset === 'large' ? 2 : undefined,
+      ]);
+      if (held) expect([held.requests > 0, held.failures]).toEqual([true, 0]);
       expect(row.ratios).toEqual(ratiosOf(row.figures));
     }
   });

@@ -728,7 +728,7 @@ function apply(mutation: Mutation, req: IncomingMessage, res: ServerResponse, wo
   mutation.request?.(req, before, world);
   const respond = mutation.response;
   if (!respond) return;
-  // The server may send its headers with `writeHead` (the fast lane does): hold them on `res`
+  // The server may send its headers with `writeHead` (the hot path does): hold them on `res`
   // as `setHeader` would, so the mutation can still rewrite them; Node's own `writeHead` call
   // from inside `end` goes through.
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;

@@ -1,7 +1,7 @@
 /**
  * The live walks endpoints (written spec §4.2, §4.3). What each answers is decided by
- * `listAnswer` and `detailAnswer`, shared by the Express routes below and the fast lane
- * (`../fast-lane.ts`), which answers the same requests ahead of Express's router.
+ * `listAnswer` and `detailAnswer`, shared by the Express routes below and the hot path
+ * (`../hot-path.ts`), which answers the successful ones in front of the Express app.
  */
 import { Router } from 'express';
 import { type Authorizer, grantOf, requireKey } from '../auth/require-key.ts';
