@@ -96,10 +96,41 @@ export async function compareLoad(
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
       const target = targets[(i + round) % targets.length] as LoadTarget;
+      await untilQuiet(targets);
       runs.get(target.name)?.push(await once(target, settings.durationS));
     }
   }
   return Object.fromEntries(targets.map((target) => [target.name, combineRuns(runs.get(target.name) ?? [])]));
+}
+
+/** A target may go on using CPU after its load ends (Prism collects garbage for a second or more). */
+export const QUIET = {
+  /** Every target together used at most this many CPU milliseconds over one window... */
+  maxCpuMs: 5,
+  windowMs: 100,
+  /** ...or this long has passed. */
+  maxWaitMs: 3_000,
+} as const;
+
+/**
+ * Waits until every target is idle: a round measures one server's CPU time, and another server
+ * still busy with the work of its own round competes with it for the two cores and their caches.
+ * Without this, whichever target follows the costliest one in the rotation pays for it.
+ */
+export async function untilQuiet(
+  targets: readonly Pick<LoadTarget, 'cpuMs'>[],
+  quiet: { maxCpuMs: number; windowMs: number; maxWaitMs: number } = QUIET,
+): Promise<boolean> {
+  const total = () => targets.reduce((sum, target) => sum + (target.cpuMs() ?? 0), 0);
+  const deadline = performance.now() + quiet.maxWaitMs;
+  let before = total();
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, quiet.windowMs));
+    const after = total();
+    if (after - before <= quiet.maxCpuMs) return true;
+    before = after;
+  }
+  return false;
 }
 
 /** Throughput over the whole run rather than autocannon's mean of per-sample counts. */

@@ -54,7 +54,12 @@ async function childJson<T>(args: string[]): Promise<T> {
   return JSON.parse(last) as T;
 }
 
-function startFloor(name: string, script: string, bytesDir: string, extra: string[] = []): Promise<ServerChild> {
+function startFloor(
+  name: string,
+  script: string,
+  bytesDir: string,
+  extra: string[] = [],
+): Promise<ServerChild> {
   return spawnServer({
     name,
     command: NODE_WITH_TSX[0],

@@ -1,7 +1,14 @@
 /** What the benchmark computes from its measurements: medians, ratios, growth and verdicts. */
 import { describe, expect, it } from 'vitest';
 import { type BenchReport, growthOf, ratiosOf, TARGETS, verdictsOf } from '../figures.ts';
-import { type AutocannonResult, combineRuns, type LoadFigures, median, runFigures } from '../load.ts';
+import {
+  type AutocannonResult,
+  combineRuns,
+  type LoadFigures,
+  median,
+  runFigures,
+  untilQuiet,
+} from '../load.ts';
 
 /** Figures whose rounds each cost `cpuUs` µs per request (1,000 requests a round). */
 function figures(rounds: number[]): LoadFigures {
@@ -20,6 +27,19 @@ function figures(rounds: number[]): LoadFigures {
 }
 
 describe('load figures', () => {
+  it('waits for every target to go idle before a round, and gives up after its limit', async () => {
+    // A server still busy from its own round: its CPU time reads 40, 80, 120, 160, 160, ... ms.
+    let readings = 0;
+    const busy = { cpuMs: () => Math.min(++readings, 4) * 40 };
+    const idle = { cpuMs: () => 7 };
+    const quiet = { maxCpuMs: 5, windowMs: 1, maxWaitMs: 10_000 };
+    expect(await untilQuiet([idle, busy], quiet)).toBe(true);
+    expect(readings).toBe(5); // quiet once two readings agree: the fourth and the fifth
+    let spent = 0;
+    const neverIdle = { cpuMs: () => (spent += 10) };
+    expect(await untilQuiet([neverIdle], { ...quiet, maxWaitMs: 20 })).toBe(false);
+  });
+
   it('takes the median of an odd and of an even number of values', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
