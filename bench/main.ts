@@ -5,22 +5,15 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { EXIT_USAGE, usageMessage } from '../command-line/flags.ts';
-import { type BenchOptions, parseBenchFlags, USAGE } from './options.ts';
+import { optionsOrExit } from '../command-line/flags.ts';
+import { COMMAND, parseBenchFlags } from './options.ts';
 import { printReport } from './print.ts';
 import { runBench } from './run.ts';
 
 async function main(argv: string[]): Promise<void> {
-  let options: BenchOptions;
-  try {
-    options = parseBenchFlags(argv);
-  } catch (error) {
-    process.stderr.write(usageMessage('bench', error as Error));
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
-  if (options.help) {
-    process.stdout.write(USAGE);
+  const options = optionsOrExit(COMMAND, argv, parseBenchFlags);
+  if (typeof options === 'number') {
+    process.exitCode = options;
     return;
   }
   const report = await runBench(options);

@@ -1,8 +1,8 @@
 /** The benchmark's command line: a full run (default) or `--quick`, and overrides for a tiny run. */
 import type { CommandSpec } from '../command-line/flags.ts';
-import { helpText, readFlags, UsageError } from '../command-line/flags.ts';
+import { readFlags, UsageError } from '../command-line/flags.ts';
 
-const COMMAND = {
+export const COMMAND = {
   name: 'bench',
   usage: 'npm run bench -- [options]',
   summary: `Measures the reference server against bare Express and node:http serving the same bytes and
@@ -55,8 +55,6 @@ prints the figures side by side and writes them as JSON.`,
   },
 } as const satisfies CommandSpec;
 
-export const USAGE = helpText(COMMAND);
-
 export type Section = 'prism' | 'conformance' | 'fixtures' | 'large';
 const SECTIONS: readonly Section[] = ['prism', 'conformance', 'fixtures', 'large'];
 
@@ -72,11 +70,12 @@ export interface BenchOptions {
   startupSamples: number;
   fixtureSizes: number[];
   skip: Set<Section>;
-  help: boolean;
 }
 
-export function parseBenchFlags(argv: string[]): BenchOptions {
+/** The options of a run, or `'help'` for `--help`. */
+export function parseBenchFlags(argv: string[]): BenchOptions | 'help' {
   const { values } = readFlags(COMMAND, argv);
+  if (values.help) return 'help';
   const quick = values.quick ?? false;
   return {
     mode: quick ? 'quick' : 'full',
@@ -94,7 +93,6 @@ export function parseBenchFlags(argv: string[]): BenchOptions {
       .split(',')
       .map((size) => Math.round(positive('--fixture-sizes', size, 0, 2_000_000))),
     skip: sectionList(values.skip ?? ''),
-    help: values.help ?? false,
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { relative } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
-import { EXIT_USAGE, helpText, readFlags, usageMessage } from '../command-line/flags.ts';
+import { optionsOrExit, readFlags } from '../command-line/flags.ts';
 import { buildApiReference } from './build.ts';
 
 const COMMAND = {
@@ -17,18 +17,12 @@ const COMMAND = {
 } as const satisfies CommandSpec;
 
 async function main(argv: string[]): Promise<number> {
-  let force: boolean;
-  try {
-    const { values } = readFlags(COMMAND, argv);
-    if (values.help) {
-      process.stdout.write(helpText(COMMAND));
-      return 0;
-    }
-    force = values.force ?? false;
-  } catch (error) {
-    process.stderr.write(usageMessage(COMMAND.name, error as Error));
-    return EXIT_USAGE;
-  }
+  const options = optionsOrExit(COMMAND, argv, (args) => {
+    const { values } = readFlags(COMMAND, args);
+    return values.help ? 'help' : { force: values.force ?? false };
+  });
+  if (typeof options === 'number') return options;
+  const { force } = options;
   const started = Date.now();
   const result = await buildApiReference({ force });
   if (result.built) {

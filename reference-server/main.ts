@@ -3,14 +3,7 @@
  * on a fixed port. See `--help`, and `../shared/CONTRACT.md` for the commands it must keep.
  */
 import type { CommandSpec } from '../command-line/flags.ts';
-import {
-  EXIT_USAGE,
-  helpText,
-  integerFlag,
-  readFlags,
-  UsageError,
-  usageMessage,
-} from '../command-line/flags.ts';
+import { integerFlag, optionsOrExit, readFlags, UsageError } from '../command-line/flags.ts';
 import { DEFAULT_MAX_STOPS, DEFAULT_SEED, DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
 import { CREDENTIAL_KEY_NAMES, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
@@ -78,11 +71,12 @@ interface Flags extends VariantSettings {
   rateLimit: number | undefined;
   quiet: boolean;
   printCredentials: boolean;
-  help: boolean;
 }
 
-export function parseFlags(argv: string[]): Flags {
+/** The server's settings, or `'help'` for `--help`. */
+export function parseFlags(argv: string[]): Flags | 'help' {
   const { values } = readFlags(COMMAND, argv);
+  if (values.help) return 'help';
   return {
     ...variantSettings(values),
     port: integerFlag('--port', values.port, { min: 0, max: 65535 }, 8080),
@@ -94,7 +88,6 @@ export function parseFlags(argv: string[]): Flags {
     rateLimit: values['rate-limit'] === undefined ? undefined : rateFlag(values['rate-limit']),
     quiet: values.quiet ?? false,
     printCredentials: values['print-credentials'] ?? false,
-    help: values.help ?? false,
   };
 }
 
@@ -116,12 +109,9 @@ function credentialLines(seed: number, webBaseUrl: string): string {
 }
 
 async function main(argv: string[]): Promise<void> {
-  let flags: Flags;
-  try {
-    flags = parseFlags(argv);
-  } catch (error) {
-    process.stderr.write(usageMessage(COMMAND.name, error as Error));
-    process.exitCode = EXIT_USAGE;
+  const flags = optionsOrExit(COMMAND, argv, parseFlags);
+  if (typeof flags === 'number') {
+    process.exitCode = flags;
     return;
   }
   const printed = printOnly(flags);
@@ -151,9 +141,8 @@ async function main(argv: string[]): Promise<void> {
   stopOnSignals(running, log);
 }
 
-/** What `--help`, `--print-credentials`, `--variant list` and `--print-variant` print instead of serving. */
+/** What `--print-credentials`, `--variant list` and `--print-variant` print instead of serving. */
 function printOnly(flags: Flags): string | undefined {
-  if (flags.help) return helpText(COMMAND);
   if (flags.printCredentials) return `${credentialLines(flags.seed, flags.webBaseUrl)}\n`;
   if (flags.listVariants) return variantList();
   if (flags.printVariant && flags.variant) return `${variantText(flags.variant)}\n`;

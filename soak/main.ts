@@ -6,14 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
-import {
-  EXIT_USAGE,
-  helpText,
-  integerFlag,
-  readFlags,
-  UsageError,
-  usageMessage,
-} from '../command-line/flags.ts';
+import { integerFlag, optionsOrExit, readFlags, UsageError } from '../command-line/flags.ts';
 import {
   DEFAULT_OPTIONS,
   percent,
@@ -70,11 +63,12 @@ const MB = 1024 * 1024;
 interface Cli {
   options: SoakOptions;
   output: string;
-  help: boolean;
 }
 
-export function parseCli(argv: string[]): Cli {
+/** The soak's options, or `'help'` for `--help`. */
+export function parseCli(argv: string[]): Cli | 'help' {
   const { values } = readFlags(COMMAND, argv);
+  if (values.help) return 'help';
   const base = values.quick ? QUICK_OPTIONS : DEFAULT_OPTIONS;
   const options: SoakOptions = {
     ...base,
@@ -93,7 +87,7 @@ export function parseCli(argv: string[]): Cli {
       );
     options.rateLimit = rate;
   }
-  return { options, output: resolve(values.output ?? 'reports/soak.json'), help: values.help ?? false };
+  return { options, output: resolve(values.output ?? 'reports/soak.json') };
 }
 
 function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
@@ -143,17 +137,8 @@ function mb(bytes: number): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let cli: Cli;
-  try {
-    cli = parseCli(argv);
-  } catch (error) {
-    process.stderr.write(usageMessage(COMMAND.name, error as Error));
-    return EXIT_USAGE;
-  }
-  if (cli.help) {
-    process.stdout.write(helpText(COMMAND));
-    return 0;
-  }
+  const cli = optionsOrExit(COMMAND, argv, parseCli);
+  if (typeof cli === 'number') return cli;
   let report: SoakReport;
   try {
     report = await runSoak(cli.options);
