@@ -110,9 +110,5 @@ function commonHeadersOf(variant: Variant): CommonHeaders {
   if (variant.caching === 'etag' && variant.compression === 'gzip') return COMMON_HEADERS;
   const vary = `Authorization, x-api-key${variant.compression === 'gzip' ? ', Accept-Encoding' : ''}`;
   const cache = variant.caching === 'etag' ? 'private, no-cache' : 'no-store';
-  return [
-    ['X-Content-Type-Options', 'nosniff'],
-    ['Cache-Control', cache],
-    ['Vary', vary],
-  ];
+  return ['X-Content-Type-Options', 'nosniff', 'Cache-Control', cache, 'Vary', vary];
 }

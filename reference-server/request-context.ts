@@ -10,14 +10,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { isoNow, type LogSink, loggablePath } from './log.ts';
 
-/** Name/value pairs of the headers every answer carries besides its request id. */
-export type CommonHeaders = readonly (readonly [string, string])[];
+/**
+ * The headers every answer carries besides its request id, as name/value lines (name, value,
+ * name, value, ...), the form `writeHead` takes.
+ */
+export type CommonHeaders = readonly string[];
 
 /** Ours (D-HEADERS, D-CACHE, D-COMPRESSION). */
 export const COMMON_HEADERS: CommonHeaders = [
-  ['X-Content-Type-Options', 'nosniff'],
-  ['Cache-Control', 'private, no-cache'],
-  ['Vary', 'Authorization, x-api-key, Accept-Encoding'],
+  'X-Content-Type-Options',
+  'nosniff',
+  'Cache-Control',
+  'private, no-cache',
+  'Vary',
+  'Authorization, x-api-key, Accept-Encoding',
 ];
 
 export function requestContext(log: LogSink | false, common: CommonHeaders = COMMON_HEADERS): RequestHandler {
@@ -40,18 +46,7 @@ export function beginRequest(
 ): string[] {
   const requestId = randomUUID();
   if (log) logWhenClosed(req, res, log, requestId);
-  return ['X-Request-Id', requestId, ...linesOf(common)];
-}
-
-const flattened = new WeakMap<CommonHeaders, readonly string[]>();
-
-function linesOf(common: CommonHeaders): readonly string[] {
-  let lines = flattened.get(common);
-  if (!lines) {
-    lines = common.flat();
-    flattened.set(common, lines);
-  }
-  return lines;
+  return ['X-Request-Id', requestId, ...common];
 }
 
 function logWhenClosed(

@@ -12,7 +12,8 @@ import { generateDataset } from '../../fixtures/index.ts';
 import { bodyHeaders, floorArgs, stopOnSignals } from './served-bytes.ts';
 
 const { port, routes, holdWalks } = floorArgs(process.argv.slice(2));
-const held = holdWalks > 0 ? generateDataset({ walks: holdWalks }) : undefined;
+/** Exported, so it stays reachable for as long as the process runs. */
+export const held = holdWalks > 0 ? generateDataset({ walks: holdWalks }) : undefined;
 // Headers built once per path, as the reference server builds its bodies once.
 const answers = new Map([...routes].map(([path, body]) => [path, { headers: bodyHeaders(body), body }]));
 const server = createServer((req, res) => {
@@ -26,7 +27,4 @@ const server = createServer((req, res) => {
   res.end(answer.body.bytes);
 });
 server.listen(port, '127.0.0.1');
-stopOnSignals(() => {
-  server.close();
-  if (held) process.stderr.write(`held ${held.walks.length} walks\n`);
-});
+stopOnSignals(() => server.close());
