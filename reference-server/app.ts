@@ -18,14 +18,14 @@ import { errorHandler, noSuchEndpoint } from './error-handler.ts';
 import { walksHotPath } from './hot-path.ts';
 import { WalkRepository } from './repository.ts';
 import { drainRequestBody } from './request-body.ts';
-import { COMMON_HEADERS, type CommonHeaders, requestContext } from './request-context.ts';
+import { commonHeaders, requestContext } from './request-context.ts';
 import { plannedRouter } from './routes/planned.ts';
 import { referenceDocsRouter } from './routes/reference-docs.ts';
 import { walksRouter } from './routes/walks.ts';
 import { turbulence } from './turbulence.ts';
 import { variantAnswers } from './variants/answers.ts';
 import { variantDataset } from './variants/dataset.ts';
-import { DEFAULT_VARIANT, type Variant } from './variants/variant.ts';
+import { DEFAULT_VARIANT } from './variants/variant.ts';
 
 export type { ServerConfig } from './config.ts';
 
@@ -87,7 +87,8 @@ function expressApp({ settings, repository, authorize }: Services): Express {
   app.disable('x-powered-by');
   app.disable('etag'); // our ETags are precomputed per body
 
-  app.use(requestContext(settings.log, commonHeadersOf(variant)));
+  const sending = { gzip: variant.compression === 'gzip', validators: variant.caching === 'etag' };
+  app.use(requestContext(settings.log, commonHeaders(sending)));
   app.use(drainRequestBody());
   if (settings.turbulence) app.use(turbulence(settings.turbulence));
   app.use(
@@ -95,7 +96,7 @@ function expressApp({ settings, repository, authorize }: Services): Express {
       repository,
       authorize,
       badLimit: variant.badLimit === 'clamp' ? 'clamp' : 'refuse',
-      sending: { gzip: variant.compression === 'gzip', validators: variant.caching === 'etag' },
+      sending,
     }),
   );
   app.use(plannedRouter());
@@ -103,12 +104,4 @@ function expressApp({ settings, repository, authorize }: Services): Express {
   app.use(noSuchEndpoint);
   app.use(errorHandler(settings.log, variantAnswers(variant)));
   return app;
-}
-
-/** D-HEADERS with the variant's D-CACHE and D-COMPRESSION. */
-function commonHeadersOf(variant: Variant): CommonHeaders {
-  if (variant.caching === 'etag' && variant.compression === 'gzip') return COMMON_HEADERS;
-  const vary = `Authorization, x-api-key${variant.compression === 'gzip' ? ', Accept-Encoding' : ''}`;
-  const cache = variant.caching === 'etag' ? 'private, no-cache' : 'no-store';
-  return ['X-Content-Type-Options', 'nosniff', 'Cache-Control', cache, 'Vary', vary];
 }

@@ -29,20 +29,20 @@ export function entityTag(hash: Hash): string {
 }
 
 /**
- * Sends a success body, or 304 when `If-None-Match` holds its tag. `common` are the headers every
- * answer carries when they are not on `res` already (the hot path's; Express's requests have them
- * set by `request-context.ts`): one `writeHead` then writes every header.
+ * Sends a success body, or 304 when `If-None-Match` holds its tag. `headers` starts with the
+ * headers every answer carries when they are not on `res` already (the hot path's; Express's
+ * requests have them set by `request-context.ts`); the body's own are added to it, and one
+ * `writeHead` writes them all.
  */
 export function sendPrepared(
   req: IncomingMessage,
   res: ServerResponse,
   body: PreparedBody,
   { gzip: mayGzip, validators }: SendingPolicy = OUR_SENDING,
-  common: readonly string[] = [],
+  headers: string[] = [],
 ): void {
   const gzip = mayGzip && prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
   const sent = gzip ?? body;
-  const headers = [...common];
   // Either coding's tag names the same content, so a client holding either one is up to date.
   if (validators && matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
     headers.push('ETag', sent.etag);

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import { OUR_SENDING, type SendingPolicy } from './envelope.ts';
 import { isoNow, type LogSink, loggablePath } from './log.ts';
 
 /**
@@ -16,15 +17,22 @@ import { isoNow, type LogSink, loggablePath } from './log.ts';
  */
 export type CommonHeaders = readonly string[];
 
-/** Ours (D-HEADERS, D-CACHE, D-COMPRESSION). */
-export const COMMON_HEADERS: CommonHeaders = [
-  'X-Content-Type-Options',
-  'nosniff',
-  'Cache-Control',
-  'private, no-cache',
-  'Vary',
-  'Authorization, x-api-key, Accept-Encoding',
-];
+/**
+ * D-HEADERS, with the `Cache-Control` of D-CACHE and the `Vary` of D-COMPRESSION for how success
+ * bodies are sent: ours (`COMMON_HEADERS`), or a variant's.
+ */
+export function commonHeaders({ gzip, validators }: SendingPolicy): CommonHeaders {
+  return [
+    'X-Content-Type-Options',
+    'nosniff',
+    'Cache-Control',
+    validators ? 'private, no-cache' : 'no-store',
+    'Vary',
+    `Authorization, x-api-key${gzip ? ', Accept-Encoding' : ''}`,
+  ];
+}
+
+export const COMMON_HEADERS: CommonHeaders = commonHeaders(OUR_SENDING);
 
 export function requestContext(log: LogSink | false, common: CommonHeaders = COMMON_HEADERS): RequestHandler {
   return (req, res, next) => {

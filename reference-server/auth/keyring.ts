@@ -31,10 +31,6 @@ export class Keyring {
     }
   }
 
-  grantFor(key: string): KeyGrant | undefined {
-    return this.grants.get(hashKey(key));
-  }
-
   /** A grant, or whether the refused key is a revoked one; one hash either way. */
   lookup(key: string): { grant: KeyGrant; revoked?: undefined } | { grant?: undefined; revoked: boolean } {
     const hash = hashKey(key);
