@@ -145,6 +145,16 @@ export function integerFlag(
   return Number(raw);
 }
 
+/** A per-key rate limit, `600/min` or `600`: 1 to 1,000,000 requests a minute. */
+export function rateLimitFlag(flag: string, raw: string): number {
+  const match = /^([0-9]+)(?:\/min)?$/.exec(raw);
+  const value = match ? Number(match[1]) : 0;
+  if (!(value >= 1 && value <= 1_000_000)) {
+    throw new UsageError(`${flag} must look like 600/min, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
 /** One of a fixed set of words. */
 export function choiceFlag<C extends string>(flag: string, raw: string, choices: readonly C[]): C {
   if ((choices as readonly string[]).includes(raw)) return raw as C;

@@ -3,7 +3,7 @@
  * on a fixed port. See `--help`, and `../shared/CONTRACT.md` for the commands it must keep.
  */
 import type { CommandSpec } from '../command-line/flags.ts';
-import { integerFlag, optionsOrExit, readFlags, UsageError } from '../command-line/flags.ts';
+import { integerFlag, optionsOrExit, rateLimitFlag, readFlags } from '../command-line/flags.ts';
 import { DEFAULT_MAX_STOPS, DEFAULT_SEED, DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
 import { CREDENTIAL_KEY_NAMES, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
@@ -85,18 +85,11 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     walks: integerFlag('--walks', values.walks, { min: 0, max: 2_000_000 }, DEFAULT_WALKS),
     maxStops: integerFlag('--max-stops', values['max-stops'], { min: 0, max: 100_000 }, DEFAULT_MAX_STOPS),
     webBaseUrl: normalizeWebBaseUrl(values['web-base-url'] ?? DEFAULT_WEB_BASE_URL),
-    rateLimit: values['rate-limit'] === undefined ? undefined : rateFlag(values['rate-limit']),
+    rateLimit:
+      values['rate-limit'] === undefined ? undefined : rateLimitFlag('--rate-limit', values['rate-limit']),
     quiet: values.quiet ?? false,
     printCredentials: values['print-credentials'] ?? false,
   };
-}
-
-function rateFlag(raw: string): number {
-  const match = /^([0-9]+)(?:\/min)?$/.exec(raw);
-  const value = match ? Number(match[1]) : 0;
-  if (!(value >= 1 && value <= 1_000_000))
-    throw new UsageError(`--rate-limit must look like 600/min, not ${JSON.stringify(raw)}`);
-  return value;
 }
 
 /** The six variables of the contract, in its order, as dotenv lines. */

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
-import { integerFlag, optionsOrExit, readFlags, UsageError } from '../command-line/flags.ts';
+import { integerFlag, optionsOrExit, rateLimitFlag, readFlags } from '../command-line/flags.ts';
 import {
   DEFAULT_OPTIONS,
   percent,
@@ -72,26 +72,16 @@ export function parseCli(argv: string[]): Cli | 'help' {
   const base = values.quick ? QUICK_OPTIONS : DEFAULT_OPTIONS;
   const options: SoakOptions = {
     ...base,
-    rounds: integer('--rounds', values.rounds, base.rounds, 2, 100),
-    durationSeconds: integer('--duration', values.duration, base.durationSeconds, 1, 3_600),
-    connections: integer('--connections', values.connections, base.connections, 1, 1_024),
+    rounds: integerFlag('--rounds', values.rounds, { min: 2, max: 100 }, base.rounds),
+    durationSeconds: integerFlag('--duration', values.duration, { min: 1, max: 3_600 }, base.durationSeconds),
+    connections: integerFlag('--connections', values.connections, { min: 1, max: 1_024 }, base.connections),
     maxMemoryGrowth:
-      integer('--max-growth', values['max-growth'], base.maxMemoryGrowth * 100, 0, 1_000) / 100,
+      integerFlag('--max-growth', values['max-growth'], { min: 0, max: 1_000 }, base.maxMemoryGrowth * 100) /
+      100,
   };
-  if (values['rate-limit'] !== undefined) {
-    const match = /^([0-9]+)(?:\/min)?$/.exec(values['rate-limit']);
-    const rate = match ? Number(match[1]) : 0;
-    if (!(rate >= 1 && rate <= 1_000_000))
-      throw new UsageError(
-        `--rate-limit must look like 600/min, not ${JSON.stringify(values['rate-limit'])}`,
-      );
-    options.rateLimit = rate;
-  }
+  if (values['rate-limit'] !== undefined)
+    options.rateLimit = rateLimitFlag('--rate-limit', values['rate-limit']);
   return { options, output: resolve(values.output ?? 'reports/soak.json') };
-}
-
-function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  return integerFlag(name, raw, { min, max }, fallback);
 }
 
 export function formatReport(report: SoakReport): string {
