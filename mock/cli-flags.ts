@@ -1,8 +1,6 @@
 /** Flag values shared by the mock and sandbox launchers; the mistakes are the shared `UsageError`. */
 import { UsageError } from '../command-line/flags.ts';
 
-export { UsageError } from '../command-line/flags.ts';
-
 /** A TCP port given on the command line: decimal digits only, 1 to 65535. */
 export function parsePort(value: string, flag: string): number {
   const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;

@@ -10,11 +10,17 @@ import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { median } from '../bench/load.ts';
+import { type CommandSpec, optionsOrExit, readFlags } from '../command-line/flags.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
 import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, scratchDir } from './packed.ts';
 
-const quick = process.argv.includes('--quick');
-const ROUNDS = quick ? { install: 1, start: 2 } : { install: 3, start: 7 };
+const COMMAND = {
+  name: 'bench:package',
+  usage: 'npm run bench:package -- [--quick]',
+  summary: 'Packs the conformance package, installs it and times its start to the first request.',
+  flags: { quick: { type: 'boolean', help: '1 install and 2 start-ups instead of 3 and 7' } },
+} as const satisfies CommandSpec;
 
 function bytesUnder(dir: string): number {
   let total = 0;
@@ -26,20 +32,18 @@ function bytesUnder(dir: string): number {
   return total;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-
 /**
  * From spawning a command to the first request arriving at the reference server: the installed
  * bin, and for scale a bare `node -e fetch(...)` (what this machine's load alone costs).
  */
-async function startToFirstRequest(project: string, bare = false): Promise<number[]> {
+async function startToFirstRequest(rounds: number, project: string, bare = false): Promise<number[]> {
   const server = await startReferenceServer({ log: false });
   const [command, args] = bare
     ? [process.execPath, ['-e', `fetch(${JSON.stringify(server.baseUrl)}).catch(() => {})`]]
     : [binOf(project, 'canvassing-conformance'), ['--base-url', server.baseUrl]];
   const times: number[] = [];
   try {
-    for (let round = 0; round < ROUNDS.start; round++) {
+    for (let round = 0; round < rounds; round++) {
       const started = performance.now();
       const child = spawn(command, args, { env: outsideEnv(server.credentials), stdio: 'ignore' });
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -54,7 +58,8 @@ async function startToFirstRequest(project: string, bare = false): Promise<numbe
   return times;
 }
 
-async function main(): Promise<void> {
+async function main(quick: boolean): Promise<void> {
+  const ROUNDS = quick ? { install: 1, start: 2 } : { install: 3, start: 7 };
   const tarball = await packWorkspace('conformance', scratchDir('bench-pack'));
   const installs: number[] = [];
   let project = '';
@@ -64,8 +69,8 @@ async function main(): Promise<void> {
     installs.push(performance.now() - started);
   }
   const size = bytesUnder(join(project, 'node_modules'));
-  const starts = await startToFirstRequest(project);
-  const bare = await startToFirstRequest(project, true);
+  const starts = await startToFirstRequest(ROUNDS.start, project);
+  const bare = await startToFirstRequest(ROUNDS.start, project, true);
   const rows: [string, string, string][] = [
     ['tarball', `${(statSync(tarball).size / 1e6).toFixed(2)} MB`, ''],
     ['installed size (node_modules)', `${(size / 1e6).toFixed(2)} MB`, '≤ 30 MB'],
@@ -87,8 +92,15 @@ async function main(): Promise<void> {
   for (const [what, figure, bound] of rows) console.log(`  ${what.padEnd(40)} ${figure.padEnd(34)} ${bound}`);
 }
 
-try {
-  await main();
-} finally {
-  cleanup();
+const options = optionsOrExit(COMMAND, process.argv.slice(2), (argv) => {
+  const { values } = readFlags(COMMAND, argv);
+  return values.help ? 'help' : { quick: values.quick ?? false };
+});
+if (typeof options === 'number') process.exitCode = options;
+else {
+  try {
+    await main(options.quick);
+  } finally {
+    cleanup();
+  }
 }

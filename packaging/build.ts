@@ -5,7 +5,7 @@
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { parse } from 'yaml';
+import { loadSpec } from '../spec/contract.ts';
 import { bundle } from './bundle.ts';
 import {
   API_REFERENCE_PAGE,
@@ -35,8 +35,8 @@ export function manifestOf(dir: string): Manifest {
 
 /** `info.title` and `info.version` of spec/openapi.yaml: the API a package checks or serves. */
 export function apiIdentity(): ApiIdentity {
-  const doc = parse(readFileSync(join(REPO_ROOT, LIVE_SPEC), 'utf8')) as { info: ApiIdentity };
-  return { title: doc.info.title, version: doc.info.version };
+  const { info } = loadSpec(join(REPO_ROOT, LIVE_SPEC));
+  return { title: info.title, version: info.version };
 }
 
 export const binPath = (name: string) => `dist/bin/${name}.mjs`;

@@ -1,5 +1,5 @@
 /** The verdict of `spec:check`: one line per part, then what to act on. Text, Markdown or JSON. */
-import { formatMarkdown } from '../diff/report.ts';
+import { cell, formatMarkdown } from '../diff/report.ts';
 import type { CheckResult, PartName, PartResult, PartStatus } from './types.ts';
 
 export const FORMATS = ['text', 'markdown', 'json'] as const;
@@ -71,8 +71,4 @@ function markdownOf(result: CheckResult): string {
     }
   }
   return lines.join('\n');
-}
-
-function cell(text: string): string {
-  return text.replaceAll('|', '\\|').replace(/\s*\n\s*/g, ' ');
 }

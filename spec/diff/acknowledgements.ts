@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { SpecDiffError } from './errors.ts';
+import { isObject } from './input.ts';
 import type { Acknowledgement, AcknowledgementProblem, GateResult, SpecDiff } from './types.ts';
 
 export const ACKNOWLEDGEMENTS_FILE_NAME = 'accepted-changes.yaml';
@@ -135,8 +136,4 @@ function isCalendarDate(text: string): boolean {
 
 function invalid(path: string, text: string): SpecDiffError {
   return new SpecDiffError('invalid_acknowledgements', `${path} ${text}.`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -199,6 +199,7 @@ function side(location: ClassifiedChange['base']): string {
     : '—';
 }
 
-function cell(text: string): string {
+/** Text safe in a Markdown table cell. */
+export function cell(text: string): string {
   return text.replaceAll('|', '\\|').replace(/\s*\n\s*/g, ' ');
 }
