@@ -19,7 +19,7 @@ const PIECE = 10;
 /** A piece is a secret when it carries at least this many characters after the public prefix. */
 const SECRET_CHARS = 4;
 /** Keys at least this long are secrets wherever they occur; shorter ones only as whole tokens. */
-export const SECRET_LENGTH = 16;
+const SECRET_LENGTH = 16;
 /** Characters that continue a token: a key next to one of them is part of a longer word. */
 const WORD = '[\\p{L}\\p{N}_.-]';
 

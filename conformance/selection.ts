@@ -37,7 +37,7 @@ export function selectChecks<C extends { id: string }>(
 }
 
 /** The ids, and their area prefixes (`AUTH`, `WALKS-LIST`), closest to what was typed. */
-export function nearestIds(prefix: string, ids: readonly string[]): string[] {
+function nearestIds(prefix: string, ids: readonly string[]): string[] {
   const candidates = new Set<string>();
   for (const id of ids) {
     candidates.add(id);

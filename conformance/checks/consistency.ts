@@ -16,7 +16,7 @@ export const CENTROID_TOLERANCE = 1e-6;
  * for the ways a correct deployment computes a mean on a sphere (or an ellipsoid), never for a
  * swapped pair or a centroid 0.01° off on a walk of street or village scale.
  */
-export const CENTROID_EXTENT_SHARE = 1e-3;
+const CENTROID_EXTENT_SHARE = 1e-3;
 
 type Point = { lat: number; lng: number } | null;
 
@@ -65,7 +65,7 @@ export function acceptableCentroids(stops: Stop[]): Point[] {
 }
 
 /** How far a centroid may be from a candidate: the fixed floor plus a share of the walk's extent. */
-export function centroidTolerance(stops: Stop[]): number {
+function centroidTolerance(stops: Stop[]): number {
   const objects = stops.filter(isObject);
   const span = (values: number[]) => (values.length ? Math.max(...values) - Math.min(...values) : 0);
   const extent = Math.max(

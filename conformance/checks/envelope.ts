@@ -4,8 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, ResponseData } from '../client.ts';
-import { LIMIT } from '../../spec/contract.ts';
-import { PRIMARY } from '../data.ts';
+import { FULL_LIMIT, PRIMARY } from '../data.ts';
 import type { Check, CheckContext } from './check.ts';
 import {
   advisory,
@@ -251,7 +250,7 @@ export const envelopeChecks: Check[] = [
     async run(ctx) {
       const expected =
         'project decision: gzip for success bodies of 1 KiB or more when Accept-Encoding asks for it, Vary naming Accept-Encoding, the same JSON as the identity answer (no compression is conformant too)';
-      const { exchange } = await ctx.data.list(`${LIMIT.name}=${LIMIT.maximum}`, PRIMARY, {
+      const { exchange } = await ctx.data.list(FULL_LIMIT, PRIMARY, {
         'Accept-Encoding': 'gzip',
       });
       if (!exchange.response) {

@@ -8,7 +8,7 @@ import { advisory, counted, describe, inconclusive, verdict } from './outcome.ts
 import { judgedWalks, walkCoverage, walkLabel } from './sample.ts';
 
 /** The fields a walk's summary and its detail both carry, read from the spec's two schemas. */
-export function sharedWalkFields(doc: OpenApiDocument): string[] {
+function sharedWalkFields(doc: OpenApiDocument): string[] {
   const schemas = doc.components?.schemas ?? {};
   const fields = (name: string) =>
     Object.keys((schemas[name] as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});

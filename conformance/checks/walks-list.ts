@@ -34,7 +34,7 @@ const { maximum: MAX_LIMIT, default: DEFAULT_LIMIT } = LIMIT;
  * middle and the maximum the spec states (1, 2, 49, 50, 51, 99, 100, 101, 150, 199, 200), then
  * values drawn by the seed, so a run reproduces and another seed looks elsewhere.
  */
-export function limitValues(seed: number): number[] {
+function limitValues(seed: number): number[] {
   const { minimum: min, maximum: max, default: def } = LIMIT;
   const half = Math.floor(max / 2);
   const values = new Set(
