@@ -18,7 +18,8 @@ import { errorHandler, noSuchEndpoint } from './error-handler.ts';
 import { walksHotPath } from './hot-path.ts';
 import { WalkRepository } from './repository.ts';
 import { drainRequestBody } from './request-body.ts';
-import { commonHeaders, requestContext } from './request-context.ts';
+import { commonHeaders } from './envelope.ts';
+import { requestContext, requireHost } from './request-context.ts';
 import { plannedRouter } from './routes/planned.ts';
 import { referenceDocsRouter } from './routes/reference-docs.ts';
 import { walksRouter } from './routes/walks.ts';
@@ -90,6 +91,7 @@ function expressApp({ settings, repository, authorize }: Services): Express {
   const sending = { gzip: variant.compression === 'gzip', validators: variant.caching === 'etag' };
   app.use(requestContext(settings.log, commonHeaders(sending)));
   app.use(drainRequestBody());
+  app.use(requireHost);
   if (settings.turbulence) app.use(turbulence(settings.turbulence));
   app.use(
     walksRouter({

@@ -1,11 +1,13 @@
 /**
  * The one way the API answers: precomputed bytes with their headers, in one `res.writeHead` and
- * one `res.end`. Success bodies carry a strong ETag; `If-None-Match` with a matching tag gets 304
+ * one `res.end` (`sendBytes`). Nothing calls `res.setHeader`: the headers every answer carries are
+ * recorded for the response when its request begins (`openAnswer`, called by
+ * `request-context.ts`) and written with the answer's own. Success bodies carry a strong ETag; `If-None-Match` with a matching tag gets 304
  * (D-CACHE). A client asking for gzip gets the body's gzip form, compressed once and kept
  * (D-COMPRESSION, `content-coding.ts`).
  */
 import { createHash, type Hash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { type EncodedBody, gzipEncoded, prefersGzip } from './content-coding.ts';
 import type { ErrorAnswer } from './errors.ts';
 import { isTruncated } from './turbulence.ts';
@@ -28,30 +30,23 @@ export function entityTag(hash: Hash): string {
   return `"${hash.digest('base64url').slice(0, 27)}"`;
 }
 
-/**
- * Sends a success body, or 304 when `If-None-Match` holds its tag. `headers` starts with the
- * headers every answer carries when they are not on `res` already (the hot path's; Express's
- * requests have them set by `request-context.ts`); the body's own are added to it, and one
- * `writeHead` writes them all.
- */
+/** Sends a success body, or 304 with no body when `If-None-Match` holds its tag. */
 export function sendPrepared(
   req: IncomingMessage,
   res: ServerResponse,
   body: PreparedBody,
   { gzip: mayGzip, validators }: SendingPolicy = OUR_SENDING,
-  headers: string[] = [],
 ): void {
   const gzip = mayGzip && prefersGzip(req.headers['accept-encoding']) ? gzipOf(body) : undefined;
   const sent = gzip ?? body;
   // Either coding's tag names the same content, so a client holding either one is up to date.
   if (validators && matchesIfNoneMatch(req.headers['if-none-match'], body.etag, body.gzip?.etag)) {
-    headers.push('ETag', sent.etag);
-    res.writeHead(304, headers);
-    res.end();
+    sendBytes(res, 304, ['ETag', sent.etag], undefined);
     return;
   }
-  if (validators) headers.push('ETag', sent.etag);
-  headers.push('Content-Type', JSON_CONTENT_TYPE);
+  const headers = validators
+    ? ['ETag', sent.etag, 'Content-Type', JSON_CONTENT_TYPE]
+    : ['Content-Type', JSON_CONTENT_TYPE];
   if (gzip) headers.push('Content-Encoding', 'gzip');
   sendBytes(res, 200, headers, sent.bytes);
 }
@@ -63,6 +58,29 @@ export interface SendingPolicy {
 }
 
 export const OUR_SENDING: SendingPolicy = Object.freeze({ gzip: true, validators: true });
+
+/**
+ * The headers every answer carries besides its request id, as name/value lines (name, value,
+ * name, value, ...), the form `writeHead` takes.
+ */
+export type CommonHeaders = readonly string[];
+
+/**
+ * D-HEADERS, with the `Cache-Control` of D-CACHE and the `Vary` of D-COMPRESSION for how success
+ * bodies are sent: ours (`COMMON_HEADERS`), or a variant's.
+ */
+export function commonHeaders({ gzip, validators }: SendingPolicy): CommonHeaders {
+  return [
+    'X-Content-Type-Options',
+    'nosniff',
+    'Cache-Control',
+    validators ? 'private, no-cache' : 'no-store',
+    'Vary',
+    `Authorization, x-api-key${gzip ? ', Accept-Encoding' : ''}`,
+  ];
+}
+
+export const COMMON_HEADERS: CommonHeaders = commonHeaders(OUR_SENDING);
 
 function gzipOf(body: PreparedBody): EncodedBody | undefined {
   if (body.gzip === undefined) body.gzip = gzipEncoded(body) ?? null;
@@ -76,11 +94,41 @@ export function sendError(res: ServerResponse, answer: ErrorAnswer): void {
   sendBytes(res, answer.status, [...headers, 'Content-Type', JSON_CONTENT_TYPE], answer.body);
 }
 
+/** Headers every answer to a request carries, as name/value lines, recorded by `openAnswer`. */
+const openedAnswers = new WeakMap<ServerResponse, readonly string[]>();
+
 /**
- * The one place an answer's own headers are written: one `writeHead` with its status, headers
- * (a name/value list) and length, then the body.
+ * Records the headers every answer to this response carries (name, value, name, value, ...);
+ * `sendBytes` writes them ahead of the answer's own.
  */
-export function sendBytes(res: ServerResponse, status: number, headers: string[], body: Buffer): void {
+export function openAnswer(res: ServerResponse, lines: readonly string[]): void {
+  openedAnswers.set(res, lines);
+}
+
+/** The value of one of the headers recorded by `openAnswer`, for logs. */
+export function openedHeader(res: ServerResponse, name: string): string | undefined {
+  const lines = openedAnswers.get(res) ?? [];
+  const at = lines.indexOf(name);
+  return at === -1 || at % 2 === 1 ? undefined : lines[at + 1];
+}
+
+/**
+ * The one place headers are written: one `writeHead` with the status, the headers recorded by
+ * `openAnswer`, the answer's own (a name/value list) and the length, then the body. A 304 has no
+ * body and no length (RFC 9110 §15.4.5).
+ */
+export function sendBytes(
+  res: ServerResponse,
+  status: number,
+  own: readonly string[],
+  body: Buffer | undefined,
+): void {
+  const headers = [...(openedAnswers.get(res) ?? []), ...own];
+  if (body === undefined) {
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
   headers.push('Content-Length', String(body.length));
   res.writeHead(status, headers);
   if (isTruncated(res) && body.length > 1) {
@@ -90,6 +138,29 @@ export function sendBytes(res: ServerResponse, status: number, headers: string[]
   }
   res.end(body);
 }
+
+/**
+ * The one exception to `sendBytes`: the bytes of an error answer for a socket Node hands over
+ * before any request exists (a `CONNECT`, a request it cannot parse). The same envelope and own
+ * headers, the common headers of an answer that nothing may store, and the connection closed.
+ */
+export function answerForSocket(answer: ErrorAnswer): Buffer {
+  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`];
+  const headers = [
+    ...Object.entries(answer.headers).flat(),
+    'Content-Type',
+    JSON_CONTENT_TYPE,
+    'Content-Length',
+    String(answer.body.length),
+    ...UNSTORED_HEADERS,
+    'Connection',
+    'close',
+  ];
+  for (let i = 0; i < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), answer.body]);
+}
+
+const UNSTORED_HEADERS = commonHeaders({ gzip: false, validators: false });
 
 /** RFC 9110 §13.1.2: weak comparison, a list of tags, or `*`. */
 function matchesIfNoneMatch(

@@ -3,7 +3,7 @@
  * went wrong, the client gets the envelope and never a stack trace; unexpected failures are logged.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { sendError } from './envelope.ts';
+import { openedHeader, sendError } from './envelope.ts';
 import { ApiError, answerForUnexpected, NO_SUCH_ENDPOINT } from './errors.ts';
 import { type LogSink, loggablePath, logRecord } from './log.ts';
 import { OUR_ANSWERS, type Remap } from './variants/answers.ts';
@@ -18,7 +18,7 @@ export function errorHandler(log: LogSink | false, remap: Remap = OUR_ANSWERS): 
     if (log && answer.status >= 500) {
       log(
         logRecord('error', 'unexpected failure', {
-          request_id: res.getHeader('X-Request-Id'),
+          request_id: openedHeader(res, 'X-Request-Id'),
           path: loggablePath(req.originalUrl ?? req.url),
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         }),

@@ -104,6 +104,14 @@ export function rateLimited(seconds: number): ErrorAnswer {
   }
   return answer;
 }
+/** A request body over the cap of `request-body.ts`; the rest of it is not read, so the connection closes. */
+export const BODY_TOO_LARGE = errorAnswer(413, 'payload_too_large', 'Payload Too Large.', {
+  Connection: 'close',
+});
+/** RFC 9112 §3.2: HTTP/1.1 without `Host`. */
+export const MISSING_HOST = errorAnswer(400, 'bad_request', 'HTTP/1.1 requests must carry a Host header.', {
+  Connection: 'close',
+});
 export const DOCS_NOT_BUILT = errorAnswer(
   503,
   'docs_not_built',

@@ -8,7 +8,8 @@
  * so the server calls `hot(req, res) || app(req, res)` (`createRequestListener` in `app.ts`). It
  * serves only 200 and 304, built by the very functions the routes use (`authorize`,
  * `listAnswer`/`detailAnswer`, `beginRequest`, `sendPrepared`), and hands every other request to
- * the app untouched: a refusal, a bad `limit`, an unknown walk, another method or path, a body.
+ * the app untouched: a refusal, a bad `limit`, an unknown walk, another method or path, a body,
+ * a missing `Host`.
  * `test/hot-path.test.ts` holds its answers byte-identical to the routes'.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,7 +17,7 @@ import type { PreparedBody } from './envelope.ts';
 import { OUR_SENDING, sendPrepared } from './envelope.ts';
 import type { LogSink } from './log.ts';
 import { hasRequestBody } from './request-body.ts';
-import { beginRequest } from './request-context.ts';
+import { beginRequest, lacksHost } from './request-context.ts';
 import { detailAnswer, listAnswer, WALK_PATH, WALKS_PATH, type WalksRouteOptions } from './routes/walks.ts';
 
 /** Answers the request and returns true, or returns false having touched nothing. */
@@ -35,13 +36,16 @@ export function walksHotPath({ repository, authorize, log }: HotPathOptions): Ho
   return (req, res) => {
     const body = successBody(req);
     if (!body) return false;
-    sendPrepared(req, res, body, OUR_SENDING, beginRequest(req, res, log));
+    beginRequest(req, res, log);
+    sendPrepared(req, res, body, OUR_SENDING);
     return true;
   };
 
   /** The body a GET or HEAD of the two endpoints succeeds with; undefined for anything else. */
   function successBody(req: IncomingMessage): PreparedBody | undefined {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || hasRequestBody(req)) return undefined;
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || hasRequestBody(req) || lacksHost(req)) {
+      return undefined;
+    }
     const url = req.url ?? '';
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);

@@ -6,12 +6,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import { ApiError, BODY_TOO_LARGE } from './errors.ts';
 
 /** Far above anything a read-only API should receive; the 100 KB bodies of issue 7 fit. */
 export const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
 
 export function drainRequestBody(maxBytes = MAX_DRAINED_BODY_BYTES): RequestHandler {
-  return (req, res, next) => {
+  return (req, _res, next) => {
     if (!hasRequestBody(req)) return next();
     if (Number(req.headers['content-length']) > maxBytes) return refuse();
     let received = 0;
@@ -34,8 +35,7 @@ export function drainRequestBody(maxBytes = MAX_DRAINED_BODY_BYTES): RequestHand
     req.once('error', () => undefined);
 
     function refuse(): void {
-      res.setHeader('Connection', 'close');
-      next(Object.assign(new Error('request body over the cap'), { status: 413 }));
+      next(new ApiError(BODY_TOO_LARGE));
     }
   };
 }

@@ -2,13 +2,7 @@
  * Starts the reference server in-process (for the conformance suite, the sandbox and tests) on the
  * seeded demo data set, and stops it cleanly.
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type RequestListener,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
@@ -21,7 +15,7 @@ import { createRequestListener } from './app.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { errorAnswer, METHOD_NOT_ALLOWED } from './errors.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
-import { JSON_CONTENT_TYPE } from './envelope.ts';
+import { answerForSocket } from './envelope.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
 import type { Variant } from './variants/variant.ts';
 
@@ -98,8 +92,8 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
 
 /**
  * An HTTP server for the app whose own refusals are answered in the envelope too: requests Node
- * cannot parse, and HTTP/1.1 requests without `Host` (RFC 9112 §3.2 says 400; Node's built-in
- * check would answer it with an empty body).
+ * cannot parse, and `CONNECT`. HTTP/1.1 requests without `Host` reach the app, which refuses them
+ * (RFC 9112 §3.2; Node's built-in check would answer with an empty body).
  */
 export function createHttpServer(app: RequestListener): Server {
   const options = {
@@ -109,25 +103,12 @@ export function createHttpServer(app: RequestListener): Server {
     headersTimeout: HEADERS_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
   };
-  const server = createServer(options, (req, res) => {
-    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
-      res.writeHead(MISSING_HOST.status, {
-        'Content-Type': JSON_CONTENT_TYPE,
-        'Content-Length': MISSING_HOST.body.length,
-        'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'no-store',
-        Connection: 'close',
-      });
-      res.end(MISSING_HOST.body);
-      return;
-    }
-    app(req, res);
-  });
+  const server = createServer(options, app);
   server.on('clientError', answerUnparseableRequest);
   // Without these listeners Node cuts a CONNECT without a word and answers an unknown `Expect`
   // with an empty 417; the API has no tunnels and ignores expectations it does not know.
   server.on('connect', refuseTunnel);
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => app(req, res));
+  server.on('checkExpectation', app);
   return server;
 }
 
@@ -146,25 +127,14 @@ export function closeServer(server: Server, graceMs = SHUTDOWN_GRACE_MS): Promis
   });
 }
 
-const MISSING_HOST = errorAnswer(400, 'bad_request', 'HTTP/1.1 requests must carry a Host header.');
 const UNPARSEABLE = errorAnswer(400, 'bad_request', 'The request could not be parsed as HTTP.');
 const HEADERS_TOO_LARGE = errorAnswer(431, 'headers_too_large', 'The request headers are too large.');
 const REQUEST_TIMEOUT = errorAnswer(408, 'request_timeout', 'The request took too long to arrive.');
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
 
 /** D-METHOD for `CONNECT`, which Node hands over as a raw socket instead of a request. */
 function refuseTunnel(_req: IncomingMessage, socket: Duplex): void {
-  const answer = METHOD_NOT_ALLOWED;
-  const head =
-    `HTTP/1.1 ${answer.status} Method Not Allowed\r\n` +
-    `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${answer.body.length}\r\nAllow: ${answer.headers.Allow}\r\n` +
-    'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n';
   socket.on('error', () => socket.destroy());
-  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), answer.body]));
+  socket.end(answerForSocket(METHOD_NOT_ALLOWED));
 }
 
 /**
@@ -183,9 +153,5 @@ function answerUnparseableRequest(error: NodeJS.ErrnoException, socket: Socket):
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? REQUEST_TIMEOUT
         : UNPARSEABLE;
-  const head =
-    `HTTP/1.1 ${answer.status} ${REASONS[answer.status]}\r\n` +
-    `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${answer.body.length}\r\n` +
-    'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n';
-  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), answer.body]));
+  socket.end(answerForSocket(answer));
 }
