@@ -350,6 +350,16 @@ const CASES: [string, RawRequest, Expected][] = [
   // Request lines and framing Node refuses.
   ['HTTP/1.1 without Host', { target: '/api/v1/walks', headers: withKey(), noHost: true }, UNPARSEABLE],
   [
+    'HTTP/1.1 without Host, with an unknown Expect',
+    { target: '/api/v1/walks', headers: [...withKey(), ['Expect', 'teapot']], noHost: true },
+    UNPARSEABLE,
+  ],
+  [
+    'HTTP/1.1 without Host, for a walk',
+    { target: `/api/v1/walks/${WALK}`, headers: withKey(), noHost: true },
+    UNPARSEABLE,
+  ],
+  [
     'Content-Length beside Transfer-Encoding',
     {
       ...get('/api/v1/walks', [
