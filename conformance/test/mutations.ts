@@ -1,17 +1,23 @@
 /**
- * Deliberately broken variants of the reference server, one rule broken each. A small handler in
- * front of the real `createApp(...)` rewrites the request before the app sees it, or the answer
- * after the app wrote it. One server serves every variant under `/v/<name>`, so each variant is a
- * base URL: `http://127.0.0.1:<port>/v/<name>`.
+ * Deliberately broken variants of the reference server, one rule broken each. A proxy in front of
+ * the real reference server (`startReferenceServer`) rewrites the request before passing it on, or
+ * the answer it got back, through public API only. One proxy serves every variant under
+ * `/v/<name>`, so each variant is a base URL: `http://127.0.0.1:<port>/v/<name>`.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { createServer } from 'node:http';
+import {
+  Agent,
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  request,
+  type ServerResponse,
+} from 'node:http';
 import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
 import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
-import { demoCredentials, generateDataset } from '../../fixtures/index.ts';
-import { createApp } from '../../reference-server/app.ts';
-import { DEFAULT_WEB_BASE_URL } from '../../reference-server/config.ts';
+import { generateDataset } from '../../fixtures/index.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
 import type { KeyName } from '../config.ts';
 import { KEY_NAMES } from '../config.ts';
 import { BAD_LIMITS } from '../checks/limits.ts';
@@ -37,6 +43,15 @@ export interface RequestView {
   accept: string;
 }
 
+/** The request the proxy passes on, which a mutation may rewrite. */
+export interface Forwarded {
+  method: string;
+  /** Path and query. */
+  url: string;
+  /** Name/value lines, as `IncomingMessage.rawHeaders` has them (duplicates kept). */
+  headers: string[];
+}
+
 export interface Answer {
   status: number;
   headers: OutgoingHttpHeaders;
@@ -52,7 +67,7 @@ export interface Mutation {
   description: string;
   /** Drift: caught only under --strict (and the run passes without it). */
   strictOnly?: true;
-  request?: (req: IncomingMessage, view: RequestView, world: World) => void;
+  request?: (req: Forwarded, view: RequestView, world: World) => void;
   response?: (answer: Answer, view: RequestView, world: World) => Answer | undefined;
 }
 
@@ -71,30 +86,31 @@ const isList = (v: RequestView) => v.path === '/api/v1/walks';
 const isDetail = (v: RequestView) => /^\/api\/v1\/walks\/[^/]+$/.test(v.path);
 const detailId = (v: RequestView) => decodeURIComponent(v.path.split('/').pop() ?? '');
 
-/** Node keeps headers twice (`headers` and `rawHeaders`, behind `headersDistinct`): rewrite both. */
-function setHeader(req: IncomingMessage, name: string, value: string | undefined): void {
-  const raw: string[] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]?.toLowerCase() !== name)
-      raw.push(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+/** Replaces every `name` header with one of `value`, or removes them when it is undefined. */
+function setHeader(req: Forwarded, name: string, value: string | undefined): void {
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < req.headers.length; i += 2) {
+    if (req.headers[i]?.toLowerCase() !== name)
+      kept.push(req.headers[i] as string, req.headers[i + 1] as string);
   }
-  if (value !== undefined) raw.push(name, value);
-  req.rawHeaders = raw;
-  if (value === undefined) delete req.headers[name];
-  else req.headers[name] = value;
-  // Node derives headersDistinct from the original header count; pin it to the rewritten list.
-  const distinct: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < raw.length; i += 2)
-    (distinct[(raw[i] as string).toLowerCase()] ??= []).push(raw[i + 1] as string);
-  Object.defineProperty(req, 'headersDistinct', { value: distinct, configurable: true });
+  if (value !== undefined) kept.push(name, value);
+  req.headers = kept;
 }
 
-function setKey(req: IncomingMessage, world: World, name: KeyName): void {
+/** The first `name` header's value. */
+function headerOf(req: Forwarded, name: string): string | undefined {
+  for (let i = 0; i + 1 < req.headers.length; i += 2) {
+    if (req.headers[i]?.toLowerCase() === name) return req.headers[i + 1];
+  }
+  return undefined;
+}
+
+function setKey(req: Forwarded, world: World, name: KeyName): void {
   setHeader(req, 'x-api-key', undefined);
   setHeader(req, 'authorization', `Bearer ${world.credentials[name]}`);
 }
 
-function setQuery(req: IncomingMessage, view: RequestView, rawQuery: string): void {
+function setQuery(req: Forwarded, view: RequestView, rawQuery: string): void {
   req.url = `${view.path}${rawQuery ? `?${rawQuery}` : ''}`;
 }
 
@@ -522,7 +538,7 @@ export const MUTATIONS: Mutation[] = [
     breaks: 'AUTH-005',
     description: 'an unknown well-formed key is served',
     request: (req, v, world) => {
-      const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+      const token = (headerOf(req, 'authorization') ?? '').replace(/^Bearer\s+/i, '');
       if (v.key === 'unknown' && token.startsWith('svc_sk_live_')) setKey(req, world, 'CONFORMANCE_API_KEY');
     },
   },
@@ -531,7 +547,7 @@ export const MUTATIONS: Mutation[] = [
     breaks: 'AUTH-007',
     description: 'Basic auth is served',
     request: (req, _v, world) =>
-      /^basic /i.test(String(req.headers.authorization))
+      /^basic /i.test(headerOf(req, 'authorization') ?? '')
         ? setKey(req, world, 'CONFORMANCE_API_KEY')
         : undefined,
   },
@@ -703,85 +719,90 @@ export interface MutationServer extends Listening {
   urlOf(mutation: Mutation | 'none'): string;
 }
 
-/** One reference app behind a handler that applies the variant named in the path. */
+/** The reference server behind a proxy that applies the variant named in the path. */
 export async function startMutationServer(): Promise<MutationServer> {
-  const dataset = generateDataset();
-  const credentials = { ...demoCredentials(), CONFORMANCE_WEB_BASE_URL: DEFAULT_WEB_BASE_URL };
-  const world = worldOf(dataset, credentials);
-  const app = createApp({ dataset, config: { log: false, webBaseUrl: DEFAULT_WEB_BASE_URL } });
+  const reference = await startReferenceServer({ log: false });
+  const world = worldOf(generateDataset(), reference.credentials);
   const byName = new Map(MUTATIONS.map((m) => [m.name, m]));
+  const upstream = new URL(reference.baseUrl);
+  const agent = new Agent({ keepAlive: true });
   const listening = await listen(
     createServer((req, res) => {
       const match = /^\/v\/([^/?]+)(.*)$/.exec(req.url ?? '');
       const mutation = match?.[1] ? byName.get(match[1]) : undefined;
-      req.url = match?.[2] || '/';
-      if (!req.url.startsWith('/')) req.url = `/${req.url}`;
-      if (mutation) apply(mutation, req, res, world);
-      app(req, res);
+      const path = match?.[2] || '/';
+      const forwarded = {
+        method: req.method ?? 'GET',
+        url: path.startsWith('/') ? path : `/${path}`,
+        headers: [...req.rawHeaders],
+      };
+      const view = viewOf(forwarded, req.headers, world);
+      mutation?.request?.(forwarded, view, world);
+      const out = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          agent,
+          method: forwarded.method,
+          path: forwarded.url,
+          headers: forwarded.headers,
+        },
+        (answer) => relay(answer, res, (got) => mutation?.response?.(got, view, world) ?? got),
+      );
+      out.once('error', () => res.destroy());
+      req.pipe(out);
     }),
   );
-  return { ...listening, world, urlOf: (m) => `${listening.baseUrl}/v/${m === 'none' ? 'none' : m.name}` };
+  return {
+    ...listening,
+    close: async () => {
+      await listening.close();
+      agent.destroy();
+      await reference.close();
+    },
+    world,
+    urlOf: (m) => `${listening.baseUrl}/v/${m === 'none' ? 'none' : m.name}`,
+  };
 }
 
-function apply(mutation: Mutation, req: IncomingMessage, res: ServerResponse, world: World): void {
-  const before = viewOf(req, world);
-  mutation.request?.(req, before, world);
-  const respond = mutation.response;
-  if (!respond) return;
-  // The server may send its headers with `writeHead` (the hot path does): hold them on `res`
-  // as `setHeader` would, so the mutation can still rewrite them; Node's own `writeHead` call
-  // from inside `end` goes through.
-  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  let ending = false;
-  res.writeHead = ((status: number, ...rest: unknown[]) => {
-    if (ending) return writeHead(status, ...rest);
-    res.statusCode = status;
-    const headers = rest.at(-1);
-    if (Array.isArray(headers)) {
-      for (let i = 0; i < headers.length; i += 2) res.setHeader(String(headers[i]), String(headers[i + 1]));
-    } else if (headers && typeof headers === 'object') {
-      for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders))
-        if (value !== undefined) res.setHeader(name, value);
-    }
-    return res;
-  }) as ServerResponse['writeHead'];
-  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
-  res.end = ((chunk?: unknown, encoding?: unknown) => {
-    const body =
-      chunk === undefined || typeof chunk === 'function'
-        ? Buffer.alloc(0)
-        : Buffer.isBuffer(chunk)
-          ? chunk
-          : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-    const answer: Answer = { status: res.statusCode, headers: res.getHeaders(), body };
-    const out = respond(answer, before, world) ?? answer;
-    for (const name of res.getHeaderNames()) res.removeHeader(name);
-    for (const [name, value] of Object.entries(out.headers))
-      if (value !== undefined) res.setHeader(name, value);
-    res.statusCode = out.status;
-    if (req.method !== 'HEAD') res.setHeader('content-length', out.body.length);
-    ending = true;
-    return end(req.method === 'HEAD' ? undefined : out.body);
-  }) as ServerResponse['end'];
+/** Headers of one connection, not of the answer: the proxy's own connections decide them. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+
+/** Reads the whole answer, lets `rewrite` change it, and sends what it returns. */
+function relay(from: IncomingMessage, res: ServerResponse, rewrite: (answer: Answer) => Answer): void {
+  const chunks: Buffer[] = [];
+  from.on('data', (chunk: Buffer) => chunks.push(chunk));
+  from.once('error', () => res.destroy());
+  from.once('end', () => {
+    const headers: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(from.headers))
+      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    const out = rewrite({ status: from.statusCode ?? 502, headers, body: Buffer.concat(chunks) });
+    const bodyless = res.req.method === 'HEAD' || out.status === 304;
+    const sent = bodyless ? out.headers : { ...out.headers, 'content-length': out.body.length };
+    res.writeHead(out.status, sent);
+    res.end(bodyless ? undefined : out.body);
+  });
 }
 
-function viewOf(req: IncomingMessage, world: World): RequestView {
-  const url = new URL(req.url ?? '/', 'http://mutation.invalid');
-  const bearer = /^bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1];
-  const header = req.headers['x-api-key'];
+/** What the request asks, read from its headers as Node joins them (`headers`). */
+function viewOf(req: Forwarded, headers: IncomingHttpHeaders, world: World): RequestView {
+  const url = new URL(req.url, 'http://mutation.invalid');
+  const { authorization, 'x-api-key': header } = headers;
+  const bearer = /^bearer\s+(.+)$/i.exec(authorization ?? '')?.[1];
   const token = bearer ?? (typeof header === 'string' ? header : undefined);
   const key =
-    token === undefined && req.headers.authorization === undefined
+    token === undefined && authorization === undefined
       ? undefined
       : (KEY_NAMES.find((name) => world.credentials[name] === token) ?? 'unknown');
   return {
-    method: req.method ?? 'GET',
+    method: req.method,
     path: url.pathname,
     query: url.searchParams,
     rawQuery: url.search.replace(/^\?/, ''),
     key,
     via: bearer !== undefined ? 'bearer' : typeof header === 'string' ? 'x-api-key' : undefined,
-    accept: String(req.headers.accept ?? ''),
+    accept: headers.accept ?? '',
   };
 }
 
