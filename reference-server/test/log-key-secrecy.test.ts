@@ -11,7 +11,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials, generateDataset, KEY_PREFIX } from '../../fixtures/index.ts';
 import { Keyring } from '../auth/keyring.ts';
-import { FLUSH_AFTER_MS, jsonLines } from '../log.ts';
+import { jsonLines } from '../log.ts';
 import { activeWalksOf, datasetFor, rawRequest, startTestServer, type TestServer } from './harness.ts';
 import { listeningUrl, startServerProcess } from './server-process.ts';
 
@@ -103,10 +103,14 @@ describe('keys at rest', () => {
 
 describe('keys in the log', () => {
   let captured = '';
+  let written: (() => void) | undefined;
   const servers: TestServer[] = [];
   beforeAll(async () => {
     const stream = new PassThrough();
-    stream.on('data', (chunk: Buffer) => (captured += chunk.toString('utf8')));
+    stream.on('data', (chunk: Buffer) => {
+      captured += chunk.toString('utf8');
+      written?.();
+    });
     const log = jsonLines(stream);
     // A campaign missing from the data set makes the primary key's requests fail inside the route (500).
     const broken = structuredClone(dataset);
@@ -136,8 +140,13 @@ describe('keys in the log', () => {
         }
       }
     }
-    // The sink's flush timer was set before this one, with a shorter delay: it has run by then.
-    await new Promise((resolve) => setTimeout(resolve, FLUSH_AFTER_MS + 1));
+    // The sink writes its lines a moment later: wait until as many request records as requests.
+    const requestRecords = () =>
+      captured.split('\n').filter((line) => line.includes('"msg":"request"')).length;
+    await new Promise<void>((resolve) => {
+      written = () => requestRecords() >= sent && resolve();
+      written();
+    });
 
     const records = captured
       .trim()
