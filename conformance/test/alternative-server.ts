@@ -86,101 +86,106 @@ export interface AlternativeServer extends Listening {
 
 export async function startAlternativeServer(): Promise<AlternativeServer> {
   const walks = [...walksOf('greene', 75, 7), ...walksOf('beta', 6, 11)];
-  const slugs: Record<string, string> = { greene: 'greene-for-mayor', beta: 'beta-pac', gamma: 'gamma-2026' };
-  const credentials = {
-    CONFORMANCE_API_KEY: 'svc_sk_live_ALTprimary0000000000000000000001',
-    CONFORMANCE_NO_SCOPE_KEY: 'svc_sk_live_ALTnoscope000000000000000000002',
-    CONFORMANCE_OTHER_CAMPAIGN_KEY: 'svc_sk_live_ALTother00000000000000000000003',
-    CONFORMANCE_REVOKED_KEY: 'svc_sk_live_ALTrevoked000000000000000000004',
-    CONFORMANCE_EMPTY_CAMPAIGN_KEY: 'svc_sk_live_ALTempty00000000000000000000005',
-    CONFORMANCE_WEB_BASE_URL: ALT_WEB_BASE_URL,
-  };
-  const keys = new Map<string, AltKey>([
-    [credentials.CONFORMANCE_API_KEY, { campaign: 'greene', scopes: ['walks:read'], revoked: false }],
-    [
-      credentials.CONFORMANCE_NO_SCOPE_KEY,
-      { campaign: 'greene', scopes: ['lists:read', 'sms:read'], revoked: false },
-    ],
-    [
-      credentials.CONFORMANCE_OTHER_CAMPAIGN_KEY,
-      { campaign: 'beta', scopes: ['walks:read'], revoked: false },
-    ],
-    [credentials.CONFORMANCE_REVOKED_KEY, { campaign: 'greene', scopes: ['walks:read'], revoked: true }],
-    [
-      credentials.CONFORMANCE_EMPTY_CAMPAIGN_KEY,
-      { campaign: 'gamma', scopes: ['walks:read'], revoked: false },
-    ],
-  ]);
+  return { ...(await listen(handlerFor(walks))), credentials: CREDENTIALS };
+}
 
-  const summaryOf = (walk: AltWalk) => {
-    const lats = walk.stops.flatMap((s) => (s.lat === null ? [] : [s.lat]));
-    const lngs = walk.stops.flatMap((s) => (s.lng === null ? [] : [s.lng]));
-    const mean = (v: number[]) =>
-      v.length ? Math.round((v.reduce((a, b) => a + b, 0) / v.length) * 1e7) / 1e7 : null;
-    const counts = Object.fromEntries(
-      STATUSES.map((s) => [s, walk.stops.filter((stop) => stop.status === s).length]),
-    );
-    const link = (kind: string) => `${ALT_WEB_BASE_URL}/${kind}/${slugs[walk.campaign]}/walks/${walk.id}`;
-    return {
-      app_link: link('open'),
-      count: walk.stops.length,
-      counts,
-      id: walk.id,
-      lat: lats.length && lngs.length ? mean(lats) : null,
-      lng: lats.length && lngs.length ? mean(lngs) : null,
-      name: walk.name,
-      web_url: link('dashboard'),
-    };
-  };
+const SLUGS: Record<string, string> = { greene: 'greene-for-mayor', beta: 'beta-pac', gamma: 'gamma-2026' };
+const CREDENTIALS = {
+  CONFORMANCE_API_KEY: 'svc_sk_live_ALTprimary0000000000000000000001',
+  CONFORMANCE_NO_SCOPE_KEY: 'svc_sk_live_ALTnoscope000000000000000000002',
+  CONFORMANCE_OTHER_CAMPAIGN_KEY: 'svc_sk_live_ALTother00000000000000000000003',
+  CONFORMANCE_REVOKED_KEY: 'svc_sk_live_ALTrevoked000000000000000000004',
+  CONFORMANCE_EMPTY_CAMPAIGN_KEY: 'svc_sk_live_ALTempty00000000000000000000005',
+  CONFORMANCE_WEB_BASE_URL: ALT_WEB_BASE_URL,
+};
+const KEYS = new Map<string, AltKey>([
+  [CREDENTIALS.CONFORMANCE_API_KEY, { campaign: 'greene', scopes: ['walks:read'], revoked: false }],
+  [
+    CREDENTIALS.CONFORMANCE_NO_SCOPE_KEY,
+    { campaign: 'greene', scopes: ['lists:read', 'sms:read'], revoked: false },
+  ],
+  [CREDENTIALS.CONFORMANCE_OTHER_CAMPAIGN_KEY, { campaign: 'beta', scopes: ['walks:read'], revoked: false }],
+  [CREDENTIALS.CONFORMANCE_REVOKED_KEY, { campaign: 'greene', scopes: ['walks:read'], revoked: true }],
+  [CREDENTIALS.CONFORMANCE_EMPTY_CAMPAIGN_KEY, { campaign: 'gamma', scopes: ['walks:read'], revoked: false }],
+]);
 
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
+function summaryOf(walk: AltWalk) {
+  const lats = walk.stops.flatMap((s) => (s.lat === null ? [] : [s.lat]));
+  const lngs = walk.stops.flatMap((s) => (s.lng === null ? [] : [s.lng]));
+  const mean = (v: number[]) =>
+    v.length ? Math.round((v.reduce((a, b) => a + b, 0) / v.length) * 1e7) / 1e7 : null;
+  const counts = Object.fromEntries(
+    STATUSES.map((s) => [s, walk.stops.filter((stop) => stop.status === s).length]),
+  );
+  const link = (kind: string) => `${ALT_WEB_BASE_URL}/${kind}/${SLUGS[walk.campaign]}/walks/${walk.id}`;
+  return {
+    app_link: link('open'),
+    count: walk.stops.length,
+    counts,
+    id: walk.id,
+    lat: lats.length && lngs.length ? mean(lats) : null,
+    lng: lats.length && lngs.length ? mean(lngs) : null,
+    name: walk.name,
+    web_url: link('dashboard'),
+  };
+}
+
+type Refusal = [status: number, code: string, message: string];
+
+/** The caller's key, or the refusal: x-api-key wins over Authorization. */
+function keyOf(req: IncomingMessage): AltKey | Refusal {
+  const apiKey = req.headers['x-api-key'];
+  const authorization = req.headers.authorization;
+  let token: string | undefined;
+  if (typeof apiKey === 'string') token = apiKey;
+  else if (authorization !== undefined) {
+    const bearer = /^bearer +(\S+)$/i.exec(authorization);
+    if (!bearer?.[1]) return [400, 'malformed_credentials', 'Use Authorization: Bearer <key>.'];
+    token = bearer[1];
+  }
+  if (token === undefined) return [401, 'missing_key', 'Send your key.'];
+  if (!token.startsWith('svc_sk_live_')) return [400, 'malformed_credentials', 'That is not a key.'];
+  const key = KEYS.get(token);
+  if (!key || key.revoked) return [403, 'invalid_key', 'This key does not work.'];
+  if (!key.scopes.includes('walks:read')) return [403, 'forbidden', 'Missing scope walks:read.'];
+  return key;
+}
+
+function handlerFor(walks: AltWalk[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://alt.invalid');
     const send = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
       res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : text);
     };
-    const refuse = (status: number, code: string, message: string) =>
+    const refuse = ([status, code, message]: Refusal) =>
       send(status, { ok: false, error: { code, message } });
     const detail = /^\/api\/v1\/walks\/([^/]+)$/.exec(url.pathname);
     if (url.pathname !== '/api/v1/walks' && !detail)
-      return refuse(404, 'no_route', 'There is no such route.');
+      return refuse([404, 'no_route', 'There is no such route.']);
     if (req.method !== 'GET' && req.method !== 'HEAD')
-      return refuse(405, 'read_only', 'This API only reads.');
-
-    const apiKey = req.headers['x-api-key'];
-    const authorization = req.headers.authorization;
-    let token: string | undefined;
-    if (typeof apiKey === 'string') token = apiKey;
-    else if (authorization !== undefined) {
-      const bearer = /^bearer +(\S+)$/i.exec(authorization);
-      if (!bearer?.[1]) return refuse(400, 'malformed_credentials', 'Use Authorization: Bearer <key>.');
-      token = bearer[1];
-    }
-    if (token === undefined) return refuse(401, 'missing_key', 'Send your key.');
-    if (!token.startsWith('svc_sk_live_')) return refuse(400, 'malformed_credentials', 'That is not a key.');
-    const key = keys.get(token);
-    if (!key || key.revoked) return refuse(403, 'invalid_key', 'This key does not work.');
-    if (!key.scopes.includes('walks:read')) return refuse(403, 'forbidden', 'Missing scope walks:read.');
-
+      return refuse([405, 'read_only', 'This API only reads.']);
+    const key = keyOf(req);
+    if (Array.isArray(key)) return refuse(key);
     const mine = walks
       .filter((w) => w.campaign === key.campaign)
       .sort((a, b) => a.name.localeCompare(b.name));
-    if (!detail) {
-      const raw = url.searchParams.get('limit');
-      const parsed = raw === null || raw === '' ? 50 : Number.parseInt(raw, 10);
-      const limit = Number.isNaN(parsed) ? 50 : Math.min(200, Math.max(1, parsed));
-      const data = mine.slice(0, limit).map(summaryOf);
-      return send(200, { data, meta: { count: data.length }, ok: true });
-    }
+    if (!detail) return send(200, listOf(mine, url.searchParams.get('limit')));
     const id = decodeURIComponent(detail[1] ?? '');
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) {
-      return refuse(400, 'invalid_id', 'Walk ids are UUIDs.');
+      return refuse([400, 'invalid_id', 'Walk ids are UUIDs.']);
     }
     const walk = mine.find((w) => w.id === id);
-    if (!walk) return refuse(404, 'not_found', `No walk with the id ${id}.`);
+    if (!walk) return refuse([404, 'not_found', `No walk with the id ${id}.`]);
     return send(200, { ok: true, data: { id: walk.id, name: walk.name, stops: walk.stops } });
   };
+}
 
-  return { ...(await listen(handler)), credentials };
+/** `limit` clamped into 1..200; missing, empty or not a number: 50. */
+function listOf(mine: AltWalk[], raw: string | null) {
+  const parsed = raw === null || raw === '' ? 50 : Number.parseInt(raw, 10);
+  const limit = Number.isNaN(parsed) ? 50 : Math.min(200, Math.max(1, parsed));
+  const data = mine.slice(0, limit).map(summaryOf);
+  return { data, meta: { count: data.length }, ok: true };
 }
