@@ -26,7 +26,7 @@ import type {
   ResponseData,
   SuiteConfig,
 } from './types.ts';
-import { USER_AGENT } from './config.ts';
+import { USER_AGENT } from './tool.ts';
 import { curlOf } from './curl.ts';
 
 export type {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { RESULT_CLASSES } from '../spec/facts.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './config-error.ts';
 import { driftKey } from './drift.ts';
 import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from './types.ts';
 

@@ -2,17 +2,10 @@
  * Configuration from the environment and the command line (flags override the environment), checked
  * once. Anything unusable is a `ConfigError`, which the CLI turns into exit status 2.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
-import {
-  choiceFlag,
-  helpText,
-  integerFlag,
-  readFlags,
-  UsageError,
-  withEnvFile,
-} from '../command-line/flags.ts';
+import { choiceFlag, helpText, integerFlag, readFlags, withEnvFile } from '../command-line/flags.ts';
+import { ConfigError } from './config-error.ts';
 import type { KeyName, SuiteConfig } from './types.ts';
 import { KEY_NAMES } from './types.ts';
 
@@ -22,10 +15,9 @@ export type { KeyName, SuiteConfig } from './types.ts';
 export const REPORTER_NAMES = ['console', 'junit', 'json', 'html'] as const;
 export type ReporterName = (typeof REPORTER_NAMES)[number];
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
-export const USER_AGENT = `canvassing-conformance/${VERSION}`;
+// Lower floors import these from the ground floor; they stay exported here for older importers.
+export { ConfigError } from './config-error.ts';
+export { USER_AGENT, VERSION } from './tool.ts';
 
 export const DEFAULTS = {
   profile: 'live',
@@ -36,11 +28,6 @@ export const DEFAULTS = {
   maxRetryWaitMs: 10_000,
   seed: 20261124,
 } as const;
-
-/** Unusable configuration (exit status 2); a usage mistake of the command line is one too. */
-export class ConfigError extends UsageError {
-  override readonly code: string = 'CONFORMANCE_CONFIG';
-}
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './config-error.ts';
 import type { Check } from './checks/check.ts';
 import { summarize } from './summary.ts';
 import type { ExpectationState, ExpectedFailure, Report } from './types.ts';

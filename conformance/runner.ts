@@ -9,7 +9,8 @@ import { createContractValidator, LIVE_SPEC_PATH, loadSpec } from '../spec/contr
 import { CHECKS } from './checks/index.ts';
 import type { Exchange } from './client.ts';
 import { HttpClient } from './client.ts';
-import { ConfigError, VERSION } from './config.ts';
+import { ConfigError } from './config-error.ts';
+import { TOOL_NAME, VERSION } from './tool.ts';
 import { SuiteData } from './data.ts';
 import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
@@ -115,7 +116,7 @@ export async function runSuiteWithTraffic(
       );
     }
     const report: Report = {
-      tool: { name: 'canvassing-conformance', version: VERSION },
+      tool: { name: TOOL_NAME, version: VERSION },
       spec,
       target: {
         baseUrl: config.baseUrl,

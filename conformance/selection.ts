@@ -4,7 +4,7 @@
  * would select nothing at all is too (a green run that checked nothing would be a lie).
  */
 import { editDistance } from '../command-line/flags.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './config-error.ts';
 
 /** How many of the nearest ids a message names. */
 const NEAREST = 3;

@@ -7,7 +7,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../spec/contract.ts';
 import { KEY_PREFIX, resolveRef } from '../spec/contract.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './config-error.ts';
 import type { CliOptions } from './config.ts';
 import type { KeyName, KeyUse, RequestSpec, SuiteConfig } from './types.ts';
 import { KEY_NAMES } from './types.ts';

@@ -32,7 +32,7 @@ export const SANDBOX_START = 'canvassing-sandbox/start';
  * how to name a deployment (a `ConfigError`, so exit status 2).
  */
 const EMBEDDED_FROM_SANDBOX = `
-import { ConfigError } from '../conformance/config.ts';
+import { ConfigError } from '../conformance/config-error.ts';
 
 const SANDBOX_START = ${JSON.stringify(SANDBOX_START)};
 

@@ -32,7 +32,7 @@ export function junitReport(report: Report): string {
     results.filter((r) => outcomeOf(r) === outcome).length;
   const { summary } = report;
   out.push(
-    `<testsuites name="canvassing-conformance" tests="${summary.total}" failures="${count(report.results, 'failure')}" skipped="${count(report.results, 'skipped')}" time="${seconds(report.durationMs)}">`,
+    `<testsuites name="${xml(report.tool.name)}" tests="${summary.total}" failures="${count(report.results, 'failure')}" skipped="${count(report.results, 'skipped')}" time="${seconds(report.durationMs)}">`,
   );
   if (report.unreachable) {
     out.push(`  <testsuite name="target" tests="1" failures="1" skipped="0">`);
