@@ -5,11 +5,16 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { CommandSpec } from './flags.ts';
 import {
   choiceFlag,
+  choiceListFlag,
   editDistance,
   helpText,
   integerFlag,
   nearest,
+  numberFlag,
   optionsOrExit,
+  packagedVersion,
+  portFlag,
+  rateLimitFlag,
   readEnvFile,
   readFlags,
   UsageError,
@@ -77,6 +82,22 @@ describe('reading flags', () => {
     );
   });
 
+  it('drops one leading -- (npm scripts end with one, against Node 20 reading --env-file)', () => {
+    expect(readFlags(COMMAND, ['--', '--strict', 'f']).values.strict).toBe(true);
+    expect(readFlags(COMMAND, ['--', '--', '--strict']).positionals).toEqual(['--strict']);
+    expect(readFlags(COMMAND, ['f', '--', '--strict']).positionals).toEqual(['f', '--strict']);
+  });
+
+  it('takes a negative number as the value, for the flag to judge like any other', () => {
+    expect(readFlags(COMMAND, ['--max-requests', '-5']).values['max-requests']).toBe('-5');
+    const raw = readFlags(COMMAND, ['--max-requests', '-5']).values['max-requests'];
+    expect(() => integerFlag('--max-requests', raw, { min: 1, max: 9 }, 4)).toThrow(
+      '--max-requests must be an integer from 1 to 9, not "-5"',
+    );
+    expect(mistake(['--base-url', '-x'])).toBe('--base-url needs a value');
+    expect(mistake(['--strict', '-5'])).toBe('unknown flag -5');
+  });
+
   it('gives every command --help and -h', () => {
     expect(readFlags(COMMAND, ['-h']).values.help).toBe(true);
     expect(readFlags(COMMAND, ['--help']).values.help).toBe(true);
@@ -91,6 +112,28 @@ describe('values', () => {
       expect(() => integerFlag('--n', raw, { min: 1, max: 9 }, 4)).toThrow(
         `--n must be an integer from 1 to 9, not ${JSON.stringify(raw)}`,
       );
+  });
+
+  it('checks decimal numbers, ports and rates with the same wording', () => {
+    expect(numberFlag('--s', '1.25', { min: 0, max: 600 }, 1)).toBe(1.25);
+    expect(numberFlag('--s', '0', { min: 0, max: 600 }, 1)).toBe(0);
+    expect(() => numberFlag('--s', '0', { min: 0, max: 600, above: true }, 1)).toThrow(
+      '--s must be a number above 0 up to 600, not "0"',
+    );
+    expect(() => numberFlag('--s', '1e3', { min: 0, max: 600 }, 1)).toThrow(
+      '--s must be a number from 0 to 600, not "1e3"',
+    );
+    expect(portFlag('--port', '0', 8080)).toBe(0);
+    expect(portFlag('--port', undefined, 8080)).toBe(8080);
+    expect(() => portFlag('--port', '65536', 8080)).toThrow(
+      '--port must be an integer from 0 to 65535, not "65536"',
+    );
+    expect(() => rateLimitFlag('--rate-limit', '0/min')).toThrow(/--rate-limit must be .*, not "0\/min"$/);
+  });
+
+  it('checks a comma list of choices', () => {
+    expect(choiceListFlag('--skip', 'a, b,,a', ['a', 'b', 'c'])).toEqual(['a', 'b']);
+    expect(() => choiceListFlag('--skip', 'a,d', ['a', 'b'])).toThrow('--skip must be one of a, b, not "d"');
   });
 
   it('checks a choice and names the nearest one', () => {
@@ -151,6 +194,33 @@ describe('help and messages', () => {
     expect(usageMessage('demo', new UsageError('unknown flag --x'))).toBe(
       'demo: unknown flag --x\nRun with --help for the options.\n',
     );
+  });
+});
+
+describe('--version', () => {
+  const VERSIONED = { ...COMMAND, version: 'demo 1.2.3 (Demo API 1.2.3)' };
+
+  it('is a flag only of a command that has a version, listed in its help', () => {
+    expect(readFlags(VERSIONED, ['--version']).values.version).toBe(true);
+    expect(mistake(['--version'])).toBe('unknown flag --version');
+    expect(helpText(VERSIONED)).toContain('\n  --version               Print the version and exit\n');
+    expect(helpText(COMMAND)).not.toContain('--version');
+  });
+
+  it('is not told in the repository, which has no package version', () => {
+    expect(packagedVersion('demo')).toBeUndefined();
+  });
+
+  it('prints the version line and ends with 0 without asking the command', () => {
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      const parse = vi.fn(() => 'help' as const);
+      expect(optionsOrExit(VERSIONED, ['--version'], parse)).toBe(0);
+      expect(out).toHaveBeenCalledWith('demo 1.2.3 (Demo API 1.2.3)\n');
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 

@@ -1,7 +1,13 @@
 /**
- * One way for every command to read its flags, on `node:util` `parseArgs`: one `--help` layout, one
- * message for an unknown flag (with the nearest real one) or a bad value, one `--env-file` reader.
- * Every mistake is a `UsageError`; commands print it with `usageMessage` and exit with `EXIT_USAGE`.
+ * One way for every command to read its flags, on `node:util` `parseArgs`: one `--help` (and, for a
+ * packaged bin, `--version`) layout, one message for an unknown flag (with the nearest real one) or
+ * a bad value, one `--env-file` reader. Every mistake is a `UsageError`; commands print it with
+ * `usageMessage` and exit with `EXIT_USAGE`.
+ *
+ * Every npm script that runs a command ends with ` --` (`tsx fixtures/main.ts --`): Node 20 reads
+ * `--env-file` anywhere on its command line, even after the script, and exits 9 with its own words
+ * on a missing file; it stops looking at `--`. So the flags a user adds arrive after that `--`, and
+ * `readFlags` drops one leading `--`.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -36,6 +42,8 @@ export interface CommandSpec<T extends FlagTable = FlagTable> {
   positionals?: string;
   /** Sections after the options (environment, exit status…), each text as written. */
   sections?: readonly { title: string; text: string }[];
+  /** The line `--version` prints; without it the command has no `--version` (see `packagedVersion`). */
+  version?: string | undefined;
 }
 
 type ValueOf<F extends FlagSpec> = F['type'] extends 'boolean'
@@ -43,20 +51,34 @@ type ValueOf<F extends FlagSpec> = F['type'] extends 'boolean'
   : F['multiple'] extends true
     ? string[]
     : string;
-export type FlagValues<T extends FlagTable> = { [K in keyof T]?: ValueOf<T[K]> } & { help?: boolean };
+export type FlagValues<T extends FlagTable> = { [K in keyof T]?: ValueOf<T[K]> } & {
+  help?: boolean;
+  version?: boolean;
+};
 
 const HELP_FLAG: FlagSpec = { type: 'boolean', short: 'h', help: 'This text' };
+const VERSION_FLAG: FlagSpec = { type: 'boolean', help: 'Print the version and exit' };
+
+/** The command's flags and the common ones: `--version` when it has a version, `--help` always. */
+function flagsOf(command: CommandSpec): FlagTable {
+  return {
+    ...command.flags,
+    ...(command.version === undefined ? {} : { version: VERSION_FLAG }),
+    help: HELP_FLAG,
+  };
+}
 
 /** Reads `argv` against the command's flags; `--help`/`-h` is every command's. */
 export function readFlags<T extends FlagTable>(
   command: CommandSpec<T>,
   argv: string[],
 ): { values: FlagValues<T>; positionals: string[] } {
-  const flags: FlagTable = { ...command.flags, help: HELP_FLAG };
-  rejectUnknownFlags(flags, argv);
+  const flags = flagsOf(command);
+  const args = negativeValuesJoined(flags, argv[0] === '--' ? argv.slice(1) : argv);
+  rejectUnknownFlags(flags, args);
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      args,
       options: flags,
       strict: true,
       allowPositionals: command.positionals !== undefined,
@@ -65,6 +87,27 @@ export function readFlags<T extends FlagTable>(
   } catch (error) {
     throw new UsageError(parseFailure(error as Error & { code?: string }));
   }
+}
+
+/**
+ * `--walks -5` as `--walks=-5`: parseArgs takes a value that starts with `-` for a flag and calls
+ * the value missing, when it is out of range like any other. Joined, it reaches the flag's own check.
+ */
+function negativeValuesJoined(flags: FlagTable, argv: string[]): string[] {
+  const shorts = new Map(Object.entries(flags).map(([name, flag]) => [flag.short, name]));
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (arg === '--') return [...args, ...argv.slice(i)];
+    const name = arg.startsWith('--') ? arg.slice(2) : shorts.get(arg.slice(1));
+    const takesValue = /^--?[^-=]/.test(arg) && name !== undefined && flags[name]?.type === 'string';
+    if (takesValue && next !== undefined && /^-\d/.test(next)) {
+      args.push(`--${name}=${next}`);
+      i++;
+    } else args.push(arg);
+  }
+  return args;
 }
 
 /** Unknown flags first, so the message names the nearest real one rather than parseArgs' words. */
@@ -130,6 +173,14 @@ export function editDistance(a: string, b: string): number {
   return at(a.length, b.length);
 }
 
+/**
+ * The one wording of a bad value: what the flag takes, then the value as given, quoted.
+ * Every value check here and in the commands throws this.
+ */
+export function badValue(flag: string, expected: string, raw: string): UsageError {
+  return new UsageError(`${flag} must be ${expected}, not ${JSON.stringify(raw)}`);
+}
+
 /** An integer flag within bounds, or `fallback` when it was not given. */
 export function integerFlag(
   flag: string,
@@ -140,18 +191,51 @@ export function integerFlag(
   if (raw === undefined) return fallback;
   const { min, max } = bounds;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+    throw badValue(flag, `an integer from ${min} to ${max}`, raw);
   }
   return Number(raw);
 }
+
+/**
+ * A decimal number flag (`1.25`) within bounds, or `fallback` when it was not given. `above: true`
+ * leaves out `min` itself (a duration above 0).
+ */
+export function numberFlag(
+  flag: string,
+  raw: string | undefined,
+  bounds: { min: number; max: number; above?: boolean },
+  fallback: number,
+): number {
+  if (raw === undefined) return fallback;
+  const { min, max, above = false } = bounds;
+  const value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value <= max && (above ? value > min : value >= min))) {
+    throw badValue(flag, `a number ${above ? 'above' : 'from'} ${min} ${above ? 'up ' : ''}to ${max}`, raw);
+  }
+  return value;
+}
+
+/**
+ * The ports every server command takes: 0 (any free port, the one chosen is printed) to 65535.
+ * The reference server, the mock and the sandbox share these bounds and say so in `--help`.
+ */
+export const PORT_BOUNDS = { min: 0, max: 65_535 } as const;
+/** How a port flag's help ends. */
+export const PORT_HELP = '0 picks a free port';
+
+export function portFlag(flag: string, raw: string | undefined, fallback: number): number {
+  return integerFlag(flag, raw, PORT_BOUNDS, fallback);
+}
+
+/** The seeds the data set generator takes (`generateDataset`): an unsigned 32-bit integer. */
+export const SEED_BOUNDS = { min: 0, max: 2 ** 32 - 1 } as const;
 
 /** A per-key rate limit, `600/min` or `600`: 1 to 1,000,000 requests a minute. */
 export function rateLimitFlag(flag: string, raw: string): number {
   const match = /^([0-9]+)(?:\/min)?$/.exec(raw);
   const value = match ? Number(match[1]) : 0;
-  if (!(value >= 1 && value <= 1_000_000)) {
-    throw new UsageError(`${flag} must look like 600/min, not ${JSON.stringify(raw)}`);
-  }
+  if (!(value >= 1 && value <= 1_000_000))
+    throw badValue(flag, 'a rate from 1/min to 1000000/min, like 600/min', raw);
   return value;
 }
 
@@ -159,9 +243,38 @@ export function rateLimitFlag(flag: string, raw: string): number {
 export function choiceFlag<C extends string>(flag: string, raw: string, choices: readonly C[]): C {
   if ((choices as readonly string[]).includes(raw)) return raw as C;
   const near = nearest(raw, choices);
-  throw new UsageError(
-    `${flag} must be one of ${choices.join(', ')}, not ${JSON.stringify(raw)}${near ? ` (did you mean ${near}?)` : ''}`,
-  );
+  const error = badValue(flag, `one of ${choices.join(', ')}`, raw);
+  if (near) error.message += ` (did you mean ${near}?)`;
+  throw error;
+}
+
+/** A comma list of words from a fixed set (`--skip prism,large`), each once; empty items ignored. */
+export function choiceListFlag<C extends string>(flag: string, raw: string, choices: readonly C[]): C[] {
+  const words = raw
+    .split(',')
+    .map((word) => word.trim())
+    .filter(Boolean);
+  return [...new Set(words.map((word) => choiceFlag(flag, word, choices)))];
+}
+
+/**
+ * The `--version` line of a packaged bin, `NAME VERSION (API TITLE API VERSION)`, from the
+ * `package.json` that packaging/build.ts writes at the root of a package's `dist/` (where this
+ * module then sits in `dist/command-line/`). Undefined in the repository, whose `package.json`
+ * names no API: there the command has no version of its own to tell.
+ */
+export function packagedVersion(bin: string): string | undefined {
+  try {
+    const { version, api } = JSON.parse(
+      readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+    ) as {
+      version?: string;
+      api?: { title: string; version: string };
+    };
+    return version && api ? `${bin} ${version} (${api.title} ${api.version})` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -197,23 +310,32 @@ export function withEnvFile<E extends Record<string, string | undefined>>(
 
 /**
  * A command's options, or the status it ends with before doing anything: 2 after a usage mistake
- * (the message on stderr), 0 after `--help` (the help on stdout). `parse` returns `'help'` for help.
+ * (the message on stderr), 0 after `--help` (the help on stdout) or `--version` (the version line).
+ * `parse` returns `'help'` for help; `--version` is answered here, so no command handles it.
  */
 export function optionsOrExit<O>(
   command: CommandSpec,
   argv: string[],
   parse: (argv: string[]) => O | 'help',
 ): O | number {
-  let options: O | 'help';
+  let options: O | 'help' | 'version';
   try {
-    options = parse(argv);
+    options = wantsVersion(command, argv) ? 'version' : parse(argv);
   } catch (error) {
     process.stderr.write(usageMessage(command.name, error as Error));
     return EXIT_USAGE;
   }
-  if (options !== 'help') return options;
-  process.stdout.write(helpText(command));
+  if (options === 'version') process.stdout.write(`${command.version}\n`);
+  else if (options === 'help') process.stdout.write(helpText(command));
+  else return options;
   return 0;
+}
+
+/** `--version` without `--help` (help wins, as it lists `--version`), for a command that has one. */
+function wantsVersion(command: CommandSpec, argv: string[]): boolean {
+  if (command.version === undefined) return false;
+  const { values } = readFlags(command, argv);
+  return values.version === true && values.help !== true;
 }
 
 /** What a command prints for a usage mistake: its name, the problem, where to look. */
@@ -226,7 +348,7 @@ const COLUMN = 26;
 
 /** The `--help` text, the same layout for every command. */
 export function helpText(command: CommandSpec): string {
-  const rows = Object.entries({ ...command.flags, help: HELP_FLAG }).map(([name, flag]) => {
+  const rows = Object.entries(flagsOf(command)).map(([name, flag]) => {
     const left = `${flag.short ? `-${flag.short}, ` : ''}--${name}${flag.value ? ` ${flag.value}` : ''}`;
     return { left, lines: flag.help.split('\n') };
   });
