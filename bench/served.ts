@@ -20,7 +20,16 @@ export interface Served {
   bytes: Buffer;
   etag: string | undefined;
   contentEncoding: string | undefined;
+  /**
+   * The answer's header lines (name, value, ...) as the server wrote them, less those Node writes
+   * for any server (`NOT_THE_ANSWERS`): what the Node floor sends back, so that it writes the same
+   * bytes.
+   */
+  headers: string[];
 }
+
+/** Written by Node's HTTP server on every answer, whoever serves; different on each one (`Date`). */
+const NOT_THE_ANSWERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 /** One GET, the body as it came over the wire (undici's `request` decodes nothing). */
 export async function get(
@@ -34,6 +43,11 @@ export async function get(
     const value = response.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
   };
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (NOT_THE_ANSWERS.has(name) || value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) lines.push(name, one);
+  }
   return {
     status: response.statusCode,
     served: {
@@ -41,6 +55,7 @@ export async function get(
       bytes,
       etag: header('etag'),
       contentEncoding: header('content-encoding'),
+      headers: lines,
     },
   };
 }
@@ -86,18 +101,22 @@ export async function revalidation(
 export function writeServedBytes(dir: string, answers: Record<Endpoint, Served>): void {
   mkdirSync(dir, { recursive: true });
   const routes: RouteFile[] = (['list', 'detail'] as const).map((endpoint) => {
-    const { path, bytes, contentEncoding } = answers[endpoint];
+    const { path, bytes, contentEncoding, headers } = answers[endpoint];
     writeFileSync(join(dir, `${endpoint}.body`), bytes);
-    return { path, file: `${endpoint}.body`, contentEncoding };
+    return { path, file: `${endpoint}.body`, contentEncoding, headers };
   });
   writeFileSync(join(dir, 'routes.json'), JSON.stringify(routes));
 }
 
-/** Checks that a floor sends exactly what the reference server sent, bytes and coding. */
+/**
+ * Checks that a floor sends exactly what the reference server sent: body bytes and coding, and
+ * with `sameHeaders` (the Node floor) every header line too.
+ */
 export async function checkSameBytes(
   floor: ServerChild,
   answers: Record<Endpoint, Served>,
   headers: Record<string, string>,
+  sameHeaders: boolean,
 ): Promise<void> {
   for (const endpoint of ['list', 'detail'] as const) {
     const reference = answers[endpoint];
@@ -105,7 +124,8 @@ export async function checkSameBytes(
     if (
       status !== 200 ||
       !served.bytes.equals(reference.bytes) ||
-      served.contentEncoding !== reference.contentEncoding
+      served.contentEncoding !== reference.contentEncoding ||
+      (sameHeaders && served.headers.join('\n') !== reference.headers.join('\n'))
     ) {
       throw new Error(`${floor.name} does not serve the reference ${endpoint} bytes (status ${status})`);
     }

@@ -1,6 +1,8 @@
 /**
- * The Node floor: bare `node:http` answering each benchmarked path with its bytes from memory.
- * Nothing a server could leave out is done here, so no server of these bytes can be much faster.
+ * The Node floor: bare `node:http` answering each benchmarked path from memory with the bytes the
+ * reference server wrote, its header lines included (the request id it happened to send, the same
+ * length as any other). Nothing a server could leave out is done here, so no server of these bytes
+ * can be much faster.
  *
  * With `--hold-walks N` it first generates the reference server's data set of N walks and holds
  * it, untouched, while it serves: the same bare answers from a process whose heap is as large as
@@ -9,13 +11,12 @@
  */
 import { createServer } from 'node:http';
 import { generateDataset } from '../../fixtures/index.ts';
-import { bodyHeaders, floorArgs, stopOnSignals } from './served-bytes.ts';
+import { floorArgs, stopOnSignals } from './served-bytes.ts';
 
 const { port, routes, holdWalks } = floorArgs(process.argv.slice(2));
 /** Exported, so it stays reachable for as long as the process runs. */
 export const held = holdWalks > 0 ? generateDataset({ walks: holdWalks }) : undefined;
-// Headers built once per path, as the reference server builds its bodies once.
-const answers = new Map([...routes].map(([path, body]) => [path, { headers: bodyHeaders(body), body }]));
+const answers = new Map([...routes].map(([path, body]) => [path, { headers: body.headers, body }]));
 const server = createServer((req, res) => {
   const answer = answers.get(req.url ?? '');
   if (!answer) {

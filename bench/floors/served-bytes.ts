@@ -22,15 +22,18 @@ export interface ServedBody {
   bytes: Buffer;
   /** The reference server's `Content-Encoding`, sent the same way. */
   contentEncoding?: string;
+  /** Every header line the reference server wrote (name, value, ...), less Node's own. */
+  headers: string[];
 }
 
 export interface RouteFile {
   path: string;
   file: string;
   contentEncoding?: string;
+  headers: string[];
 }
 
-/** The headers every floor sends with a body. */
+/** The headers the Express floor sets on a body before Express adds its own. */
 export function bodyHeaders({ bytes, contentEncoding }: ServedBody): Record<string, string | number> {
   return {
     'Content-Type': JSON_CONTENT_TYPE,
@@ -64,9 +67,9 @@ export function floorArgs(argv: string[]): FloorArgs {
     port: integerFlag('--port', values.port, { min: 0, max: 65535 }, 0),
     holdWalks: integerFlag('--hold-walks', values['hold-walks'], { min: 0, max: MAX_WALKS }, 0),
     routes: new Map(
-      listed.map(({ path, file, contentEncoding }) => [
+      listed.map(({ path, file, contentEncoding, headers }) => [
         path,
-        { bytes: readFileSync(join(dir, file)), contentEncoding },
+        { bytes: readFileSync(join(dir, file)), contentEncoding, headers },
       ]),
     ),
   };
