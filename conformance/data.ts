@@ -5,18 +5,12 @@
  * GETs), so checks that judge the same walk share one request.
  */
 import { randomUUID } from 'node:crypto';
-import { LIMIT } from '../spec/facts.ts';
+import { LIMIT, walkPath, WALKS_PATH } from '../spec/facts.ts';
 import type { WalkDetail, WalkSummary } from '../spec/types.ts';
 import type { HttpClient } from './client.ts';
 import type { TargetProfile } from './target.ts';
+import { OTHER, PRIMARY } from './key-uses.ts';
 import type { Exchange, KeyUse, SuiteConfig } from './types.ts';
-
-export const LIST_PATH = '/api/v1/walks';
-export const walkPath = (id: string): string => `${LIST_PATH}/${encodeURIComponent(id)}`;
-
-export const PRIMARY: KeyUse = { key: 'CONFORMANCE_API_KEY', via: 'bearer' };
-export const PRIMARY_X_API_KEY: KeyUse = { key: 'CONFORMANCE_API_KEY', via: 'x-api-key' };
-export const OTHER: KeyUse = { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'bearer' };
 
 export interface ListView {
   exchange: Exchange;
@@ -76,7 +70,7 @@ export class SuiteData {
     auth: KeyUse | KeyUse[] = PRIMARY,
     headers?: Record<string, string>,
   ): Promise<ListView> {
-    const spec: Parameters<HttpClient['send']>[0] = { path: LIST_PATH, auth };
+    const spec: Parameters<HttpClient['send']>[0] = { path: WALKS_PATH, auth };
     if (query !== undefined) spec.query = query;
     if (headers) spec.headers = headers;
     const exchange = await this.client.send(spec);

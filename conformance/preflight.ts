@@ -9,13 +9,13 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../spec/contract.ts';
-import { resolveRef, WALKS_READ_SCOPE } from '../spec/contract.ts';
+import { resolveRef, WALKS_PATH, WALKS_READ_SCOPE } from '../spec/contract.ts';
 import type { HttpClient } from './client.ts';
-import { LIST_PATH, PRIMARY } from './data.ts';
+import { PRIMARY } from './key-uses.ts';
 import type { Exchange, NetworkFailure, PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
 
 /** The API prefix every path of the spec starts with; a base URL must stop before it. */
-const API_PREFIX = LIST_PATH.slice(0, LIST_PATH.lastIndexOf('/'));
+const API_PREFIX = WALKS_PATH.slice(0, WALKS_PATH.lastIndexOf('/'));
 
 type Finding = Pick<PreflightSummary, 'stop' | 'warnings'>;
 
@@ -39,7 +39,7 @@ async function diagnose(
   config: SuiteConfig,
   contract: ContractValidator,
 ): Promise<Finding> {
-  const list = await client.send({ path: LIST_PATH, auth: PRIMARY });
+  const list = await client.send({ path: WALKS_PATH, auth: PRIMARY });
   const url = list.request.url;
   if (list.error) return { stop: networkStop(config, list.error), warnings: [] };
   const response = list.response as ResponseData;
@@ -83,13 +83,13 @@ function networkStop(config: SuiteConfig, error: NetworkFailure): string | undef
 
 /** `BASE/walks` answers where `BASE/api/v1/walks` does not: the base URL already holds the prefix. */
 async function prefixStop(client: HttpClient, config: SuiteConfig): Promise<string | undefined> {
-  const probe = await client.send({ path: LIST_PATH.slice(API_PREFIX.length), auth: PRIMARY });
+  const probe = await client.send({ path: WALKS_PATH.slice(API_PREFIX.length), auth: PRIMARY });
   const answer = probe.response;
   if (!answer || answer.status === 404 || !isJson(answer)) return undefined;
   const base = config.baseUrl;
   const fixed = base.endsWith(API_PREFIX) ? base.slice(0, -API_PREFIX.length) : undefined;
   return (
-    `the base URL must not include ${API_PREFIX}: ${base}/walks answers where ${base}${LIST_PATH} does not.\n` +
+    `the base URL must not include ${API_PREFIX}: ${base}/walks answers where ${base}${WALKS_PATH} does not.\n` +
     (fixed ? `Use --base-url ${fixed}` : `Use the URL that ${API_PREFIX} hangs from as --base-url.`)
   );
 }

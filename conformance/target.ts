@@ -9,7 +9,8 @@ import type { ContractValidator } from '../spec/contract.ts';
 import { KEY_PREFIX, resolveRef } from '../spec/contract.ts';
 import { ConfigError } from './config-error.ts';
 import type { CliOptions } from './config.ts';
-import type { KeyName, KeyUse, RequestSpec, SuiteConfig } from './types.ts';
+import { EMPTY_CAMPAIGN, NO_SCOPE, PRIMARY } from './key-uses.ts';
+import type { KeyName, RequestSpec, SuiteConfig } from './types.ts';
 import { KEY_NAMES } from './types.ts';
 
 export interface Target {
@@ -36,13 +37,11 @@ export interface TargetProfile {
   detailHeaders(id: string): Record<string, string> | undefined;
 }
 
-const PRIMARY: KeyUse = { key: 'CONFORMANCE_API_KEY', via: 'bearer' };
-
 export function profileOf(config: Pick<SuiteConfig, 'profile'>, contract: ContractValidator): TargetProfile {
   if (config.profile === 'live') {
     return {
-      noScope: { auth: { key: 'CONFORMANCE_NO_SCOPE_KEY', via: 'bearer' } },
-      emptyCampaign: { auth: { key: 'CONFORMANCE_EMPTY_CAMPAIGN_KEY', via: 'bearer' } },
+      noScope: { auth: NO_SCOPE },
+      emptyCampaign: { auth: EMPTY_CAMPAIGN },
       detailHeaders: () => ({}),
     };
   }

@@ -20,9 +20,11 @@ export const KEY_PREFIX = 'svc_sk_live_';
 
 /** The scope both live endpoints need (the spec's `x-required-scopes`). */
 export const WALKS_READ_SCOPE = 'walks:read';
+/** The scope of the planned lists endpoints (`spec/planned.openapi.yaml`). */
+export const LISTS_READ_SCOPE = 'lists:read';
 
 /** Every read scope a key can carry (written spec §5.6), live and planned. */
-export const SCOPES = [WALKS_READ_SCOPE, 'lists:read', 'outdoor:read', 'sms:read'] as const;
+export const SCOPES = [WALKS_READ_SCOPE, LISTS_READ_SCOPE, 'outdoor:read', 'sms:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** The five demo keys' variable names (`../shared/CONTRACT.md`), in the contract's order. */
@@ -65,6 +67,16 @@ export const LIMIT: Readonly<LimitFacts> = Object.freeze({
   default: integerAt([...LIMIT_PATH, 'schema', 'default']),
 });
 
+/** The path of the walk list, operation `listWalks` of the spec: `/api/v1/walks`. */
+export const WALKS_PATH = pathOfOperation('listWalks');
+/** The path template of one walk, operation `getWalk` of the spec: `/api/v1/walks/{id}`. */
+export const WALK_PATH_TEMPLATE = pathOfOperation('getWalk');
+
+/** The path of one walk: the template's only parameter filled with the id, percent-encoded. */
+export function walkPath(id: string): string {
+  return WALK_PATH_TEMPLATE.replace(/\{[^}]+\}/, encodeURIComponent(id));
+}
+
 /**
  * Every error code the spec names, with its HTTP status, as the `Error.code` description states
  * them ("`invalid_parameter`, `conflicting_credentials` and `bad_request` (400), ...").
@@ -92,6 +104,15 @@ export function errorStatusesOf(description: string): Record<string, number> {
   }
   if (Object.keys(statuses).length === 0) throw new Error('spec/openapi.yaml: Error.code names no code');
   return statuses;
+}
+
+/** The key under `paths` whose operation has this `operationId`. */
+function pathOfOperation(operationId: string): string {
+  const found = childrenOf(entryAt(['paths']).body).find(({ body }) =>
+    body.some((line) => line.trim() === `operationId: ${operationId}`),
+  );
+  if (!found) throw new Error(`spec/openapi.yaml has no operation ${operationId}`);
+  return found.key.replace(/^(["'])(.*)\1$/, '$2');
 }
 
 function integerAt(path: readonly string[]): number {
@@ -122,18 +143,31 @@ function scalarAt(path: readonly string[]): string | number {
 
 /** The text after the key at `path`, and the lines indented under it. */
 function entryAt(path: readonly string[]): { value: string; body: string[] } {
-  let body = specLines;
-  let value = '';
+  let entry = { key: '', value: '', body: specLines };
   for (const key of path) {
-    const depth = indentOf(body.find(hasContent) ?? '');
-    const start = body.findIndex((line) => indentOf(line) === depth && line.startsWith(`${key}:`, depth));
-    if (start < 0) throw new Error(`spec/openapi.yaml has no ${path.join('.')}`);
-    value = (body[start] ?? '').slice(depth + key.length + 1).trim();
-    let end = start + 1;
-    while (end < body.length && (!hasContent(body[end] ?? '') || indentOf(body[end] ?? '') > depth)) end++;
-    body = body.slice(start + 1, end);
+    const child = childrenOf(entry.body).find((c) => c.key === key);
+    if (!child) throw new Error(`spec/openapi.yaml has no ${path.join('.')}`);
+    entry = child;
   }
-  return { value, body };
+  return entry;
+}
+
+/** The mapping entries of a block (keys at its first content line's depth), each with its lines. */
+function childrenOf(block: readonly string[]): { key: string; value: string; body: string[] }[] {
+  const depth = indentOf(block.find(hasContent) ?? '');
+  const children: { key: string; value: string; body: string[] }[] = [];
+  for (let start = 0; start < block.length; start++) {
+    const line = block[start] ?? '';
+    if (!hasContent(line) || indentOf(line) !== depth) continue;
+    const match = /^((["']).*?\2|[^:#]+):(?:\s|$)/.exec(line.slice(depth));
+    if (!match?.[1]) continue;
+    let end = start + 1;
+    while (end < block.length && (!hasContent(block[end] ?? '') || indentOf(block[end] ?? '') > depth)) end++;
+    const value = line.slice(depth + match[1].length + 1).trim();
+    children.push({ key: match[1].trim(), value, body: block.slice(start + 1, end) });
+    start = end - 1;
+  }
+  return children;
 }
 
 function hasContent(line: string): boolean {

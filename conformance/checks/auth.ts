@@ -2,8 +2,10 @@
  * Authentication (§5): both headers work alike; unusable credentials are refused (the status and code
  * are the deployment's choice, reported as advisory); a key without walks:read gets 403 forbidden.
  */
-import type { Exchange, KeyUse, RequestSpec } from '../client.ts';
-import { isObject, LIST_PATH, PRIMARY, PRIMARY_X_API_KEY, walkPath } from '../data.ts';
+import type { Exchange, RequestSpec } from '../client.ts';
+import { walkPath, WALKS_PATH } from '../../spec/facts.ts';
+import { isObject } from '../data.ts';
+import { PRIMARY, PRIMARY_X_API_KEY, REVOKED } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
 import {
@@ -23,7 +25,6 @@ import {
 } from './outcome.ts';
 
 const MOCK_KEYS = { skip: 'the mock only checks that a key is present; it cannot tell keys apart' };
-const REVOKED: KeyUse = { key: 'CONFORMANCE_REVOKED_KEY', via: 'bearer' };
 
 /**
  * Walk ids that exist, so refusals are tested on real data: the first listed walk, the first with
@@ -40,7 +41,7 @@ async function realWalkIds(ctx: CheckContext): Promise<string[]> {
 async function bothEndpoints(ctx: CheckContext, spec: Omit<RequestSpec, 'path'>): Promise<Exchange[]> {
   const ids = await realWalkIds(ctx);
   return Promise.all([
-    ctx.client.send({ ...spec, path: LIST_PATH }),
+    ctx.client.send({ ...spec, path: WALKS_PATH }),
     ...ids.map((id) => ctx.client.send({ ...spec, path: walkPath(id) })),
   ]);
 }
@@ -221,7 +222,7 @@ export const authChecks: Check[] = [
     hint: 'Any 4xx error envelope is conformant.',
     async run(ctx) {
       const exchanges = await Promise.all(
-        MALFORMED.map((headers) => ctx.client.send({ path: LIST_PATH, headers })),
+        MALFORMED.map((headers) => ctx.client.send({ path: WALKS_PATH, headers })),
       );
       const chosen = exchanges.map((e) => {
         const header = Object.entries(e.request.headers).map(([k, v]) => `${k}: ${v}`)[0] ?? '';
@@ -310,8 +311,8 @@ export const authChecks: Check[] = [
     hint: 'Refusing or preferring one header are both conformant; the project refuses with 400 conflicting_credentials.',
     async run(ctx) {
       const spec: RequestSpec = ctx.config.keys.CONFORMANCE_OTHER_CAMPAIGN_KEY
-        ? { path: LIST_PATH, auth: [PRIMARY, { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'x-api-key' }] }
-        : { path: LIST_PATH, auth: PRIMARY, madeUpKey: 'x-api-key' };
+        ? { path: WALKS_PATH, auth: [PRIMARY, { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'x-api-key' }] }
+        : { path: WALKS_PATH, auth: PRIMARY, madeUpKey: 'x-api-key' };
       const exchange = await ctx.client.send(spec);
       const expected = 'project decision: 400 conflicting_credentials';
       if (!exchange.response) return inconclusive(expected, exchange.error?.message ?? 'no answer', exchange);

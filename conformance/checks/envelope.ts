@@ -4,7 +4,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, ResponseData } from '../client.ts';
-import { FULL_LIMIT, PRIMARY } from '../data.ts';
+import { FULL_LIMIT } from '../data.ts';
+import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import {
   advisory,

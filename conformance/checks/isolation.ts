@@ -5,7 +5,8 @@
  */
 import type { Exchange } from '../client.ts';
 import type { SampledWalk } from '../data.ts';
-import { isObject, OTHER, PRIMARY } from '../data.ts';
+import { isObject } from '../data.ts';
+import { OTHER, PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Judged, Outcome } from '../types.ts';
 import {

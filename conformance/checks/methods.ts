@@ -3,7 +3,8 @@
  * collection (with an empty body) and at an id that does not exist, never at real data, so a
  * deployment that wrongly accepts them loses nothing to the suite.
  */
-import { LIST_PATH, PRIMARY, walkPath } from '../data.ts';
+import { walkPath, WALKS_PATH } from '../../spec/facts.ts';
+import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import {
   advisory,
@@ -27,7 +28,7 @@ const WRITES = [
 ] as const;
 
 function sendWrite(ctx: CheckContext, write: (typeof WRITES)[number]) {
-  const path = write.target === 'collection' ? LIST_PATH : walkPath(ctx.data.unknownId);
+  const path = write.target === 'collection' ? WALKS_PATH : walkPath(ctx.data.unknownId);
   const body = write.method === 'DELETE' ? undefined : '{}';
   return ctx.client.send({ method: write.method, path, auth: PRIMARY, ...(body ? { body } : {}) });
 }
@@ -93,7 +94,7 @@ export const methodsChecks: Check[] = [
     async run(ctx) {
       const exchange = await ctx.client.send({
         method: 'HEAD',
-        path: LIST_PATH,
+        path: WALKS_PATH,
         query: 'limit=1',
         auth: PRIMARY,
       });

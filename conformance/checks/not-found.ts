@@ -1,5 +1,6 @@
 /** Unknown walks and paths (§4.3 rule 1, §7): 404 not_found, and the envelope on every refusal. */
-import { LIST_PATH, PRIMARY } from '../data.ts';
+import { WALKS_PATH } from '../../spec/facts.ts';
+import { PRIMARY } from '../key-uses.ts';
 import type { Check } from './check.ts';
 import {
   answersAsDecided,
@@ -81,7 +82,7 @@ export const notFoundChecks: Check[] = [
     mock: { skip: 'the mock answers unknown paths itself, with its own problem+json' },
     hint: 'End routing with a JSON 404 in the error envelope, never the framework’s HTML page.',
     async run(ctx) {
-      const exchange = await ctx.client.send({ path: `${LIST_PATH}-unknown-path`, auth: PRIMARY });
+      const exchange = await ctx.client.send({ path: `${WALKS_PATH}-unknown-path`, auth: PRIMARY });
       const outcome = refusedWithEnvelope(ctx, exchange, 'an unknown path');
       if (outcome.status !== 'pass' || !exchange.response) return outcome;
       return { ...outcome, differs: !answersAsDecided(exchange.response, '404 not_found') };

@@ -4,6 +4,7 @@
  * (`../hot-path.ts`), which answers the successful ones in front of the Express app.
  */
 import { Router } from 'express';
+import { WALK_PATH_TEMPLATE, WALKS_PATH } from '../../spec/facts.ts';
 import { type Authorizer, grantOf, requireKey } from '../auth/require-key.ts';
 import { type PreparedBody, sendPrepared, type SendingPolicy } from '../envelope.ts';
 import { ApiError, type ErrorAnswer, INVALID_LIMIT, MALFORMED_WALK_ID, WALK_NOT_FOUND } from '../errors.ts';
@@ -11,14 +12,17 @@ import { type CampaignWalks, UUID_SHAPE, type WalkRepository } from '../reposito
 import { type BadLimit, clampLimit, limitValuesOf, parseLimit } from './limit.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
-export const WALKS_PATH = '/api/v1/walks';
+// The paths are the spec's (`spec/facts.ts` reads them from `paths`), written nowhere else.
+export { WALKS_PATH } from '../../spec/facts.ts';
+
+/** What comes before the id in the detail path: `/api/v1/walks/`. */
+const WALK_PREFIX = WALK_PATH_TEMPLATE.slice(0, WALK_PATH_TEMPLATE.indexOf('{'));
 /**
  * The detail path without a capture group: Express would percent-decode a captured id before any
  * middleware runs and answer badly encoded ids itself, ahead of authentication. The route decodes
  * the id on its own, after the key has been checked (D-AUTH-ORDER, D-ID-MALFORMED).
  */
-export const WALK_PATH = /^\/api\/v1\/walks\/(?:[^/]+)\/?$/;
-const WALK_PREFIX = '/api/v1/walks/';
+export const WALK_PATH = new RegExp(`^${WALK_PREFIX.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?:[^/]+)\\/?$`);
 
 export interface WalksRouteOptions {
   repository: WalkRepository;
