@@ -166,7 +166,7 @@ export const CORRECT: SweepCase[] = [
   },
   {
     name: 'throttled',
-    description: '429 with Retry-After: 1 for a second after every 150 requests',
+    description: '429 with Retry-After: 1 for the 4 requests after every 150th',
     variant: throttled(150),
   },
   {
@@ -218,18 +218,23 @@ function flakyUpstream(seed: number): Variant {
   };
 }
 
-function throttled(every: number): Variant {
-  let blockedUntil = 0;
+/**
+ * After every `every`-th request, the next `refused` requests get 429 with Retry-After: 1: counted
+ * in requests, not in time, so what the suite meets does not depend on the machine's speed.
+ */
+function throttled(every: number, refused = 4): Variant {
+  let refuseNext = 0;
   return {
     answer: (a, q) => {
-      if (Date.now() < blockedUntil) {
+      if (refuseNext > 0) {
+        refuseNext--;
         return jsonAnswer(
           429,
           { ok: false, error: { code: 'rate_limited', message: 'Too many requests; retry later.' } },
           { 'retry-after': '1' },
         );
       }
-      if (q.seq % every === 0) blockedUntil = Date.now() + 1_000;
+      if (q.seq % every === 0) refuseNext = refused;
       return a;
     },
   };
