@@ -105,26 +105,31 @@ export function rateLimited(seconds: number): ErrorAnswer {
   return answer;
 }
 /** A request body over the cap of `request-body.ts`; the rest of it is not read, so the connection closes. */
-export const BODY_TOO_LARGE = errorAnswer(413, 'payload_too_large', 'Payload Too Large.', {
-  Connection: 'close',
-});
+export const BODY_TOO_LARGE = specError('payload_too_large', 'Payload Too Large.', { Connection: 'close' });
 /** RFC 9112 §3.2: HTTP/1.1 without `Host`. */
-export const MISSING_HOST = errorAnswer(400, 'bad_request', 'HTTP/1.1 requests must carry a Host header.', {
+export const MISSING_HOST = specError('bad_request', 'HTTP/1.1 requests must carry a Host header.', {
   Connection: 'close',
 });
+/** What Node cannot parse as HTTP, answered on the socket before Express sees it (`start.ts`). */
+export const UNPARSEABLE_REQUEST = specError('bad_request', 'The request could not be parsed as HTTP.');
+export const HEADERS_TOO_LARGE = specError('headers_too_large', 'The request headers are too large.');
+export const REQUEST_TIMEOUT = specError('request_timeout', 'The request took too long to arrive.');
 export const DOCS_NOT_BUILT = errorAnswer(
   503,
   'docs_not_built',
   'The API reference page has not been built; run npm run docs:build.',
 );
 
-/** Codes for client errors that come from Express or Node rather than from our routes. */
+/**
+ * Codes for client errors that come from Express or Node rather than from our routes: the spec's
+ * code for a status where it names one, our own words for the statuses it does not mention.
+ */
 const CLIENT_ERROR_CODES: Record<number, string> = {
-  400: 'bad_request',
-  413: 'payload_too_large',
+  ...Object.fromEntries(
+    ['bad_request', 'payload_too_large', 'headers_too_large'].map((code) => [statusOfError(code), code]),
+  ),
   414: 'uri_too_long',
   415: 'unsupported_media_type',
-  431: 'headers_too_large',
 };
 const genericAnswers = new Map<number, ErrorAnswer>();
 

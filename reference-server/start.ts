@@ -11,9 +11,10 @@ import {
   demoCredentials,
   generateDataset,
 } from '../fixtures/index.ts';
+import { WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { createRequestListener } from './app.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
-import { errorAnswer, METHOD_NOT_ALLOWED } from './errors.ts';
+import { HEADERS_TOO_LARGE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, UNPARSEABLE_REQUEST } from './errors.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { answerForSocket } from './envelope.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
@@ -36,7 +37,8 @@ export interface StartOptions extends DatasetOptions {
 export interface RunningServer {
   /** For example `http://127.0.0.1:43123` (no trailing slash). */
   baseUrl: string;
-  credentials: DemoCredentials & { CONFORMANCE_WEB_BASE_URL: string };
+  /** The demo keys and the `{web_base_url}`, by their contract names (`spec/facts.ts`). */
+  credentials: DemoCredentials & Record<typeof WEB_BASE_URL_NAME, string>;
   server: Server;
   close(): Promise<void>;
 }
@@ -83,7 +85,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     baseUrl: `http://${hostInUrl}:${address.port}`,
     credentials: {
       ...demoCredentials({ seed: dataset.seed }),
-      CONFORMANCE_WEB_BASE_URL: normalizeWebBaseUrl(webBaseUrl),
+      [WEB_BASE_URL_NAME]: normalizeWebBaseUrl(webBaseUrl),
     },
     server,
     close: () => closeServer(server),
@@ -127,10 +129,6 @@ export function closeServer(server: Server, graceMs = SHUTDOWN_GRACE_MS): Promis
   });
 }
 
-const UNPARSEABLE = errorAnswer(400, 'bad_request', 'The request could not be parsed as HTTP.');
-const HEADERS_TOO_LARGE = errorAnswer(431, 'headers_too_large', 'The request headers are too large.');
-const REQUEST_TIMEOUT = errorAnswer(408, 'request_timeout', 'The request took too long to arrive.');
-
 /** D-METHOD for `CONNECT`, which Node hands over as a raw socket instead of a request. */
 function refuseTunnel(_req: IncomingMessage, socket: Duplex): void {
   socket.on('error', () => socket.destroy());
@@ -152,6 +150,6 @@ function answerUnparseableRequest(error: NodeJS.ErrnoException, socket: Socket):
       ? HEADERS_TOO_LARGE
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? REQUEST_TIMEOUT
-        : UNPARSEABLE;
+        : UNPARSEABLE_REQUEST;
   socket.end(answerForSocket(answer));
 }

@@ -1,16 +1,16 @@
 /**
  * Authentication (§5): both headers work alike; unusable credentials are refused (the status and code
- * are the deployment's choice, reported as advisory); a key without walks:read gets 403 forbidden.
+ * are the deployment's choice, reported as advisory); a key without the walks scope gets 403 forbidden.
  */
 import type { Exchange, RequestSpec } from '../client.ts';
-import { walkPath, WALKS_PATH } from '../../spec/facts.ts';
+import { KEY_PREFIX, statusOfError, walkPath, WALKS_PATH, WALKS_READ_SCOPE } from '../../spec/facts.ts';
 import { isObject } from '../data.ts';
 import { PRIMARY, PRIMARY_X_API_KEY, REVOKED } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
 import {
   advisory,
-  answersAsDecided,
+  answersAs,
   counted,
   describe,
   errorEnvelopeProblem,
@@ -19,10 +19,16 @@ import {
   inconclusive,
   noAnswer,
   pass,
+  refusal,
   refusedWithEnvelope,
   reportChoice,
   verdict,
 } from './outcome.ts';
+
+/** The project's answer to every unusable key (D-AUTH-*), and to two different keys (D-AUTH-BOTH). */
+const UNUSABLE_KEY = 'unauthorized';
+const TWO_KEYS = 'conflicting_credentials';
+const NO_SCOPE_CODE = 'forbidden';
 
 const MOCK_KEYS = { skip: 'the mock only checks that a key is present; it cannot tell keys apart' };
 
@@ -161,7 +167,7 @@ export const authChecks: Check[] = [
     title: 'A request without a key is refused (4xx error envelope)',
     area: 'auth',
     level: 'required',
-    hint: 'Refuse requests without a key with a 4xx error envelope (the project answers 401 unauthorized).',
+    hint: `Refuse requests without a key with a 4xx error envelope (the project answers ${refusal(UNUSABLE_KEY)}).`,
     run: (ctx) => refusedOnBoth(ctx, {}, 'no key'),
   },
   {
@@ -172,7 +178,7 @@ export const authChecks: Check[] = [
     level: 'advisory',
     decision: 'D-AUTH-MISSING',
     hint: 'Any 4xx error envelope is conformant.',
-    run: async (ctx) => reportChoice((await bothEndpoints(ctx, {}))[0] as Exchange, '401 unauthorized'),
+    run: async (ctx) => reportChoice((await bothEndpoints(ctx, {}))[0] as Exchange, UNUSABLE_KEY),
   },
   {
     id: 'AUTH-005',
@@ -182,7 +188,7 @@ export const authChecks: Check[] = [
     level: 'required',
     mock: MOCK_KEYS,
     hint: 'Refuse keys the service does not know, with a 4xx error envelope.',
-    run: (ctx) => refusedOnBoth(ctx, { madeUpKey: 'bearer' }, 'an unknown svc_sk_live_ key'),
+    run: (ctx) => refusedOnBoth(ctx, { madeUpKey: 'bearer' }, `an unknown ${KEY_PREFIX} key`),
   },
   {
     id: 'AUTH-006',
@@ -194,7 +200,7 @@ export const authChecks: Check[] = [
     mock: MOCK_KEYS,
     hint: 'Any 4xx error envelope is conformant.',
     run: async (ctx) =>
-      reportChoice((await bothEndpoints(ctx, { madeUpKey: 'bearer' }))[0] as Exchange, '401 unauthorized'),
+      reportChoice((await bothEndpoints(ctx, { madeUpKey: 'bearer' }))[0] as Exchange, UNUSABLE_KEY),
   },
   {
     id: 'AUTH-007',
@@ -203,7 +209,7 @@ export const authChecks: Check[] = [
     area: 'auth',
     level: 'required',
     mock: MOCK_KEYS,
-    hint: 'Refuse any Authorization that is not Bearer <key> and any value not shaped svc_sk_live_<body>, with a 4xx error envelope.',
+    hint: `Refuse any Authorization that is not Bearer <key> and any value not shaped ${KEY_PREFIX}<body>, with a 4xx error envelope.`,
     async run(ctx) {
       const exchanges = (
         await Promise.all(MALFORMED.map((headers) => bothEndpoints(ctx, { headers })))
@@ -228,8 +234,10 @@ export const authChecks: Check[] = [
         const header = Object.entries(e.request.headers).map(([k, v]) => `${k}: ${v}`)[0] ?? '';
         return `${header} → ${e.response ? `${e.response.status} ${String(errorOf(e.response).code)}` : 'no answer'}`;
       });
-      const differs = exchanges.some((e) => e.response && !answersAsDecided(e.response, '401 unauthorized'));
-      return advisory('project decision: 401 unauthorized', chosen.join('; '), exchanges[0], { differs });
+      const differs = exchanges.some((e) => e.response && !answersAs(e.response, UNUSABLE_KEY));
+      return advisory(`project decision: ${refusal(UNUSABLE_KEY)}`, chosen.join('; '), exchanges[0], {
+        differs,
+      });
     },
   },
   {
@@ -256,7 +264,7 @@ export const authChecks: Check[] = [
     async run(ctx) {
       const [revoked] = await bothEndpoints(ctx, { auth: REVOKED });
       const [unknown] = await bothEndpoints(ctx, { madeUpKey: 'bearer' });
-      const report = reportChoice(revoked as Exchange, '401 unauthorized, the same answer as an unknown key');
+      const report = reportChoice(revoked as Exchange, UNUSABLE_KEY, ', the same answer as an unknown key');
       if (report.status !== 'advisory' || !revoked?.response || !unknown?.response) return report;
       const same =
         revoked.response.status === unknown.response.status &&
@@ -270,13 +278,13 @@ export const authChecks: Check[] = [
   {
     id: 'AUTH-011',
     section: '§5.6, §7',
-    title: 'A key without walks:read gets 403 forbidden on both endpoints',
+    title: `A key without ${WALKS_READ_SCOPE} gets ${refusal(NO_SCOPE_CODE)} on both endpoints`,
     area: 'auth',
     level: 'required',
     needs: ['CONFORMANCE_NO_SCOPE_KEY'],
-    hint: 'Check the key’s scopes: a key without walks:read gets 403 {"ok":false,"error":{"code":"forbidden",...}}.',
+    hint: `Check the key’s scopes: a key without ${WALKS_READ_SCOPE} gets ${statusOfError(NO_SCOPE_CODE)} {"ok":false,"error":{"code":"${NO_SCOPE_CODE}",...}}.`,
     async run(ctx) {
-      const expected = '403 with error.code "forbidden"';
+      const expected = `${statusOfError(NO_SCOPE_CODE)} with error.code "${NO_SCOPE_CODE}"`;
       const exchanges = await bothEndpoints(ctx, ctx.data.profile.noScope);
       const judged = {
         requests: exchanges.length,
@@ -289,10 +297,9 @@ export const authChecks: Check[] = [
             const missing = noAnswer(expected, exchange);
             if (missing || !exchange.response) return missing as Outcome;
             const problem = errorEnvelopeProblem(ctx, exchange.response);
-            const code = errorOf(exchange.response).code;
-            const ok = exchange.response.status === 403 && code === 'forbidden' && !problem;
+            const ok = answersAs(exchange.response, NO_SCOPE_CODE) && !problem;
             return ok
-              ? pass(expected, '403 forbidden', exchange)
+              ? pass(expected, refusal(NO_SCOPE_CODE), exchange)
               : fail(expected, `${exchange.request.url} answered ${describe(exchange.response)}`, exchange);
           }),
         ),
@@ -308,15 +315,15 @@ export const authChecks: Check[] = [
     level: 'advisory',
     decision: 'D-AUTH-BOTH',
     mock: MOCK_KEYS,
-    hint: 'Refusing or preferring one header are both conformant; the project refuses with 400 conflicting_credentials.',
+    hint: `Refusing or preferring one header are both conformant; the project refuses with ${refusal(TWO_KEYS)}.`,
     async run(ctx) {
       const spec: RequestSpec = ctx.config.keys.CONFORMANCE_OTHER_CAMPAIGN_KEY
         ? { path: WALKS_PATH, auth: [PRIMARY, { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'x-api-key' }] }
         : { path: WALKS_PATH, auth: PRIMARY, madeUpKey: 'x-api-key' };
       const exchange = await ctx.client.send(spec);
-      const expected = 'project decision: 400 conflicting_credentials';
+      const expected = `project decision: ${refusal(TWO_KEYS)}`;
       if (!exchange.response) return inconclusive(expected, exchange.error?.message ?? 'no answer', exchange);
-      if (exchange.response.status !== 200) return reportChoice(exchange, '400 conflicting_credentials');
+      if (exchange.response.status !== 200) return reportChoice(exchange, TWO_KEYS);
       const viaBearer = await ctx.data.listDefault();
       const same = canonical(dataOf(exchange)) === canonical(dataOf(viaBearer.exchange));
       return advisory(

@@ -3,6 +3,7 @@
  * key sees none of this campaign's walks, this key sees none of theirs, and neither can tell such a
  * walk from an id that does not exist.
  */
+import { statusOfError } from '../../spec/facts.ts';
 import type { Exchange } from '../client.ts';
 import type { SampledWalk } from '../data.ts';
 import { isObject } from '../data.ts';
@@ -10,6 +11,7 @@ import { OTHER, PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Judged, Outcome } from '../types.ts';
 import {
+  answersAs,
   counted,
   describe,
   errorEnvelopeProblem,
@@ -17,22 +19,26 @@ import {
   fail,
   inconclusive,
   noAnswer,
+  refusal,
   verdict,
 } from './outcome.ts';
 
 const MOCK_CAMPAIGNS = { skip: 'the mock has no campaigns: every key sees the same examples' };
 const NEEDS: Check['needs'] = ['CONFORMANCE_OTHER_CAMPAIGN_KEY'];
 
-/** Why an answer is not 404 `not_found` in the error envelope, or undefined when it is. */
+/** What a walk of another campaign gets: exactly what an unknown walk gets (§4.3 rule 1). */
+const NOT_FOUND = 'not_found';
+const EXPECTED_EACH = `${statusOfError(NOT_FOUND)} with error.code "${NOT_FOUND}" for each walk`;
+
+/** Why an answer is not the `not_found` refusal in the error envelope, or undefined when it is. */
 function notFoundProblem(ctx: CheckContext, exchange: Exchange): string | undefined {
   const response = exchange.response;
   if (!response) return `no usable answer: ${exchange.error?.message ?? 'no answer'}`;
-  const ok =
-    response.status === 404 && errorOf(response).code === 'not_found' && !errorEnvelopeProblem(ctx, response);
+  const ok = answersAs(response, NOT_FOUND) && !errorEnvelopeProblem(ctx, response);
   return ok ? undefined : `answered ${describe(response)}`;
 }
 
-/** Every cross-campaign fetch must be 404 not_found; the failure names each walk. */
+/** Every cross-campaign fetch must be the `not_found` refusal; the failure names each walk. */
 function allNotFound(ctx: CheckContext, expected: string, fetched: SampledWalk[], of: number): Outcome {
   const failing = fetched.flatMap(({ summary, view }) => {
     const problem = notFoundProblem(ctx, view.exchange);
@@ -47,7 +53,7 @@ function allNotFound(ctx: CheckContext, expected: string, fetched: SampledWalk[]
     verdict(
       expected,
       failing.map((f) => f.problem),
-      `${fetched.length} walks: 404 not_found`,
+      `${fetched.length} walks: ${refusal(NOT_FOUND)}`,
       failing[0]?.exchange ?? fetched[0]?.view.exchange,
     ),
     judged,
@@ -132,14 +138,14 @@ export const isolationChecks: Check[] = [
   {
     id: 'ISOLATION-002',
     section: '§4.3 rule 1',
-    title: "Every walk of this campaign fetched with the other campaign's key gets 404 not_found",
+    title: `Every walk of this campaign fetched with the other campaign's key gets ${refusal(NOT_FOUND)}`,
     area: 'isolation',
     level: 'required',
     needs: NEEDS,
     mock: MOCK_CAMPAIGNS,
     hint: 'Look walks up within the key’s campaign only; another campaign’s walk is not found.',
     async run(ctx) {
-      const expected = '404 with error.code "not_found" for each walk';
+      const expected = EXPECTED_EACH;
       const fetched = await ctx.data.crossDetails();
       if (fetched.length === 0) return inconclusive(expected, 'this campaign listed no walk to try');
       return allNotFound(ctx, expected, fetched, (await ctx.data.primarySweep()).of);
@@ -189,14 +195,14 @@ export const isolationChecks: Check[] = [
   {
     id: 'ISOLATION-004',
     section: '§4.3 rule 1',
-    title: 'Every walk the other campaign lists, fetched with this key, gets 404 not_found',
+    title: `Every walk the other campaign lists, fetched with this key, gets ${refusal(NOT_FOUND)}`,
     area: 'isolation',
     level: 'required',
     needs: NEEDS,
     mock: MOCK_CAMPAIGNS,
     hint: 'Look walks up within the key’s campaign only.',
     async run(ctx) {
-      const expected = '404 with error.code "not_found" for each walk';
+      const expected = EXPECTED_EACH;
       const sweep = await ctx.data.otherSweep();
       const fetched = await ctx.data.reverseCrossDetails();
       if (fetched.length === 0) {

@@ -8,14 +8,18 @@ import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
 import {
   advisory,
-  answersAsDecided,
+  answersAs,
   describe,
   errorEnvelopeProblem,
   errorOf,
   fail,
   noAnswer,
   pass,
+  refusal,
 } from './outcome.ts';
+
+/** D-LIMIT: the project refuses every bad limit with this code. */
+const BAD_LIMIT_CODE = 'invalid_parameter';
 
 interface BadLimit {
   id: string;
@@ -85,15 +89,15 @@ export const limitsChecks: Check[] = [
     area: 'limits',
     level: 'advisory',
     decision: 'D-LIMIT',
-    hint: 'Both are conformant; the project refuses with 400 invalid_parameter.',
+    hint: `Both are conformant; the project refuses with ${refusal(BAD_LIMIT_CODE)}.`,
     async run(ctx) {
       const views = await Promise.all(BAD_LIMITS.map((bad) => ctx.data.list(bad.query)));
       const lines = views.map((v, i) => summaryOf(BAD_LIMITS[i]?.query ?? '', v.exchange.response));
       const differs = views.some(
-        (v) => v.exchange.response && !answersAsDecided(v.exchange.response, '400 invalid_parameter'),
+        (v) => v.exchange.response && !answersAs(v.exchange.response, BAD_LIMIT_CODE),
       );
       return advisory(
-        'project decision: 400 invalid_parameter for every bad limit',
+        `project decision: ${refusal(BAD_LIMIT_CODE)} for every bad limit`,
         lines.join('; '),
         views[0]?.exchange,
         { differs },

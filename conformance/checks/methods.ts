@@ -8,13 +8,17 @@ import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import {
   advisory,
-  answersAsDecided,
+  answersAs,
   describe,
   inconclusive,
   isClientError,
   noAnswer,
+  refusal,
   verdict,
 } from './outcome.ts';
+
+/** D-METHOD: the project refuses writes with this code, and says what is allowed. */
+const WRITE_CODE = 'method_not_allowed';
 
 const MOCK_METHODS = {
   skip: 'the mock answers methods the spec does not list itself, with its own problem+json 405',
@@ -41,7 +45,7 @@ export const methodsChecks: Check[] = [
     area: 'methods',
     level: 'required',
     mock: MOCK_METHODS,
-    hint: `Refuse ${write.method} with a 4xx error envelope (the project answers 405 method_not_allowed with Allow: GET, HEAD).`,
+    hint: `Refuse ${write.method} with a 4xx error envelope (the project answers ${refusal(WRITE_CODE)} with Allow: GET, HEAD).`,
     async run(ctx) {
       const expected = `${write.method} answered with a 4xx`;
       const exchange = await sendWrite(ctx, write);
@@ -71,11 +75,9 @@ export const methodsChecks: Check[] = [
         (e) =>
           `${e.request.method} → ${e.response ? `${e.response.status}${e.response.headers.allow ? ` (Allow: ${e.response.headers.allow})` : ''}` : 'no answer'}`,
       );
-      const differs = exchanges.some(
-        (e) => e.response && !answersAsDecided(e.response, '405 method_not_allowed'),
-      );
+      const differs = exchanges.some((e) => e.response && !answersAs(e.response, WRITE_CODE));
       return advisory(
-        'project decision: 405 method_not_allowed with Allow: GET, HEAD',
+        `project decision: ${refusal(WRITE_CODE)} with Allow: GET, HEAD`,
         lines.join('; '),
         exchanges[0],
         { differs },

@@ -1,30 +1,32 @@
-/** Unknown walks and paths (§4.3 rule 1, §7): 404 not_found, and the envelope on every refusal. */
-import { WALKS_PATH } from '../../spec/facts.ts';
+/** Unknown walks and paths (§4.3 rule 1, §7): `not_found`, and the envelope on every refusal. */
+import { statusOfError, WALKS_PATH } from '../../spec/facts.ts';
 import { PRIMARY } from '../key-uses.ts';
 import type { Check } from './check.ts';
 import {
-  answersAsDecided,
+  answersAs,
   describe,
   errorEnvelopeProblem,
-  errorOf,
   noAnswer,
+  refusal,
   refusedWithEnvelope,
   reportChoice,
   verdict,
 } from './outcome.ts';
 
 const MALFORMED_ID = 'not-a-walk-id';
+/** What an unknown walk gets (§4.3 rule 1), and the project's answer to every other unknown. */
+const NOT_FOUND = 'not_found';
 
 export const notFoundChecks: Check[] = [
   {
     id: 'NOT-FOUND-001',
     section: '§4.3 rule 1, §7',
-    title: 'A walk id that does not exist gets 404 not_found',
+    title: `A walk id that does not exist gets ${refusal(NOT_FOUND)}`,
     area: 'not-found',
     level: 'required',
-    hint: 'Answer unknown walk ids with 404 {"ok":false,"error":{"code":"not_found","message":"..."}}.',
+    hint: `Answer unknown walk ids with ${statusOfError(NOT_FOUND)} {"ok":false,"error":{"code":"${NOT_FOUND}","message":"..."}}.`,
     async run(ctx) {
-      const expected = '404 with error.code "not_found"';
+      const expected = `${statusOfError(NOT_FOUND)} with error.code "${NOT_FOUND}"`;
       const { exchange } = await ctx.data.detail(
         ctx.data.unknownId,
         PRIMARY,
@@ -32,14 +34,11 @@ export const notFoundChecks: Check[] = [
       );
       const missing = noAnswer(expected, exchange);
       if (missing || !exchange.response) return missing as NonNullable<typeof missing>;
-      const ok =
-        exchange.response.status === 404 &&
-        errorOf(exchange.response).code === 'not_found' &&
-        !errorEnvelopeProblem(ctx, exchange.response);
+      const ok = answersAs(exchange.response, NOT_FOUND) && !errorEnvelopeProblem(ctx, exchange.response);
       return verdict(
         expected,
         ok ? [] : [`answered ${describe(exchange.response)}`],
-        '404 not_found',
+        refusal(NOT_FOUND),
         exchange,
       );
     },
@@ -51,7 +50,7 @@ export const notFoundChecks: Check[] = [
     area: 'not-found',
     level: 'required',
     mock: { skip: 'the mock answers any id with the example walk' },
-    hint: 'Answer ids that are not UUIDs with a 4xx error envelope (the project answers 404 not_found).',
+    hint: `Answer ids that are not UUIDs with a 4xx error envelope (the project answers ${refusal(NOT_FOUND)}).`,
     async run(ctx) {
       return refusedWithEnvelope(
         ctx,
@@ -70,7 +69,7 @@ export const notFoundChecks: Check[] = [
     mock: { skip: 'the mock answers any id with the example walk' },
     hint: 'Any 4xx error envelope is conformant.',
     run: async (ctx) =>
-      reportChoice((await ctx.data.detail(MALFORMED_ID)).exchange, '404 not_found, as an unknown UUID'),
+      reportChoice((await ctx.data.detail(MALFORMED_ID)).exchange, NOT_FOUND, ', as an unknown UUID'),
   },
   {
     id: 'NOT-FOUND-004',
@@ -85,7 +84,7 @@ export const notFoundChecks: Check[] = [
       const exchange = await ctx.client.send({ path: `${WALKS_PATH}-unknown-path`, auth: PRIMARY });
       const outcome = refusedWithEnvelope(ctx, exchange, 'an unknown path');
       if (outcome.status !== 'pass' || !exchange.response) return outcome;
-      return { ...outcome, differs: !answersAsDecided(exchange.response, '404 not_found') };
+      return { ...outcome, differs: !answersAs(exchange.response, NOT_FOUND) };
     },
   },
   {
@@ -96,11 +95,12 @@ export const notFoundChecks: Check[] = [
     level: 'advisory',
     decision: 'D-PLANNED',
     mock: { skip: 'the mock serves the live spec only' },
-    hint: 'Planned endpoints are not active; the project answers 404 not_found.',
+    hint: `Planned endpoints are not active; the project answers ${refusal(NOT_FOUND)}.`,
     run: async (ctx) =>
       reportChoice(
         await ctx.client.send({ path: '/api/v1/lists', auth: PRIMARY }),
-        '404 not_found ("This endpoint is planned and not active yet.")',
+        NOT_FOUND,
+        ' ("This endpoint is planned and not active yet.")',
       ),
   },
 ];

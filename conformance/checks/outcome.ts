@@ -3,6 +3,7 @@
  * ground floor: it imports nothing of the suite but its vocabulary (`../types.ts`).
  */
 import type { ContractValidator } from '../../spec/contract.ts';
+import { statusOfError } from '../../spec/facts.ts';
 import type { Exchange, Judged, Outcome, ResponseData, Status } from '../types.ts';
 
 /** What the envelope helpers need of a check's context. */
@@ -113,19 +114,29 @@ export function refusedWithEnvelope(ctx: Judge, exchange: Exchange, what: string
   return pass(expected, `${response.status} ${String(errorOf(response).code)}`, exchange);
 }
 
-/** Whether an answer is the refusal `decided` starts with (`401 unauthorized, …`). */
-export function answersAsDecided(response: ResponseData, decided: string): boolean {
-  const [status, code] = decided.split(/[ ,]/);
-  return String(response.status) === status && errorOf(response).code === code;
+/**
+ * A refusal as reports name it, `401 unauthorized`: an error code the spec names, with the status
+ * the spec gives it (`spec/facts.ts`), so no check writes a status beside a code by hand.
+ */
+export function refusal(code: string): string {
+  return `${statusOfError(code)} ${code}`;
 }
 
-/** Advisory: reports the status and code a deployment chose where the spec leaves it open. */
-export function reportChoice(exchange: Exchange, decided: string): Outcome {
-  const expected = `project decision: ${decided} (any 4xx envelope is conformant)`;
+/** Whether an answer is the refusal with this code, at the status the spec gives the code. */
+export function answersAs(response: ResponseData, code: string): boolean {
+  return response.status === statusOfError(code) && errorOf(response).code === code;
+}
+
+/**
+ * Advisory: reports the status and code a deployment chose where the spec leaves it open, against
+ * the project's decision, the refusal `code` (`more` adds to its description).
+ */
+export function reportChoice(exchange: Exchange, code: string, more = ''): Outcome {
+  const expected = `project decision: ${refusal(code)}${more} (any 4xx envelope is conformant)`;
   if (!exchange.response) return inconclusive(expected, exchange.error?.message ?? 'no answer', exchange);
-  const { code } = errorOf(exchange.response);
-  const chose = `${exchange.response.status}${typeof code === 'string' ? ` ${code}` : ''}`;
-  return advisory(expected, `this deployment answers ${chose}`, exchange, {
-    differs: !answersAsDecided(exchange.response, decided),
+  const chose = errorOf(exchange.response).code;
+  const answered = `${exchange.response.status}${typeof chose === 'string' ? ` ${chose}` : ''}`;
+  return advisory(expected, `this deployment answers ${answered}`, exchange, {
+    differs: !answersAs(exchange.response, code),
   });
 }

@@ -12,17 +12,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_PREFIX as PREFIX, WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import { main } from '../cli.ts';
-import { KEY_NAMES } from '../config.ts';
+import { KEY_NAMES } from '../types.ts';
 import type { Report } from '../types.ts';
 import { type Listening, listen, pourBytes } from './harness.ts';
 
-const PREFIX = 'svc_sk_live_';
 /** Fresh secrets per run, mixed-case so that an 8-character piece of one is never there by chance. */
 const KEYS = Object.fromEntries(
   KEY_NAMES.map((name) => [name, `${PREFIX}${randomBytes(36).toString('base64').replace(/[+/=]/g, 'x')}`]),
 ) as Record<(typeof KEY_NAMES)[number], string>;
-const ENV = { ...KEYS, CONFORMANCE_WEB_BASE_URL: 'https://dashboard.example' };
+const ENV = { ...KEYS, [WEB_BASE_URL_NAME]: 'https://dashboard.example' };
 const TIMEOUT_MS = 500;
 const SIZE_CAP = 64 * 1024;
 /** No run may take longer than this; a hang fails the test instead of stalling the suite. */

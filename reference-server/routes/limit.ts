@@ -14,7 +14,7 @@ export function parseLimit(values: readonly string[]): number | undefined {
   const [value] = values;
   if (values.length > 1 || value === undefined || !DIGITS.test(value)) return undefined;
   const limit = Number(value); // leading zeros are fine (`007` is 7); huge digit runs exceed 200
-  return limit >= 1 && limit <= MAX_LIMIT ? limit : undefined;
+  return limit >= LIMIT.minimum && limit <= MAX_LIMIT ? limit : undefined;
 }
 
 /** D-LIMIT: what a bad `limit` gets: refused (ours), or clamped into 1..200 (a variant). */
@@ -27,7 +27,7 @@ export type BadLimit = 'refuse' | 'clamp';
 export function clampLimit(values: readonly string[]): number {
   const match = /^\s*([+-]?[0-9]+)/.exec(values[0] ?? '');
   if (!match) return DEFAULT_LIMIT;
-  return Math.min(MAX_LIMIT, Math.max(1, Number(match[1])));
+  return Math.min(MAX_LIMIT, Math.max(LIMIT.minimum, Number(match[1])));
 }
 
 /** The raw `limit` values of a request URL, read from the query string itself (no parser settings). */

@@ -5,6 +5,18 @@
  * stays within the written spec; `DEFAULT_VARIANT` is the project's own decisions.
  */
 import { SeededSource } from '../../fixtures/seeded-source.ts';
+import { statusOfError } from '../../spec/facts.ts';
+import {
+  type ErrorAnswer,
+  INVALID_KEY,
+  INVALID_LIMIT,
+  MALFORMED_KEY,
+  MALFORMED_WALK_ID,
+  METHOD_NOT_ALLOWED,
+  MISSING_KEY,
+  NO_SUCH_ENDPOINT,
+  REVOKED_KEY,
+} from '../errors.ts';
 import type { CentroidMethod } from '../repository.ts';
 
 /** Status and code of one refusal; the message stays the project's. */
@@ -45,52 +57,57 @@ export interface Variant {
   centroid: CentroidMethod;
 }
 
+/** The status and code of one of the server's own answers: our decision is what we answer. */
+const ours = ({ status, code }: ErrorAnswer): Refusal => ({ status, code });
+/** A code the spec names, with the status the spec gives it. */
+const asSpecified = (code: string): Refusal => ({ status: statusOfError(code), code });
+
 export const DEFAULT_VARIANT: Variant = Object.freeze({
   seed: undefined,
-  missingKey: { status: 401, code: 'unauthorized' },
-  malformedKey: { status: 401, code: 'unauthorized' },
-  unknownKey: { status: 401, code: 'unauthorized' },
-  revokedKey: { status: 401, code: 'unauthorized' },
+  missingKey: ours(MISSING_KEY),
+  malformedKey: ours(MALFORMED_KEY),
+  unknownKey: ours(INVALID_KEY),
+  revokedKey: ours(REVOKED_KEY),
   bothHeaders: 'refuse',
   order: 'newest-first',
-  badLimit: { status: 400, code: 'invalid_parameter' },
-  malformedId: { status: 404, code: 'not_found' },
+  badLimit: ours(INVALID_LIMIT),
+  malformedId: ours(MALFORMED_WALK_ID),
   stopIds: 'uuid',
   coordinateDecimals: null,
   compression: 'gzip',
   caching: 'etag',
-  unknownPath: { status: 404, code: 'not_found' },
-  otherMethod: { status: 405, code: 'method_not_allowed' },
+  unknownPath: ours(NO_SUCH_ENDPOINT),
+  otherMethod: ours(METHOD_NOT_ALLOWED),
   centroid: 'planar',
 });
 
-const UNAUTHORIZED: Refusal = { status: 401, code: 'unauthorized' };
-const FORBIDDEN: Refusal = { status: 403, code: 'forbidden' };
+const FORBIDDEN = asSpecified('forbidden');
 
-/** The legal choices of every open point; the first of each is the project's decision. */
+/**
+ * The legal choices of every open point; the first of each is the project's decision. Where a
+ * status is written out, it is the variant's own choice, deliberately not the spec's for that code.
+ */
 export const CHOICES: { readonly [K in Exclude<keyof Variant, 'seed'>]: readonly Variant[K][] } = {
-  missingKey: [UNAUTHORIZED, { status: 400, code: 'missing_api_key' }, FORBIDDEN],
-  malformedKey: [UNAUTHORIZED, { status: 400, code: 'invalid_api_key' }, FORBIDDEN],
-  unknownKey: [UNAUTHORIZED, FORBIDDEN],
-  revokedKey: [UNAUTHORIZED, FORBIDDEN, { status: 401, code: 'key_revoked' }],
+  missingKey: [DEFAULT_VARIANT.missingKey, { status: 400, code: 'missing_api_key' }, FORBIDDEN],
+  malformedKey: [DEFAULT_VARIANT.malformedKey, { status: 400, code: 'invalid_api_key' }, FORBIDDEN],
+  unknownKey: [DEFAULT_VARIANT.unknownKey, FORBIDDEN],
+  revokedKey: [
+    DEFAULT_VARIANT.revokedKey,
+    FORBIDDEN,
+    { status: statusOfError('unauthorized'), code: 'key_revoked' },
+  ],
   bothHeaders: ['refuse', 'authorization', 'x-api-key'],
   order: ['newest-first', 'oldest-first', 'name', 'id'],
-  badLimit: [{ status: 400, code: 'invalid_parameter' }, { status: 422, code: 'invalid_parameter' }, 'clamp'],
-  malformedId: [
-    { status: 404, code: 'not_found' },
-    { status: 400, code: 'invalid_parameter' },
-  ],
+  badLimit: [DEFAULT_VARIANT.badLimit, { status: 422, code: 'invalid_parameter' }, 'clamp'],
+  malformedId: [DEFAULT_VARIANT.malformedId, asSpecified('invalid_parameter')],
   stopIds: ['uuid', 'prefixed', 'numeric'],
   coordinateDecimals: [null, 6, 5],
   compression: ['gzip', 'none'],
   caching: ['etag', 'no-store'],
-  unknownPath: [
-    { status: 404, code: 'not_found' },
-    { status: 400, code: 'unknown_endpoint' },
-  ],
+  unknownPath: [DEFAULT_VARIANT.unknownPath, { status: 400, code: 'unknown_endpoint' }],
   otherMethod: [
-    { status: 405, code: 'method_not_allowed' },
-    { status: 404, code: 'not_found' },
+    DEFAULT_VARIANT.otherMethod,
+    asSpecified('not_found'),
     { status: 400, code: 'method_not_allowed' },
   ],
   /** Drawn last, so adding it left every earlier point's draw unchanged. */
