@@ -5,7 +5,9 @@
 import { resolve } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
 import { choiceFlag, helpText, integerFlag, readFlags, withEnvFile } from '../command-line/flags.ts';
+import { CREDENTIAL_NAMES, type CredentialName, WALKS_READ_SCOPE, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
+import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
 import type { KeyName, SuiteConfig } from './types.ts';
 import { KEY_NAMES } from './types.ts';
 
@@ -132,8 +134,8 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   };
   const baseUrl = flags['base-url'] ?? (merged.CONFORMANCE_BASE_URL?.trim() || undefined);
   if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, '--base-url / CONFORMANCE_BASE_URL');
-  const webBaseUrl = flags['web-base-url'] ?? (merged.CONFORMANCE_WEB_BASE_URL?.trim() || undefined);
-  if (webBaseUrl !== undefined) config.webBaseUrl = normalizeBaseUrl(webBaseUrl, 'CONFORMANCE_WEB_BASE_URL');
+  const webBaseUrl = flags['web-base-url'] ?? (merged[WEB_BASE_URL_NAME]?.trim() || undefined);
+  if (webBaseUrl !== undefined) config.webBaseUrl = normalizeBaseUrl(webBaseUrl, WEB_BASE_URL_NAME);
   if (flags.sample !== undefined) config.sample = integerFlag('--sample', flags.sample, LIMITS.sample, 0);
   if (flags.spec !== undefined) {
     if (flags.spec.trim() === '') throw new ConfigError('--spec needs an OpenAPI file');
@@ -265,7 +267,7 @@ const FLAGS = {
   'web-base-url': {
     type: 'string',
     value: 'URL',
-    help: 'Expected {web_base_url} of web_url/app_link (env CONFORMANCE_WEB_BASE_URL)',
+    help: `Expected {web_base_url} of web_url/app_link (env ${WEB_BASE_URL_NAME})`,
   },
   'env-file': {
     type: 'string',
@@ -287,7 +289,7 @@ const FLAGS = {
   har: {
     type: 'string',
     value: 'FILE',
-    help: "Record the run's traffic as HAR 1.2; keys appear as $CONFORMANCE_API_KEY etc.",
+    help: `Record the run's traffic as HAR 1.2; keys appear as $${PRIMARY.key} etc.`,
   },
   'expect-failures': {
     type: 'string',
@@ -324,6 +326,30 @@ const FLAGS = {
   list: { type: 'boolean', help: 'Print the checks (id, level, section, title) and exit' },
 } as const satisfies CommandSpec['flags'];
 
+/** What each credential variable holds; the names are the contract's (`spec/facts.ts`). */
+const CREDENTIAL_HELP: Record<CredentialName, string> = {
+  [PRIMARY.key]: `primary campaign, scope ${WALKS_READ_SCOPE} (required with a base URL)`,
+  [NO_SCOPE.key]: `primary campaign, read scopes without ${WALKS_READ_SCOPE}`,
+  [OTHER.key]: `a second campaign, ${WALKS_READ_SCOPE}`,
+  [REVOKED.key]: 'primary campaign, revoked',
+  [EMPTY_CAMPAIGN.key]: `a campaign with no walks, ${WALKS_READ_SCOPE}`,
+  [WEB_BASE_URL_NAME]: 'the {web_base_url} of web_url and app_link',
+};
+
+/** The Environment section of `--help`: the suite's own variables around the contract's. */
+function environmentText(): string {
+  const rows: [string, string][] = [
+    ['CONFORMANCE_BASE_URL', 'base URL (as --base-url)'],
+    ...CREDENTIAL_NAMES.map((name): [string, string] => [name, CREDENTIAL_HELP[name]]),
+    ['CONFORMANCE_STRICT=1', 'as --strict'],
+    ['NO_COLOR', 'no colour (colour is used only on a terminal anyway)'],
+  ];
+  const lines = rows.map(([name, text]) => `  ${name.padEnd(32)}${text}`);
+  return [...lines, '  A check that needs a key that is not set is skipped and names the variable.'].join(
+    '\n',
+  );
+}
+
 const COMMAND: CommandSpec<typeof FLAGS> = {
   name: 'conformance',
   usage: 'npm run conformance -- [options]',
@@ -338,22 +364,13 @@ key is rejected, the base URL already holds /api/v1, or the answer is not JSON.`
   sections: [
     {
       title: 'Environment',
-      text: `  CONFORMANCE_BASE_URL            base URL (as --base-url)
-  CONFORMANCE_API_KEY             primary campaign, scope walks:read (required with a base URL)
-  CONFORMANCE_NO_SCOPE_KEY        primary campaign, read scopes without walks:read
-  CONFORMANCE_OTHER_CAMPAIGN_KEY  a second campaign, walks:read
-  CONFORMANCE_REVOKED_KEY         primary campaign, revoked
-  CONFORMANCE_EMPTY_CAMPAIGN_KEY  a campaign with no walks, walks:read
-  CONFORMANCE_WEB_BASE_URL        the {web_base_url} of web_url and app_link
-  CONFORMANCE_STRICT=1            as --strict
-  NO_COLOR                        no colour (colour is used only on a terminal anyway)
-  A check that needs a key that is not set is skipped and names the variable.`,
+      text: environmentText(),
     },
     {
       title: 'Results',
       text: `  pass, fail, skip (with the reason), advisory (what the deployment decided where the written
   spec is silent) and inconclusive (the data could not show it). Failures print the requirement,
-  expected, actual, a hint and a curl that uses $CONFORMANCE_API_KEY etc., never a key. The run
+  expected, actual, a hint and a curl that uses $${PRIMARY.key} etc., never a key. The run
   ends with the path of every report it wrote.`,
     },
     {

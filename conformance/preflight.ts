@@ -99,8 +99,8 @@ function keyStop(response: ResponseData): string {
   const status = `${response.status}${typeof code === 'string' ? ` ${code}` : ''}`;
   const what =
     response.status === 403
-      ? `check CONFORMANCE_API_KEY has scope ${WALKS_READ_SCOPE} and belongs to the target`
-      : 'check CONFORMANCE_API_KEY and the target';
+      ? `check ${PRIMARY.key} has scope ${WALKS_READ_SCOPE} and belongs to the target`
+      : `check ${PRIMARY.key} and the target`;
   return `the key was rejected (${status}) on GET ${API_PREFIX}/walks: ${what} (--base-url).`;
 }
 

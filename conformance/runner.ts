@@ -5,7 +5,7 @@
 import type { ContractValidator } from '../spec/contract.ts';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createContractValidator, LIVE_SPEC_PATH, loadSpec } from '../spec/contract.ts';
+import { createContractValidator, LIVE_SPEC_PATH, loadSpec, WEB_BASE_URL_NAME } from '../spec/contract.ts';
 import { CHECKS } from './checks/index.ts';
 import type { Exchange } from './client.ts';
 import { HttpClient } from './client.ts';
@@ -215,12 +215,8 @@ async function outcomeOf(check: Check, ctx: CheckContext): Promise<Outcome> {
       actual: `set ${missing.join(' and ')} to run this check`,
     };
   }
-  if (check.needsSetting === 'CONFORMANCE_WEB_BASE_URL' && !ctx.config.webBaseUrl) {
-    return {
-      status: 'skip',
-      expected: check.title,
-      actual: 'set CONFORMANCE_WEB_BASE_URL to run this check',
-    };
+  if (check.needsSetting === WEB_BASE_URL_NAME && !ctx.config.webBaseUrl) {
+    return { status: 'skip', expected: check.title, actual: `set ${WEB_BASE_URL_NAME} to run this check` };
   }
   if (ctx.config.profile === 'mock' && typeof check.mock === 'object') {
     return {

@@ -1,8 +1,11 @@
 /** The counts and the verdict of a run, from its results alone. */
+import { RESULT_CLASSES, type ResultClass } from '../spec/facts.ts';
 import type { CheckResult, ReportSummary } from './types.ts';
 
 export function summarize(results: CheckResult[]): ReportSummary {
-  const count = (status: CheckResult['status']) => results.filter((r) => r.status === status).length;
+  const counts = Object.fromEntries(
+    RESULT_CLASSES.map((status) => [status, results.filter((r) => r.status === status).length]),
+  ) as Record<ResultClass, number>;
   const requiredFailures = results.filter(
     (r) => r.status === 'fail' && r.effectiveLevel === 'required' && r.expectedFailure?.state !== 'failing',
   ).length;
@@ -10,11 +13,7 @@ export function summarize(results: CheckResult[]): ReportSummary {
   const fixedExpectedFailures = results.filter((r) => r.expectedFailure?.state === 'fixed').length;
   return {
     total: results.length,
-    pass: count('pass'),
-    fail: count('fail'),
-    skip: count('skip'),
-    advisory: count('advisory'),
-    inconclusive: count('inconclusive'),
+    ...counts,
     requiredFailures,
     expectedFailures,
     fixedExpectedFailures,

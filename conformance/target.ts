@@ -6,7 +6,7 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../spec/contract.ts';
-import { KEY_PREFIX, resolveRef } from '../spec/contract.ts';
+import { KEY_PREFIX, resolveRef, WEB_BASE_URL_NAME } from '../spec/contract.ts';
 import { ConfigError } from './config-error.ts';
 import type { CliOptions } from './config.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, PRIMARY } from './key-uses.ts';
@@ -73,13 +73,13 @@ export async function resolveTarget(options: CliOptions['config']): Promise<Targ
   }
   const { startReferenceServer } = await import('../reference-server/start.ts');
   const server = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
-  const { CONFORMANCE_WEB_BASE_URL, ...keys } = server.credentials;
+  const { [WEB_BASE_URL_NAME]: webBaseUrl, ...keys } = server.credentials;
   return {
     config: {
       ...options,
       baseUrl: server.baseUrl,
       keys,
-      webBaseUrl: CONFORMANCE_WEB_BASE_URL,
+      webBaseUrl,
       embedded: true,
     },
     close: () => server.close(),

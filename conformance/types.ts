@@ -203,13 +203,9 @@ export interface CheckResult {
   judged?: Judged;
 }
 
-export interface ReportSummary {
+/** How many results of each class (`RESULT_CLASSES`), then what decides the verdict. */
+export interface ReportSummary extends Record<ResultClass, number> {
   total: number;
-  pass: number;
-  fail: number;
-  skip: number;
-  advisory: number;
-  inconclusive: number;
   /** Failures of checks whose effective level is required and that no expected failure covers. */
   requiredFailures: number;
   /** Failures that `--expect-failures` lists: reported, but they do not fail the run. */

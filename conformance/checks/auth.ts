@@ -5,7 +5,7 @@
 import type { Exchange, RequestSpec } from '../client.ts';
 import { KEY_PREFIX, statusOfError, walkPath, WALKS_PATH, WALKS_READ_SCOPE } from '../../spec/facts.ts';
 import { isObject } from '../data.ts';
-import { PRIMARY, PRIMARY_X_API_KEY, REVOKED } from '../key-uses.ts';
+import { NO_SCOPE, OTHER, PRIMARY, PRIMARY_X_API_KEY, REVOKED } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';
 import {
@@ -114,7 +114,7 @@ export const authChecks: Check[] = [
     level: 'required',
     hint: 'Accept Authorization: Bearer <API_KEY> (the scheme name case-insensitively).',
     async run(ctx) {
-      const expected = 'Authorization: Bearer $CONFORMANCE_API_KEY gets 200 on both endpoints';
+      const expected = `Authorization: Bearer $${PRIMARY.key} gets 200 on both endpoints`;
       const exchanges = await bothEndpoints(ctx, { auth: PRIMARY });
       return worst(
         exchanges.map(
@@ -246,7 +246,7 @@ export const authChecks: Check[] = [
     title: 'A revoked key is refused (4xx error envelope)',
     area: 'auth',
     level: 'required',
-    needs: ['CONFORMANCE_REVOKED_KEY'],
+    needs: [REVOKED.key],
     mock: MOCK_KEYS,
     hint: 'A revoked key must stop working immediately: refuse it with a 4xx error envelope.',
     run: (ctx) => refusedOnBoth(ctx, { auth: REVOKED }, 'the revoked key'),
@@ -258,7 +258,7 @@ export const authChecks: Check[] = [
     area: 'auth',
     level: 'advisory',
     decision: 'D-AUTH-REVOKED',
-    needs: ['CONFORMANCE_REVOKED_KEY'],
+    needs: [REVOKED.key],
     mock: MOCK_KEYS,
     hint: 'Any 4xx error envelope is conformant; the project answers exactly as for an unknown key.',
     async run(ctx) {
@@ -281,7 +281,7 @@ export const authChecks: Check[] = [
     title: `A key without ${WALKS_READ_SCOPE} gets ${refusal(NO_SCOPE_CODE)} on both endpoints`,
     area: 'auth',
     level: 'required',
-    needs: ['CONFORMANCE_NO_SCOPE_KEY'],
+    needs: [NO_SCOPE.key],
     hint: `Check the key’s scopes: a key without ${WALKS_READ_SCOPE} gets ${statusOfError(NO_SCOPE_CODE)} {"ok":false,"error":{"code":"${NO_SCOPE_CODE}",...}}.`,
     async run(ctx) {
       const expected = `${statusOfError(NO_SCOPE_CODE)} with error.code "${NO_SCOPE_CODE}"`;
@@ -317,8 +317,8 @@ export const authChecks: Check[] = [
     mock: MOCK_KEYS,
     hint: `Refusing or preferring one header are both conformant; the project refuses with ${refusal(TWO_KEYS)}.`,
     async run(ctx) {
-      const spec: RequestSpec = ctx.config.keys.CONFORMANCE_OTHER_CAMPAIGN_KEY
-        ? { path: WALKS_PATH, auth: [PRIMARY, { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'x-api-key' }] }
+      const spec: RequestSpec = ctx.config.keys[OTHER.key]
+        ? { path: WALKS_PATH, auth: [PRIMARY, { ...OTHER, via: 'x-api-key' }] }
         : { path: WALKS_PATH, auth: PRIMARY, madeUpKey: 'x-api-key' };
       const exchange = await ctx.client.send(spec);
       const expected = `project decision: ${refusal(TWO_KEYS)}`;

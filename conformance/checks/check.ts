@@ -3,6 +3,7 @@
  * function that judges the target through the context and returns an outcome.
  */
 import type { ContractValidator } from '../../spec/contract.ts';
+import type { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import type { HttpClient } from '../client.ts';
 import type { SuiteData } from '../data.ts';
 import type { OperationMatcher } from '../operations.ts';
@@ -36,7 +37,7 @@ export interface Check {
   /** Keys the check needs; it is skipped, naming the variable, when one is not configured. */
   needs?: KeyName[];
   /** Only when this optional setting is configured (e.g. the web base URL). */
-  needsSetting?: 'CONFORMANCE_WEB_BASE_URL';
+  needsSetting?: typeof WEB_BASE_URL_NAME;
   /** Default `run`. */
   mock?: MockMode;
   /** Traffic checks look at every exchange of the run, so they run after all the others. */

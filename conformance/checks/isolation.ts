@@ -24,7 +24,7 @@ import {
 } from './outcome.ts';
 
 const MOCK_CAMPAIGNS = { skip: 'the mock has no campaigns: every key sees the same examples' };
-const NEEDS: Check['needs'] = ['CONFORMANCE_OTHER_CAMPAIGN_KEY'];
+const NEEDS: Check['needs'] = [OTHER.key];
 
 /** What a walk of another campaign gets: exactly what an unknown walk gets (§4.3 rule 1). */
 const NOT_FOUND = 'not_found';

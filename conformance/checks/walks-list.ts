@@ -1,5 +1,6 @@
 /** GET /api/v1/walks (§4.2, §2.1, §8): limits, summaries, links, the empty campaign. */
-import { LIMIT, stopStatusesOf } from '../../spec/contract.ts';
+import { LIMIT, stopStatusesOf, WEB_BASE_URL_NAME } from '../../spec/contract.ts';
+import { EMPTY_CAMPAIGN } from '../key-uses.ts';
 import type { WalkSummary } from '../../spec/types.ts';
 import type { ListView } from '../data.ts';
 import { isObject, seededRandom } from '../data.ts';
@@ -451,7 +452,7 @@ export const walksListChecks: Check[] = [
     title: 'Links use the configured web base URL',
     area: 'walks-list',
     level: 'required',
-    needsSetting: 'CONFORMANCE_WEB_BASE_URL',
+    needsSetting: WEB_BASE_URL_NAME,
     hint: 'Build web_url and app_link from the deployment’s configured {web_base_url}.',
     async run(ctx) {
       const base = ctx.config.webBaseUrl ?? '';
@@ -473,7 +474,7 @@ export const walksListChecks: Check[] = [
     title: 'A campaign without walks gets 200 with an empty list and meta.count 0',
     area: 'walks-list',
     level: 'required',
-    needs: ['CONFORMANCE_EMPTY_CAMPAIGN_KEY'],
+    needs: [EMPTY_CAMPAIGN.key],
     hint: 'An empty campaign is a success: 200 {"ok":true,"data":[],"meta":{"count":0}}, not an error.',
     async run(ctx) {
       const expected = '200 {"ok":true,"data":[],"meta":{"count":0}}';
@@ -530,7 +531,7 @@ export const walksListChecks: Check[] = [
     area: 'walks-list',
     level: 'advisory',
     decision: 'D-WEB-BASE',
-    hint: 'Set CONFORMANCE_WEB_BASE_URL to have the base checked.',
+    hint: `Set ${WEB_BASE_URL_NAME} to have the base checked.`,
     async run(ctx) {
       const expected = 'a configuration value of the deployment (reported)';
       const walks = await ctx.data.walks();

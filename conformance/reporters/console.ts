@@ -5,6 +5,7 @@
  * shows every section and every example. Colour only when the CLI says the output is a terminal.
  */
 import type { Verbosity } from '../config.ts';
+import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
 import * as sections from './sections.ts';
@@ -19,7 +20,6 @@ export interface ConsoleOptions {
 
 /** Examples (details, drift findings) shown per failure before "… and N more". */
 export const EXAMPLES = 5;
-const COLUMNS = ['pass', 'fail', 'skip', 'advisory', 'inconclusive'] as const;
 
 interface Paint {
   bad: (text: string) => string;
@@ -170,12 +170,12 @@ function moreHint(paths: readonly string[], verbosity: Verbosity): (hidden: numb
 }
 
 function areaTable(results: CheckResult[]): string {
-  const header = ['area'.padEnd(13), ...COLUMNS.map((c) => c.padStart(c.length + 1))].join('');
+  const header = ['area'.padEnd(13), ...RESULT_CLASSES.map((c) => c.padStart(c.length + 1))].join('');
   const rows = AREAS.filter((area) => results.some((r) => r.area === area)).map((area) => {
     const mine = results.filter((r) => r.area === area);
     return [
       area.padEnd(13),
-      ...COLUMNS.map((c) => String(mine.filter((r) => r.status === c).length).padStart(c.length + 1)),
+      ...RESULT_CLASSES.map((c) => String(mine.filter((r) => r.status === c).length).padStart(c.length + 1)),
     ].join('');
   });
   return [header, ...rows].join('\n');

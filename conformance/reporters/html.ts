@@ -7,11 +7,10 @@
  */
 import type { CheckChange } from '../compare.ts';
 import type { DriftFinding } from '../drift.ts';
-import type { CheckResult, Report, Status } from '../types.ts';
+import { RESULT_CLASSES } from '../../spec/facts.ts';
+import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
 import { answers, coverageHeadline, groupDrift, judgedText } from './sections.ts';
-
-const STATUSES: readonly Status[] = ['pass', 'fail', 'advisory', 'skip', 'inconclusive'];
 
 export function htmlReport(report: Report): string {
   const { target, summary } = report;
@@ -246,7 +245,7 @@ function advisoriesSection(report: Report): string {
 function resultsSection(report: Report): string {
   const areas = AREAS.filter((area) => report.results.some((r) => r.area === area)).map((area) => {
     const results = report.results.filter((r) => r.area === area);
-    const counts = STATUSES.map((s) => [s, results.filter((r) => r.status === s).length] as const)
+    const counts = RESULT_CLASSES.map((s) => [s, results.filter((r) => r.status === s).length] as const)
       .filter(([, n]) => n > 0)
       .map(([s, n]) => `<span class="badge ${s}">${n} ${s}</span>`)
       .join(' ');
