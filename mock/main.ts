@@ -6,6 +6,7 @@
 import {
   DEFAULT_MOCK_HOST,
   DEFAULT_MOCK_PORT,
+  freePort,
   isPortTaken,
   type MockedSpec,
   PrismStartError,
@@ -14,8 +15,7 @@ import {
   stoppedBySignal,
 } from './prism.ts';
 import type { CommandSpec } from '../command-line/flags.ts';
-import { optionsOrExit, readFlags } from '../command-line/flags.ts';
-import { parsePort } from './cli-flags.ts';
+import { optionsOrExit, packagedVersion, PORT_HELP, portFlag, readFlags } from '../command-line/flags.ts';
 import { KEY_PREFIX } from '../spec/facts.ts';
 
 const COMMAND = {
@@ -24,13 +24,18 @@ const COMMAND = {
   summary:
     "Serves the API's OpenAPI contract with the Prism mock server (example answers, no real data).\nCtrl-C stops it.",
   flags: {
-    port: { type: 'string', value: 'N', help: `Port to listen on (default ${DEFAULT_MOCK_PORT})` },
+    port: {
+      type: 'string',
+      value: 'N',
+      help: `Port to listen on (default ${DEFAULT_MOCK_PORT}; ${PORT_HELP})`,
+    },
     host: { type: 'string', value: 'H', help: `Address to listen on (default ${DEFAULT_MOCK_HOST})` },
     planned: {
       type: 'boolean',
       help: 'Mock the PLANNED endpoints (spec/planned.openapi.yaml) instead of the live ones',
     },
   },
+  version: packagedVersion('canvassing-mock'),
 } as const satisfies CommandSpec;
 
 interface MockFlags {
@@ -44,7 +49,7 @@ function parseFlags(argv: string[]): MockFlags | 'help' {
   if (values.help) return 'help';
   return {
     host: values.host ?? DEFAULT_MOCK_HOST,
-    port: values.port === undefined ? DEFAULT_MOCK_PORT : parsePort(values.port, '--port'),
+    port: portFlag('--port', values.port, DEFAULT_MOCK_PORT),
     spec: values.planned ? 'planned' : 'live',
   };
 }
@@ -72,6 +77,8 @@ function banner(prism: RunningPrism): string {
 async function main(argv: string[]): Promise<number> {
   const flags = optionsOrExit(COMMAND, argv, parseFlags);
   if (typeof flags === 'number') return flags;
+  // Prism cannot be told to take any free port and say which: one is chosen for it (the banner says it).
+  if (flags.port === 0) flags.port = await freePort(flags.host);
   if (await isPortTaken(flags.host, flags.port)) {
     console.error(`mock: ${flags.host}:${flags.port} is already in use; pass another --port.`);
     return 1;

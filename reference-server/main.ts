@@ -3,7 +3,16 @@
  * on a fixed port. See `--help`, and `../shared/CONTRACT.md` for the commands it must keep.
  */
 import type { CommandSpec } from '../command-line/flags.ts';
-import { integerFlag, optionsOrExit, rateLimitFlag, readFlags } from '../command-line/flags.ts';
+import {
+  integerFlag,
+  optionsOrExit,
+  packagedVersion,
+  PORT_HELP,
+  portFlag,
+  rateLimitFlag,
+  readFlags,
+  SEED_BOUNDS,
+} from '../command-line/flags.ts';
 import { DEFAULT_MAX_STOPS, DEFAULT_SEED, DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
 import { CREDENTIAL_KEY_NAMES, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
@@ -23,7 +32,7 @@ const COMMAND = {
   usage: 'npm run reference-server -- [options]',
   summary: 'Serves the Canvassing Read API on a seeded demo data set.',
   flags: {
-    port: { type: 'string', value: 'N', help: 'Port to listen on (default 8080; 0 picks a free port)' },
+    port: { type: 'string', value: 'N', help: `Port to listen on (default 8080; ${PORT_HELP})` },
     host: { type: 'string', value: 'H', help: 'Address to listen on (default 127.0.0.1)' },
     seed: { type: 'string', value: 'S', help: `Data set seed (default ${DEFAULT_SEED})` },
     walks: {
@@ -59,6 +68,7 @@ const COMMAND = {
       text: '  JSON lines on stdout. SIGINT or SIGTERM stops the server after open requests finish.',
     },
   ],
+  version: packagedVersion('canvassing-reference-server'),
 } as const satisfies CommandSpec;
 
 interface Flags extends VariantSettings {
@@ -79,9 +89,9 @@ export function parseFlags(argv: string[]): Flags | 'help' {
   if (values.help) return 'help';
   return {
     ...variantSettings(values),
-    port: integerFlag('--port', values.port, { min: 0, max: 65535 }, 8080),
+    port: portFlag('--port', values.port, 8080),
     host: values.host ?? '127.0.0.1',
-    seed: integerFlag('--seed', values.seed, { min: 0, max: 2 ** 32 - 1 }, DEFAULT_SEED),
+    seed: integerFlag('--seed', values.seed, SEED_BOUNDS, DEFAULT_SEED),
     walks: integerFlag('--walks', values.walks, { min: 0, max: 2_000_000 }, DEFAULT_WALKS),
     maxStops: integerFlag('--max-stops', values['max-stops'], { min: 0, max: 100_000 }, DEFAULT_MAX_STOPS),
     webBaseUrl: normalizeWebBaseUrl(values['web-base-url'] ?? DEFAULT_WEB_BASE_URL),

@@ -6,9 +6,18 @@
  */
 import { buildApiReference } from '../docs/build.ts';
 import type { CommandSpec } from '../command-line/flags.ts';
-import { optionsOrExit, readFlags, UsageError } from '../command-line/flags.ts';
-import { parsePort } from '../mock/cli-flags.ts';
 import {
+  integerFlag,
+  optionsOrExit,
+  packagedVersion,
+  PORT_HELP,
+  portFlag,
+  readFlags,
+  SEED_BOUNDS,
+  UsageError,
+} from '../command-line/flags.ts';
+import {
+  freePort,
   isPortTaken,
   PrismStartError,
   type RunningPrism,
@@ -32,12 +41,17 @@ const COMMAND = {
   summary:
     'Starts the sandbox: the reference server (seeded demo data, real keys) and the Prism mock.\nVariants, latency and faults apply to the reference server; the Prism mock answers as always.\nCtrl-C stops both.',
   flags: {
-    port: { type: 'string', value: 'N', help: 'Reference server port (default 8080)' },
-    'mock-port': { type: 'string', value: 'N', help: 'Prism mock port (default 4010)' },
+    port: { type: 'string', value: 'N', help: `Reference server port (default 8080; ${PORT_HELP})` },
+    'mock-port': { type: 'string', value: 'N', help: `Prism mock port (default 4010; ${PORT_HELP})` },
     host: { type: 'string', value: 'H', help: 'Address both listen on (default 127.0.0.1)' },
-    seed: { type: 'string', value: 'S', help: "Demo data set seed (default: the reference server's)" },
+    seed: {
+      type: 'string',
+      value: 'S',
+      help: `Demo data set seed, ${SEED_BOUNDS.min} to ${SEED_BOUNDS.max} (default: the reference server's)`,
+    },
     ...VARIANT_FLAGS,
   },
+  version: packagedVersion('canvassing-sandbox'),
 } as const satisfies CommandSpec;
 
 /** How long both may take to stop before the sandbox gives up waiting and exits anyway. */
@@ -53,17 +67,16 @@ interface SandboxFlags extends VariantSettings {
 function parseFlags(argv: string[]): SandboxFlags | 'help' {
   const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
-  const seed = values.seed;
-  if (seed !== undefined && !/^\d{1,10}$/.test(seed))
-    throw new UsageError('--seed must be a non-negative integer.');
   const flags = {
     ...variantSettings(values),
     host: values.host ?? '127.0.0.1',
-    port: values.port === undefined ? 8080 : parsePort(values.port, '--port'),
-    mockPort: values['mock-port'] === undefined ? 4010 : parsePort(values['mock-port'], '--mock-port'),
-    seed: seed === undefined ? undefined : Number(seed),
+    port: portFlag('--port', values.port, 8080),
+    mockPort: portFlag('--mock-port', values['mock-port'], 4010),
+    seed: values.seed === undefined ? undefined : integerFlag('--seed', values.seed, SEED_BOUNDS, 0),
   };
-  if (flags.port === flags.mockPort) throw new UsageError('--port and --mock-port must differ.');
+  if (flags.port === flags.mockPort && flags.port !== 0) {
+    throw new UsageError('--port and --mock-port must differ');
+  }
   return flags;
 }
 
@@ -116,6 +129,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(flags.variant ? `${variantText(flags.variant)}\n` : variantList());
     return 0;
   }
+  // Prism cannot be told to take any free port and say which: one is chosen for it (the banner says it).
+  if (flags.mockPort === 0) flags.mockPort = await freePort(flags.host);
   if (!(await portsFree(flags))) return 1;
 
   await buildApiReference().catch((error: unknown) => {

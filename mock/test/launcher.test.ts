@@ -66,12 +66,20 @@ describe('npm run mock (mock/main.ts)', () => {
     }
   });
 
-  it.each([['0'], ['70000'], ['4010x']])(
+  it('serves on a free port with --port 0, and says which', async () => {
+    launched = launch('mock/main.ts', ['--port', '0']);
+    await launched.waitForOutput('Ctrl-C stops it.');
+    const port = Number(/at http:\/\/127\.0\.0\.1:(\d+)/.exec(launched.output())?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(await isListening(HOST, port)).toBe(true);
+  });
+
+  it.each([['-1'], ['70000'], ['4010x']])(
     'exits 2 with the shared usage message on --port %s',
     async (port) => {
       launched = launch('mock/main.ts', ['--port', port]);
       expect(await launched.exited).toBe(2);
-      expect(launched.output()).toContain('mock: --port must be a port number');
+      expect(launched.output()).toContain(`mock: --port must be an integer from 0 to 65535, not "${port}"`);
       expect(launched.output()).toContain('Run with --help for the options.');
     },
   );
