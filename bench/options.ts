@@ -1,6 +1,6 @@
 /** The benchmark's command line: a full run (default) or `--quick`, and overrides for a tiny run. */
 import type { CommandSpec } from '../command-line/flags.ts';
-import { readFlags, UsageError } from '../command-line/flags.ts';
+import { choiceListFlag, integerFlag, numberFlag, readFlags } from '../command-line/flags.ts';
 
 export const COMMAND = {
   name: 'bench',
@@ -77,51 +77,26 @@ export function parseBenchFlags(argv: string[]): BenchOptions | 'help' {
   const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
   const quick = values.quick ?? false;
+  const count = (flag: string, raw: string | undefined, fallback: number, max: number) =>
+    integerFlag(flag, raw, { min: 1, max }, fallback);
   return {
     mode: quick ? 'quick' : 'full',
     output: values.output ?? 'reports/bench.json',
-    durationS: positive('--duration', values.duration, quick ? 0.5 : 1.25, 600),
-    rounds: Math.round(positive('--rounds', values.rounds, quick ? 2 : 5, 100)),
-    warmupS: positive('--warmup', values.warmup, quick ? 0.5 : 1, 600, true),
-    connections: Math.round(positive('--connections', values.connections, 10, 1_000)),
-    rate: Math.round(positive('--rate', values.rate, 400, 100_000)),
-    largeWalks: Math.round(
-      positive('--large-walks', values['large-walks'], quick ? 10_000 : 100_000, 2_000_000),
+    durationS: numberFlag(
+      '--duration',
+      values.duration,
+      { min: 0, max: 600, above: true },
+      quick ? 0.5 : 1.25,
     ),
-    startupSamples: Math.round(positive('--startup-samples', values['startup-samples'], quick ? 1 : 3, 20)),
+    rounds: count('--rounds', values.rounds, quick ? 2 : 5, 100),
+    warmupS: numberFlag('--warmup', values.warmup, { min: 0, max: 600 }, quick ? 0.5 : 1),
+    connections: count('--connections', values.connections, 10, 1_000),
+    rate: count('--rate', values.rate, 400, 100_000),
+    largeWalks: count('--large-walks', values['large-walks'], quick ? 10_000 : 100_000, 2_000_000),
+    startupSamples: count('--startup-samples', values['startup-samples'], quick ? 1 : 3, 20),
     fixtureSizes: (values['fixture-sizes'] ?? (quick ? '1000,2000,5000' : '1000,10000,100000'))
       .split(',')
-      .map((size) => Math.round(positive('--fixture-sizes', size, 0, 2_000_000))),
-    skip: sectionList(values.skip ?? ''),
+      .map((size) => count('--fixture-sizes', size.trim(), 0, 2_000_000)),
+    skip: new Set(choiceListFlag('--skip', values.skip ?? '', SECTIONS)),
   };
-}
-
-function positive(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  max: number,
-  zeroOk = false,
-): number {
-  if (raw === undefined) return fallback;
-  const value = /^[0-9]+(\.[0-9]+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-  if (!(value <= max && (zeroOk ? value >= 0 : value > 0))) {
-    throw new UsageError(
-      `${name} must be a number ${zeroOk ? 'from 0' : 'above 0'} up to ${max}, got ${raw}`,
-    );
-  }
-  return value;
-}
-
-function sectionList(raw: string): Set<Section> {
-  const names = raw
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  for (const name of names) {
-    if (!(SECTIONS as readonly string[]).includes(name)) {
-      throw new UsageError(`--skip takes ${SECTIONS.join(', ')}; got ${name}`);
-    }
-  }
-  return new Set(names as Section[]);
 }

@@ -10,6 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import { badValue } from '../command-line/flags.ts';
 import { type ForkedSource, SeededSource } from '../fixtures/seeded-source.ts';
 import { ApiError, errorAnswer, rateLimited } from './errors.ts';
 
@@ -75,7 +76,7 @@ export function parseLatency(raw: string): { minMs: number; maxMs: number } {
   const minMs = Number(match?.[1]);
   const maxMs = match?.[2] === undefined ? minMs : Number(match[2]);
   if (!match || !(minMs <= maxMs && maxMs <= 60_000)) {
-    throw new RangeError('--latency must be MS or MIN-MAX in milliseconds, up to 60000');
+    throw badValue('--latency', 'MS or MIN-MAX in milliseconds, up to 60000', raw);
   }
   return { minMs, maxMs };
 }
@@ -83,7 +84,7 @@ export function parseLatency(raw: string): { minMs: number; maxMs: number } {
 /** `--faults 0.05`: a share of requests from 0 to 1. */
 export function parseFaultRate(raw: string): number {
   const rate = /^(0(\.[0-9]+)?|1(\.0+)?)$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(rate >= 0 && rate <= 1)) throw new RangeError('--faults must be a share from 0 to 1, such as 0.05');
+  if (!(rate >= 0 && rate <= 1)) throw badValue('--faults', 'a share from 0 to 1, such as 0.05', raw);
   return rate;
 }
 
@@ -92,7 +93,7 @@ export function parseFaultKinds(raw: string): FaultKind[] {
   const kinds = raw.split(',').map((kind) => kind.trim());
   const unknown = kinds.filter((kind) => !(FAULT_KINDS as readonly string[]).includes(kind));
   if (kinds.length === 0 || unknown.length > 0) {
-    throw new RangeError(`--fault-kinds takes ${FAULT_KINDS.join(',')}; got ${raw}`);
+    throw badValue('--fault-kinds', `a comma list of ${FAULT_KINDS.join(', ')}`, raw);
   }
   return [...new Set(kinds)] as FaultKind[];
 }

@@ -6,7 +6,7 @@
  */
 import { relative } from 'node:path';
 import type { CommandSpec } from '../../command-line/flags.ts';
-import { helpText, readFlags, usageMessage } from '../../command-line/flags.ts';
+import { choiceFlag, helpText, readFlags, usageMessage } from '../../command-line/flags.ts';
 import { LIVE_SPEC_PATH } from '../contract.ts';
 import { acknowledgementsBeside } from './acknowledgements.ts';
 import { SpecDiffError } from './errors.ts';
@@ -89,19 +89,14 @@ export async function main(argv: string[]): Promise<number> {
 function parseOptions(argv: string[]): Options | 'help' {
   let values: ReturnType<typeof readFlags<typeof COMMAND.flags>>['values'];
   let positionals: string[];
+  let format: ReportFormat;
   try {
     ({ values, positionals } = readFlags(COMMAND, argv));
+    format = choiceFlag('--format', values.format ?? 'text', FORMATS);
   } catch (error) {
     throw new SpecDiffError('usage', (error as Error).message);
   }
   if (values.help) return 'help';
-  const format = values.format ?? 'text';
-  if (!isFormat(format)) {
-    throw new SpecDiffError(
-      'usage',
-      `--format must be one of ${FORMATS.join(', ')}, not ${JSON.stringify(format)}.`,
-    );
-  }
   const accepted = values.accepted;
   if (accepted !== undefined && (accepted.trim() === '' || accepted.startsWith('-'))) {
     throw new SpecDiffError('usage', '--accepted needs a file.');
@@ -121,10 +116,6 @@ function parseOptions(argv: string[]): Options | 'help' {
     );
   }
   return { format, specs: positionals, ...(accepted ? { accepted } : {}) };
-}
-
-function isFormat(format: string): format is ReportFormat {
-  return (FORMATS as readonly string[]).includes(format);
 }
 
 function headPathOf(options: Options): string {
