@@ -5,6 +5,7 @@
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { choiceFlag, type CommandSpec, optionsOrExit, readFlags } from '../command-line/flags.ts';
 import { loadSpec } from '../spec/contract.ts';
 import { bundle } from './bundle.ts';
 import {
@@ -134,32 +135,65 @@ function writeJson(path: string, value: unknown): void {
 }
 
 /**
- * A bin: `--version` alone prints the package's and the API's versions; anything else runs the entry.
+ * Bins whose command does not declare its `version` yet: their launcher answers `--version` alone.
+ * The conformance CLI reads its flags in conformance/config.ts, whose COMMAND has no `version`
+ * (every other bin's command takes `version: packagedVersion(name)` and answers it through
+ * `optionsOrExit`); once it does, this set is empty and the launcher only imports.
+ */
+const VERSION_IN_LAUNCHER: ReadonlySet<string> = new Set(['canvassing-conformance']);
+
+/**
+ * A bin: it runs its entry's bundle, whose command answers `--help` and `--version` itself.
  * The shebang ends node's own options with `--`: Node 20 reads `--env-file` anywhere on its command
  * line and exits 9 on a missing file before the CLI could say "env file not found" itself.
  */
 function writeLauncher(path: string, name: string, entry: string): void {
   const bundled = `./${relative(dirname(path), entry.replace(/\.ts$/, '.mjs')).split('\\').join('/')}`;
+  const run = `await import(${JSON.stringify(bundled)});`;
   const source = `#!/usr/bin/env -S node --
 // ${name}: built by packaging/build.ts.
-import { readFileSync } from 'node:fs';
+${VERSION_IN_LAUNCHER.has(name) ? launcherVersion(name, run) : run}
+`;
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, source, { mode: 0o755 });
+}
+
+/** The launcher's own `--version`, for a bin in VERSION_IN_LAUNCHER: the line `packagedVersion` makes. */
+function launcherVersion(name: string, run: string): string {
+  return `import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === '--version') {
   const { version, api } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(\`${name} \${version} (\${api.title} \${api.version})\\n\`);
 } else {
-  await import(${JSON.stringify(bundled)});
-}
-`;
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, source, { mode: 0o755 });
+  ${run}
+}`;
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname) {
-  const dirs = process.argv.slice(2);
+const COMMAND = {
+  name: 'build:packages',
+  usage: `npm run build:packages -- [${PACKAGES.map((p) => p.dir).join('|')}]...`,
+  summary:
+    "Builds each named package's dist/ (every package when none is named): one bundle per entry\npoint, the files it ships, its package.json and one launcher per bin.",
+  positionals: 'PACKAGE',
+  flags: {},
+} as const satisfies CommandSpec;
+
+async function main(argv: string[]): Promise<number> {
+  const dirs = optionsOrExit(COMMAND, argv, (args) => {
+    const { values, positionals } = readFlags(COMMAND, args);
+    const known = PACKAGES.map((p) => p.dir);
+    return values.help ? 'help' : positionals.map((dir) => choiceFlag('PACKAGE', dir, known));
+  });
+  if (typeof dirs === 'number') return dirs;
   for (const definition of dirs.length > 0 ? dirs.map(packageDefinition) : PACKAGES) {
     const entries = await buildPackage(definition);
     console.log(`${definition.dir}/dist: ${entries.join(', ')}`);
   }
+  return 0;
+}
+
+if (process.argv[1] === new URL(import.meta.url).pathname) {
+  process.exitCode = await main(process.argv.slice(2));
 }

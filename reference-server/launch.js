@@ -94,8 +94,19 @@ const ownModuleUrls = {
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // `--build-only` is the launcher's own flag, and only as the first argument: after the `--` that
+  // `npm run reference-server` passes, every argument is the server's (main.ts reads them all,
+  // and refuses `--build-only` like any unknown flag).
+  const buildOnly = process.argv[2] === '--build-only';
+  if (buildOnly && process.argv.length > 3) {
+    // The shared usage message (command-line/flags.ts), which this file runs before it can import.
+    process.stderr.write(
+      'reference-server: --build-only takes no other argument\nRun with --help for the options.\n',
+    );
+    process.exit(2);
+  }
   const bundle = await ensureBundle();
-  if (process.argv[2] === '--build-only') process.exit(0);
+  if (buildOnly) process.exit(0);
   process.setSourceMapsEnabled(true);
   await import(pathToFileURL(bundle).href);
 }

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
+import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/flags.ts';
 import { CHECKS } from '../checks/index.ts';
 import type { Check } from '../checks/check.ts';
 import { MUTATIONS } from './mutations.ts';
@@ -62,7 +63,26 @@ export function coverageTable(): string {
   ].join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
-  writeFileSync(COVERAGE_PATH, await coverageMarkdown());
-  console.log(`wrote ${COVERAGE_PATH}`);
+const COMMAND = {
+  name: 'conformance:coverage',
+  usage: `npm run conformance:coverage (rewrites the file)
+       tsx conformance/test/coverage-table.ts [--write]`,
+  summary:
+    'Builds the coverage table (every failable check and the broken variants that catch it) from the\ncheck registry and the variant list.',
+  flags: {
+    write: { type: 'boolean', help: 'Rewrite conformance/COVERAGE.md (without it, print the table)' },
+  },
+} as const satisfies CommandSpec;
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const options = optionsOrExit(COMMAND, process.argv.slice(2), (argv) => {
+    const { values } = readFlags(COMMAND, argv);
+    return values.help ? 'help' : { write: values.write ?? false };
+  });
+  if (typeof options === 'number') process.exitCode = options;
+  else if (!options.write) process.stdout.write(await coverageMarkdown());
+  else {
+    writeFileSync(COVERAGE_PATH, await coverageMarkdown());
+    console.log(`wrote ${COVERAGE_PATH}`);
+  }
 }

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/flags.ts';
 
 export const WRITTEN_SPEC_PATH = fileURLToPath(
   new URL('../../../shared/spec-source/canvassing-read-api.md', import.meta.url),
@@ -119,15 +120,38 @@ export function sharedWrittenFacts(): WrittenFacts | undefined {
   );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
+const COMMAND = {
+  name: 'spec:written-facts',
+  usage: `npm run spec:written-facts (rewrites the file)
+       tsx spec/test/written-spec-facts.ts [--write]`,
+  summary:
+    'Extracts the facts the spec tests need from the written spec and the command-line contract in\n../shared (spec-source/canvassing-read-api.md, CONTRACT.md) beside this clone.',
+  flags: {
+    write: { type: 'boolean', help: 'Rewrite spec/written-spec-facts.json (without it, print the facts)' },
+  },
+  sections: [{ title: 'Exit status', text: '  0 done; 2 usage, or ../shared is not beside this clone.' }],
+} as const satisfies CommandSpec;
+
+async function main(argv: string[]): Promise<number> {
+  const options = optionsOrExit(COMMAND, argv, (args) => {
+    const { values } = readFlags(COMMAND, args);
+    return values.help ? 'help' : { write: values.write ?? false };
+  });
+  if (typeof options === 'number') return options;
   const facts = sharedWrittenFacts();
   if (!facts) {
     process.stderr.write(`spec:written-facts: ${WRITTEN_SPEC_PATH} or ${SHARED_CONTRACT_PATH} is missing.\n`);
-    process.exitCode = 2;
-  } else {
-    const prettier = await import('prettier');
-    const options = { ...(await prettier.resolveConfig(WRITTEN_FACTS_PATH)), filepath: WRITTEN_FACTS_PATH };
-    writeFileSync(WRITTEN_FACTS_PATH, await prettier.format(JSON.stringify(facts), options));
+    return 2;
+  }
+  const prettier = await import('prettier');
+  const config = { ...(await prettier.resolveConfig(WRITTEN_FACTS_PATH)), filepath: WRITTEN_FACTS_PATH };
+  const text = await prettier.format(JSON.stringify(facts), config);
+  if (!options.write) process.stdout.write(text);
+  else {
+    writeFileSync(WRITTEN_FACTS_PATH, text);
     process.stdout.write(`wrote ${WRITTEN_FACTS_PATH}\n`);
   }
+  return 0;
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await main(process.argv.slice(2));
