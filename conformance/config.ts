@@ -8,7 +8,8 @@ import { choiceFlag, helpText, integerFlag, readFlags, withEnvFile } from '../co
 import { CREDENTIAL_NAMES, type CredentialName, WALKS_READ_SCOPE, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
-import type { KeyName, SuiteConfig } from './types.ts';
+import { requireTargetKeys, type TargetOptions } from './target.ts';
+import type { KeyName } from './types.ts';
 import { KEY_NAMES } from './types.ts';
 
 export { KEY_NAMES } from './types.ts';
@@ -34,8 +35,8 @@ export const DEFAULTS = {
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
 export interface CliOptions {
-  /** Missing when neither `--base-url` nor `CONFORMANCE_BASE_URL` is set: the embedded default. */
-  config: Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
+  /** Its `baseUrl` is missing when neither `--base-url` nor `CONFORMANCE_BASE_URL` is set. */
+  config: TargetOptions;
   reporters: { name: ReporterName; output?: string }[];
   /** `--skip PREFIX`: checks left out, by id prefix (`--only` lives in the config). */
   skip?: string[];
@@ -63,16 +64,8 @@ export function parseCli(argv: string[], env: Env): CliOptions {
     throw new ConfigError('--quiet and --verbose contradict each other: choose one');
   const merged = withEnvFile(flags['env-file'], env);
   const config = configOf(flags, merged);
-  if (
-    config.baseUrl !== undefined &&
-    config.profile === 'live' &&
-    !config.keys.CONFORMANCE_API_KEY &&
-    !flags.list
-  ) {
-    throw new ConfigError(
-      'CONFORMANCE_API_KEY is not set: export it (the key of the campaign under test, scope walks:read)',
-    );
-  }
+  // --list sends nothing, so it needs no key; the target decides which keys a run needs.
+  if (!flags.list) requireTargetKeys(config);
   const options: CliOptions = {
     config,
     reporters: parseReporters(flags.reporter ?? [], flags.output ?? []),

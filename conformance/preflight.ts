@@ -7,12 +7,12 @@
  * so they count in the budget, appear in the HAR, and the list it fetched is the one the checks use
  * (the client memoizes it): on a healthy target the pre-flight costs no request of its own.
  */
-import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../spec/contract.ts';
-import { resolveRef, WALKS_PATH, WALKS_READ_SCOPE } from '../spec/contract.ts';
+import { WALKS_PATH, WALKS_READ_SCOPE } from '../spec/contract.ts';
 import type { HttpClient } from './client.ts';
 import { PRIMARY } from './key-uses.ts';
-import type { Exchange, NetworkFailure, PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
+import { mockWarning } from './target.ts';
+import type { NetworkFailure, PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
 
 /** The API prefix every path of the spec starts with; a base URL must stop before it. */
 const API_PREFIX = WALKS_PATH.slice(0, WALKS_PATH.lastIndexOf('/'));
@@ -55,11 +55,8 @@ async function diagnose(
       `GET ${url} answered 404: if the API sits behind a path prefix, include it in --base-url (https://host/prefix)`,
     );
   }
-  if (config.profile === 'live' && looksLikeMock(list, contract)) {
-    warnings.push(
-      `${config.baseUrl} answers the spec's own example walks: it looks like a mock; with a mock, use --profile mock`,
-    );
-  }
+  const mock = mockWarning(config, list, contract);
+  if (mock) warnings.push(mock);
   return { warnings };
 }
 
@@ -126,30 +123,4 @@ function notJsonStop(url: string, response: ResponseData): string {
  */
 function isJson(response: ResponseData): boolean {
   return response.json !== undefined || /^application\/(.+\+)?json$/.test(response.mediaType ?? '');
-}
-
-/** A live run whose list holds only the walks of the spec's examples is talking to a mock. */
-function looksLikeMock(list: Exchange, contract: ContractValidator): boolean {
-  const walks = (list.response?.json as { data?: unknown } | undefined)?.data;
-  if (!Array.isArray(walks) || walks.length === 0) return false;
-  const known = exampleWalkIds(contract);
-  return walks.every((walk) => known.has(String((walk as { id?: unknown } | null)?.id)));
-}
-
-function exampleWalkIds(contract: ContractValidator): Set<string> {
-  const ids = new Set<string>();
-  const response = contract.operation('listWalks').definition.responses?.['200'];
-  if (!response) return ids;
-  const media = resolveRef<OpenAPIV3_1.ResponseObject>(contract.doc, response).content?.['application/json'];
-  const values = [
-    media?.example,
-    ...Object.values(media?.examples ?? {}).map(
-      (ref) => resolveRef<OpenAPIV3_1.ExampleObject>(contract.doc, ref).value,
-    ),
-  ];
-  for (const value of values) {
-    const data = (value as { data?: unknown } | undefined)?.data;
-    for (const walk of Array.isArray(data) ? data : []) ids.add(String((walk as { id?: unknown }).id));
-  }
-  return ids;
 }

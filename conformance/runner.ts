@@ -15,7 +15,7 @@ import { SuiteData } from './data.ts';
 import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
 import { summarize } from './summary.ts';
-import { profileOf, withMockKeys } from './target.ts';
+import { profileOf } from './target.ts';
 
 export { summarize } from './summary.ts';
 import type { Check, CheckContext } from './checks/check.ts';
@@ -143,18 +143,20 @@ export async function runSuiteWithTraffic(
   }
 }
 
-/** What the checks of one run share: the client, the data, the validators and the operations. */
+/**
+ * What the checks of one run share: the client, the data, the validators and the operations. The
+ * config is the resolved target's (`target.ts`), keys included; the runner adds none.
+ */
 function contextFor(config: SuiteConfig): { ctx: CheckContext; spec: SpecIdentity } {
-  const effective = withMockKeys(config);
-  const client = new HttpClient(effective);
+  const client = new HttpClient(config);
   const { open, closed, spec } = contractsFor(config.specPath);
   const ctx: CheckContext = {
-    config: effective,
+    config,
     client,
-    data: new SuiteData(client, effective, profileOf(effective, open)),
+    data: new SuiteData(client, config, profileOf(config, open)),
     contract: open,
     closedContract: closed,
-    operations: operationMatcher(open, effective.baseUrl),
+    operations: operationMatcher(open, config.baseUrl),
   };
   return { ctx, spec };
 }
@@ -218,13 +220,8 @@ async function outcomeOf(check: Check, ctx: CheckContext): Promise<Outcome> {
   if (check.needsSetting === WEB_BASE_URL_NAME && !ctx.config.webBaseUrl) {
     return { status: 'skip', expected: check.title, actual: `set ${WEB_BASE_URL_NAME} to run this check` };
   }
-  if (ctx.config.profile === 'mock' && typeof check.mock === 'object') {
-    return {
-      status: 'skip',
-      expected: check.title,
-      actual: `not applicable to the mock: ${check.mock.skip}`,
-    };
-  }
+  const notApplicable = ctx.data.profile.notApplicable(check.mock ?? 'run');
+  if (notApplicable) return { status: 'skip', expected: check.title, actual: notApplicable };
   try {
     return await check.run(ctx);
   } catch (error) {

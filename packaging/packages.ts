@@ -5,6 +5,7 @@
  * the two to each other.
  */
 import { fileURLToPath } from 'node:url';
+import { EMBEDDED_SERVER_PACKAGE } from '../conformance/target.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -24,30 +25,18 @@ export interface PackageDefinition {
 }
 
 /** The name the conformance package imports the sandbox's in-process server by. */
-export const SANDBOX_START = 'canvassing-sandbox/start';
+export const SANDBOX_START = `${EMBEDDED_SERVER_PACKAGE}/start`;
 
 /**
- * Stands in for `reference-server/start.ts` in the conformance package: the embedded default runs
- * the reference server of the sandbox package when that is installed beside it, and otherwise says
- * how to name a deployment (a `ConfigError`, so exit status 2).
+ * Stands in for `reference-server/start.ts` in the conformance package: the same function, from
+ * the sandbox package. Only the import changes; what a missing sandbox means is decided by
+ * `conformance/target.ts`. The name sits in a constant so esbuild leaves it to run time.
  */
 const EMBEDDED_FROM_SANDBOX = `
-import { ConfigError } from '../conformance/config-error.ts';
-
 const SANDBOX_START = ${JSON.stringify(SANDBOX_START)};
 
 export async function startReferenceServer(options) {
-  let sandbox;
-  try {
-    sandbox = await import(SANDBOX_START);
-  } catch (error) {
-    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('canvassing-sandbox')) throw error;
-    throw new ConfigError(
-      'no deployment to check: give its base URL with --base-url URL (or CONFORMANCE_BASE_URL) and its key in ' +
-        'CONFORMANCE_API_KEY; or install canvassing-sandbox beside this package to check the embedded reference server',
-    );
-  }
-  return sandbox.startReferenceServer(options);
+  return (await import(SANDBOX_START)).startReferenceServer(options);
 }
 `;
 
@@ -58,6 +47,7 @@ export async function startReferenceServer(options) {
 const SHIPPED_DOCS_PAGE = `
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EMBEDDED_SERVER_PACKAGE } from '../conformance/target.ts';
 
 export const API_REFERENCE_PATH = fileURLToPath(new URL('../spec/generated/api-reference.html', import.meta.url));
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, type RunningPrism, startPrism } from '../../mock/prism.ts';
 import { runSuite } from '../runner.ts';
+import { resolveTarget } from '../target.ts';
 import type { Report } from '../types.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 
@@ -14,7 +15,9 @@ let report: Report;
 beforeAll(async () => {
   // The same launcher and flags as `npm run mock` (--errors, --cors=false), on a free port.
   prism = await startPrism({ host: '127.0.0.1', port: await freePort('127.0.0.1'), logLevel: 'warn' });
-  report = await runSuite(configFor(prism.baseUrl, {}, { profile: 'mock', strict: true }));
+  // Through the target, as the CLI goes: it gives the mock its placeholder keys.
+  const target = await resolveTarget(configFor(prism.baseUrl, {}, { profile: 'mock', strict: true }));
+  report = await runSuite(target.config);
 }, 60_000);
 
 afterAll(async () => {
