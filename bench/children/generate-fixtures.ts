@@ -4,9 +4,15 @@
  * the peaks do not mix.
  */
 import { generateDataset } from '../../fixtures/index.ts';
+import { walksOrExit } from './walks-argument.ts';
 
-const walks = Number(process.argv[2]);
-if (!Number.isInteger(walks) || walks < 0) throw new RangeError('usage: generate-fixtures.ts WALKS');
+const options = walksOrExit(
+  'generate-fixtures.ts',
+  'Generates a data set of WALKS walks; prints the generation time and peak memory as JSON.',
+  process.argv.slice(2),
+);
+if (typeof options === 'number') process.exit(options);
+const { walks } = options;
 const started = performance.now();
 const dataset = generateDataset({ walks });
 const generationMs = performance.now() - started;

@@ -8,9 +8,15 @@ import { createHttpServer } from '../../reference-server/start.ts';
 import { generateDataset } from '../../fixtures/index.ts';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { walksOrExit } from './walks-argument.ts';
 
-const walks = Number(process.argv[2]);
-if (!Number.isInteger(walks) || walks < 0) throw new RangeError('usage: start-in-process.ts WALKS');
+const options = walksOrExit(
+  'start-in-process.ts',
+  'Starts the reference server in-process on WALKS walks; prints the time to its first answer as JSON.',
+  process.argv.slice(2),
+);
+if (typeof options === 'number') process.exit(options);
+const { walks } = options;
 const started = performance.now();
 const dataset = generateDataset({ walks });
 const generatedMs = performance.now() - started;
