@@ -220,7 +220,7 @@ async function outcomeOf(check: Check, ctx: CheckContext): Promise<Outcome> {
   if (check.needsSetting === WEB_BASE_URL_NAME && !ctx.config.webBaseUrl) {
     return { status: 'skip', expected: check.title, actual: `set ${WEB_BASE_URL_NAME} to run this check` };
   }
-  const notApplicable = ctx.data.profile.notApplicable(check.mock ?? 'run');
+  const notApplicable = ctx.data.profile.notApplicable(check.mock);
   if (notApplicable) return { status: 'skip', expected: check.title, actual: notApplicable };
   try {
     return await check.run(ctx);

@@ -112,6 +112,7 @@ export const authChecks: Check[] = [
     title: 'The key is accepted in Authorization: Bearer',
     area: 'auth',
     level: 'required',
+    mock: 'run',
     hint: 'Accept Authorization: Bearer <API_KEY> (the scheme name case-insensitively).',
     async run(ctx) {
       const expected = `Authorization: Bearer $${PRIMARY.key} gets 200 on both endpoints`;
@@ -138,6 +139,7 @@ export const authChecks: Check[] = [
     title: 'The key is accepted in x-api-key and gives the same data as Bearer',
     area: 'auth',
     level: 'required',
+    mock: 'run',
     hint: 'Accept x-api-key: <API_KEY> exactly like the Bearer header.',
     async run(ctx) {
       const expected = 'x-api-key gets 200 and the same data as Bearer, on both endpoints';
@@ -167,6 +169,7 @@ export const authChecks: Check[] = [
     title: 'A request without a key is refused (4xx error envelope)',
     area: 'auth',
     level: 'required',
+    mock: 'run',
     hint: `Refuse requests without a key with a 4xx error envelope (the project answers ${refusal(UNUSABLE_KEY)}).`,
     run: (ctx) => refusedOnBoth(ctx, {}, 'no key'),
   },
@@ -176,6 +179,7 @@ export const authChecks: Check[] = [
     title: 'Status and code for a missing key',
     area: 'auth',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-AUTH-MISSING',
     hint: 'Any 4xx error envelope is conformant.',
     run: async (ctx) => reportChoice((await bothEndpoints(ctx, {}))[0] as Exchange, UNUSABLE_KEY),
@@ -281,6 +285,7 @@ export const authChecks: Check[] = [
     title: `A key without ${WALKS_READ_SCOPE} gets ${refusal(NO_SCOPE_CODE)} on both endpoints`,
     area: 'auth',
     level: 'required',
+    mock: 'run',
     needs: [NO_SCOPE.key],
     hint: `Check the key’s scopes: a key without ${WALKS_READ_SCOPE} gets ${statusOfError(NO_SCOPE_CODE)} {"ok":false,"error":{"code":"${NO_SCOPE_CODE}",...}}.`,
     async run(ctx) {

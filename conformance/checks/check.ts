@@ -38,8 +38,11 @@ export interface Check {
   needs?: KeyName[];
   /** Only when this optional setting is configured (e.g. the web base URL). */
   needsSetting?: typeof WEB_BASE_URL_NAME;
-  /** Default `run`. */
-  mock?: MockMode;
+  /**
+   * How `--profile mock` treats it, declared by every check: `run`, or skipped with the reason a
+   * mock cannot show it. The target's profile applies it (`target.ts`); no check body tests it.
+   */
+  mock: MockMode;
   /** Traffic checks look at every exchange of the run, so they run after all the others. */
   traffic?: true;
   /** How to fix a failure, in one sentence. */

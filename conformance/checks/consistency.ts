@@ -100,6 +100,7 @@ export const consistencyChecks: Check[] = [
     title: "The summary's count equals the number of stops in the detail",
     area: 'consistency',
     level: 'required',
+    mock: 'run',
     hint: 'Compute count from the walk’s stops (the same stops the detail returns).',
     async run(ctx) {
       const expected = 'count = number of stops';
@@ -123,6 +124,7 @@ export const consistencyChecks: Check[] = [
     title: 'Each counts[status] equals the number of stops with that status',
     area: 'consistency',
     level: 'required',
+    mock: 'run',
     hint: 'Compute counts per status from the walk’s stops.',
     async run(ctx) {
       const statuses = stopStatusesOf(ctx.contract.doc);
@@ -155,6 +157,7 @@ export const consistencyChecks: Check[] = [
     title: "The summary's lat/lng is the centroid of the located stops (null when none)",
     area: 'consistency',
     level: 'required',
+    mock: 'run',
     decision: 'D-CENTROID',
     hint: `Send the mean latitude and longitude of the stops that have coordinates (planar or spherical, within ${CENTROID_TOLERANCE}° plus ${CENTROID_EXTENT_SHARE} of the walk's extent), and null/null when no stop has any.`,
     async run(ctx) {

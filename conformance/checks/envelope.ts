@@ -82,6 +82,7 @@ export const envelopeChecks: Check[] = [
     title: 'Every success answer is the envelope { ok: true, data }',
     area: 'envelope',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Wrap every 2xx body as {"ok":true,"data":...}.',
     async run(ctx) {
@@ -104,6 +105,7 @@ export const envelopeChecks: Check[] = [
     title: 'List answers carry meta.count equal to the number of items returned',
     area: 'envelope',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Set meta.count to data.length on every list answer.',
     async run(ctx) {
@@ -132,6 +134,7 @@ export const envelopeChecks: Check[] = [
     title: 'Every error answer is the envelope { ok: false, error: { code, message } }',
     area: 'envelope',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Answer every 4xx and 5xx with {"ok":false,"error":{"code":"...","message":"..."}}, including the framework’s own errors (404 pages, 405, parser errors).',
     async run(ctx) {
@@ -149,6 +152,7 @@ export const envelopeChecks: Check[] = [
     title: 'Every answer is JSON (a JSON content type and a body that parses)',
     area: 'envelope',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Send Content-Type: application/json and a JSON body on every answer, errors included.',
     async run(ctx) {
@@ -171,6 +175,7 @@ export const envelopeChecks: Check[] = [
     title: 'Every body of a documented operation matches spec/openapi.yaml',
     area: 'envelope',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Return exactly the shapes spec/openapi.yaml documents (types, required fields, enums, formats).',
     async run(ctx) {
@@ -224,6 +229,7 @@ export const envelopeChecks: Check[] = [
     title: 'Keyed answers are kept out of shared caches (Cache-Control)',
     area: 'envelope',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-CACHE',
     hint: 'Send Cache-Control: private, no-cache (or no-store) on keyed answers.',
     async run(ctx) {
@@ -246,6 +252,7 @@ export const envelopeChecks: Check[] = [
     title: 'Compression: what a client asking for gzip gets (coding, size, Vary, same content)',
     area: 'envelope',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-COMPRESSION',
     hint: 'Optional: send success bodies of 1 KiB or more gzip-encoded when Accept-Encoding asks for gzip, name Accept-Encoding in Vary, and give the gzip answer its own strong ETag.',
     async run(ctx) {
@@ -282,6 +289,7 @@ export const envelopeChecks: Check[] = [
     title: 'No CORS grants (keys are for servers only)',
     area: 'envelope',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-CORS',
     hint: 'Do not send Access-Control-Allow-* headers: a browser must not be able to use a key.',
     async run(ctx) {
@@ -301,6 +309,7 @@ export const envelopeChecks: Check[] = [
     title: 'Hygiene headers: X-Content-Type-Options and a request id',
     area: 'envelope',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-HEADERS',
     hint: 'Send X-Content-Type-Options: nosniff and an X-Request-Id on every answer.',
     async run(ctx) {
@@ -320,6 +329,7 @@ export const envelopeChecks: Check[] = [
     title: 'No request meets a server error, a cut connection or an HTML error page',
     area: 'envelope',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Every request must get a complete JSON answer: a 5xx, a reset connection or a proxy’s HTML page on any request is a fault a client meets, even if a retry would succeed.',
     async run(ctx) {
@@ -337,6 +347,7 @@ export const envelopeChecks: Check[] = [
     title: 'An answer that declares a Content-Encoding decodes from it',
     area: 'envelope',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Send Content-Encoding only for a body actually coded that way (gzip, deflate or br), and never a coding clients cannot decode.',
     async run(ctx) {
@@ -357,6 +368,7 @@ export const envelopeChecks: Check[] = [
     title: 'Compression of answers to requests that asked for identity (the spec is silent)',
     area: 'envelope',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-COMPRESSION',
     traffic: true,
     hint: 'A request saying Accept-Encoding: identity should get an uncompressed answer (RFC 9110 §12.5.3); clients that decode anyway still read it.',

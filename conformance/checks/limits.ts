@@ -78,6 +78,7 @@ export const limitsChecks: Check[] = [
     title: `${bad.what[0]?.toUpperCase()}${bad.what.slice(1)} never gets a 5xx: a 4xx envelope or a bounded success`,
     area: 'limits',
     level: 'required',
+    mock: 'run',
     decision: 'D-LIMIT',
     hint: `Validate limit before using it: refuse with a 4xx error envelope, or clamp into ${LIMIT.minimum}..${LIMIT.maximum}; never fail with a 5xx.`,
     run: (ctx) => judgeBadLimit(ctx, bad),
@@ -88,6 +89,7 @@ export const limitsChecks: Check[] = [
     title: 'Refusing or clamping bad limits (the spec leaves it open)',
     area: 'limits',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-LIMIT',
     hint: `Both are conformant; the project refuses with ${refusal(BAD_LIMIT_CODE)}.`,
     async run(ctx) {

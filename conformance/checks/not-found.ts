@@ -24,6 +24,7 @@ export const notFoundChecks: Check[] = [
     title: `A walk id that does not exist gets ${refusal(NOT_FOUND)}`,
     area: 'not-found',
     level: 'required',
+    mock: 'run',
     hint: `Answer unknown walk ids with ${statusOfError(NOT_FOUND)} {"ok":false,"error":{"code":"${NOT_FOUND}","message":"..."}}.`,
     async run(ctx) {
       const expected = `${statusOfError(NOT_FOUND)} with error.code "${NOT_FOUND}"`;

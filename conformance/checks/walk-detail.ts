@@ -25,6 +25,7 @@ export const walkDetailChecks: Check[] = [
     title: 'Every listed walk can be fetched: 200 with the detail envelope',
     area: 'walk-detail',
     level: 'required',
+    mock: 'run',
     hint: 'Serve GET /api/v1/walks/{id} for every id the list returns (and list only walks that can be fetched).',
     async run(ctx) {
       const expected = 'each listed walk answers 200 {"ok":true,"data":{id,name,stops}}';
@@ -62,6 +63,7 @@ export const walkDetailChecks: Check[] = [
     title: "Every field the detail shares with the list's summary (id, name) is equal",
     area: 'walk-detail',
     level: 'required',
+    mock: 'run',
     hint: 'Return the same id and name in the detail as in the list.',
     async run(ctx) {
       const fields = sharedWalkFields(ctx.contract.doc);
@@ -91,6 +93,7 @@ export const walkDetailChecks: Check[] = [
     title: 'Stops come in ascending position',
     area: 'walk-detail',
     level: 'required',
+    mock: 'run',
     hint: 'Sort stops by position before answering.',
     async run(ctx) {
       const expected = 'stops ordered by ascending position';
@@ -116,6 +119,7 @@ export const walkDetailChecks: Check[] = [
     title: 'Positions are exactly 1..n',
     area: 'walk-detail',
     level: 'required',
+    mock: 'run',
     hint: 'Number the stops of a walk 1, 2, … n: 1-based, no gaps, no repeats.',
     async run(ctx) {
       const expected = 'positions 1..n, each once';
@@ -143,6 +147,7 @@ export const walkDetailChecks: Check[] = [
     title: 'Every stop status is one of the eight statuses',
     area: 'walk-detail',
     level: 'required',
+    mock: 'run',
     hint: 'Use only the status values of §2.4.',
     async run(ctx) {
       const statuses = new Set(stopStatusesOf(ctx.contract.doc));
@@ -167,6 +172,7 @@ export const walkDetailChecks: Check[] = [
     title: 'Stop ids are non-empty and unique within a walk',
     area: 'walk-detail',
     level: 'required',
+    mock: 'run',
     hint: 'Give every stop its own non-empty string id.',
     async run(ctx) {
       const expected = 'unique non-empty string stop ids';
@@ -196,6 +202,7 @@ export const walkDetailChecks: Check[] = [
     title: 'Shape of stop ids and stops with a single coordinate',
     area: 'walk-detail',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-STOP-ID, D-COORDS',
     hint: 'The project uses UUID stop ids and never sends a stop with only one coordinate.',
     async run(ctx) {

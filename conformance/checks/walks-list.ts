@@ -148,6 +148,7 @@ export const walksListChecks: Check[] = [
     title: 'The list answers 200 with the list envelope',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     hint: 'GET /api/v1/walks with a walks:read key must answer 200 {"ok":true,"data":[...],"meta":{"count":n}}.',
     async run(ctx) {
       const expected = '200 with {"ok":true,"data":[...],"meta":{...}}';
@@ -230,6 +231,7 @@ export const walksListChecks: Check[] = [
     title: `limit=${MAX_LIMIT} returns at most ${MAX_LIMIT} walks, and no fewer than the default list`,
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     hint: `Honour limit up to ${MAX_LIMIT}: never more than asked, never fewer than a smaller limit returns.`,
     async run(ctx) {
       const expected = `at most ${MAX_LIMIT} walks, at least as many as without limit`;
@@ -292,6 +294,7 @@ export const walksListChecks: Check[] = [
     title: 'Walk ids are unique within a list',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     hint: 'Return each walk once; ids are unique.',
     async run(ctx) {
       const expected = 'no walk id twice in one answer';
@@ -317,6 +320,7 @@ export const walksListChecks: Check[] = [
     title: 'Every walk summary has the fields of §2.1 with their types',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     hint: 'Give each summary id (UUID), name, lat/lng (number or null), count, counts, web_url and app_link.',
     async run(ctx) {
       const expected = 'every summary valid against the WalkSummary schema';
@@ -342,6 +346,7 @@ export const walksListChecks: Check[] = [
     title: 'counts has all eight status keys, 0 when there are none',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     hint: 'Always send every status key of §2.4 in counts, with 0 for the statuses no stop has.',
     async run(ctx) {
       const statuses = stopStatusesOf(ctx.contract.doc);
@@ -367,6 +372,7 @@ export const walksListChecks: Check[] = [
     title: 'counts is a closed set: every status key and no other, on every walk of every answer',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     traffic: true,
     hint: 'Send exactly the eight status keys of §2.4 in counts: no extra key (a new status, a total), none missing.',
     async run(ctx) {
@@ -410,6 +416,7 @@ export const walksListChecks: Check[] = [
     title: "web_url and app_link have their shapes, share base and slug, and name the walk's own id",
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     hint: 'web_url = {web_base_url}/dashboard/<slug>/walks/<id>, app_link = {web_base_url}/open/<slug>/walks/<id>, with the walk’s own id.',
     async run(ctx) {
       const expected =
@@ -429,6 +436,7 @@ export const walksListChecks: Check[] = [
     title: 'All walks of a campaign share one web base and one campaign slug',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     hint: 'Build every link from the deployment’s one web base URL and the campaign’s one slug.',
     async run(ctx) {
       const expected = 'one {web_base_url} and one <campaign_slug> across the campaign';
@@ -452,6 +460,7 @@ export const walksListChecks: Check[] = [
     title: 'Links use the configured web base URL',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     needsSetting: WEB_BASE_URL_NAME,
     hint: 'Build web_url and app_link from the deployment’s configured {web_base_url}.',
     async run(ctx) {
@@ -474,6 +483,7 @@ export const walksListChecks: Check[] = [
     title: 'A campaign without walks gets 200 with an empty list and meta.count 0',
     area: 'walks-list',
     level: 'required',
+    mock: 'run',
     needs: [EMPTY_CAMPAIGN.key],
     hint: 'An empty campaign is a success: 200 {"ok":true,"data":[],"meta":{"count":0}}, not an error.',
     async run(ctx) {
@@ -530,6 +540,7 @@ export const walksListChecks: Check[] = [
     title: 'Which web base URL and campaign slug the deployment uses',
     area: 'walks-list',
     level: 'advisory',
+    mock: 'run',
     decision: 'D-WEB-BASE',
     hint: `Set ${WEB_BASE_URL_NAME} to have the base checked.`,
     async run(ctx) {
