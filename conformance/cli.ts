@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { CHECKS } from './checks/index.ts';
+import { CHECKS } from './checks/registry.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
 import { UsageError, usageMessage } from '../command-line/flags.ts';
 import type { CliOptions, KeyName } from './config.ts';
@@ -17,7 +17,7 @@ import { preflight } from './preflight.ts';
 import type { Redactor } from './redact.ts';
 import { redactorFor } from './redact.ts';
 import { consoleReport, pathLines } from './reporters/console.ts';
-import { formatReport } from './reporters/index.ts';
+import { formatReport } from './reporters/format.ts';
 import { contractsFor, runSuiteWithTraffic } from './runner.ts';
 import { selectChecks } from './selection.ts';
 import { resolveTarget } from './target.ts';
@@ -29,8 +29,6 @@ export interface Io {
   /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */
   color?: boolean;
 }
-
-export { resolveTarget } from './target.ts';
 
 export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
 

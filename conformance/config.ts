@@ -8,15 +8,14 @@ import { choiceFlag, helpText, integerFlag, readFlags, withEnvFile } from '../co
 import { CREDENTIAL_NAMES, type CredentialName, WALKS_READ_SCOPE, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
+import type { Verbosity } from './reporters/console.ts';
+import { REPORTER_NAMES, type ReporterName } from './reporters/format.ts';
 import { requireTargetKeys, type TargetOptions } from './target.ts';
 import type { KeyName } from './types.ts';
 import { KEY_NAMES } from './types.ts';
 
 export { KEY_NAMES } from './types.ts';
 export type { KeyName, SuiteConfig } from './types.ts';
-
-export const REPORTER_NAMES = ['console', 'junit', 'json', 'html'] as const;
-export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 // Lower floors import these from the ground floor; they stay exported here for older importers.
 export { ConfigError } from './config-error.ts';
@@ -31,8 +30,6 @@ export const DEFAULTS = {
   maxRetryWaitMs: 10_000,
   seed: 20261124,
 } as const;
-
-export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
 export interface CliOptions {
   /** Its `baseUrl` is missing when neither `--base-url` nor `CONFORMANCE_BASE_URL` is set. */

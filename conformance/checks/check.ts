@@ -5,7 +5,7 @@
 import type { ContractValidator } from '../../spec/contract.ts';
 import type { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import type { HttpClient } from '../client.ts';
-import type { SuiteData } from '../data.ts';
+import type { SuiteData } from '../shared-fetches.ts';
 import type { OperationMatcher } from '../operations.ts';
 import type { Area, KeyName, Level, MockMode, Outcome, SuiteConfig } from '../types.ts';
 

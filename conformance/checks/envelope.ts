@@ -4,7 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, ResponseData } from '../client.ts';
-import { FULL_LIMIT } from '../data.ts';
+import { FULL_LIMIT } from '../shared-fetches.ts';
 import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import {

@@ -5,8 +5,8 @@
  */
 import { statusOfError } from '../../spec/facts.ts';
 import type { Exchange } from '../client.ts';
-import type { SampledWalk } from '../data.ts';
-import { isObject } from '../data.ts';
+import type { SampledWalk } from '../shared-fetches.ts';
+import { isObject } from '../shared-fetches.ts';
 import { OTHER, PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Judged, Outcome } from '../types.ts';

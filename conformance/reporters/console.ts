@@ -4,12 +4,14 @@
  * (the file reports hold them all). `--quiet` keeps only the failures and the verdict; `--verbose`
  * shows every section and every example. Colour only when the CLI says the output is a terminal.
  */
-import type { Verbosity } from '../config.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
 import * as sections from './sections.ts';
 import { comparisonLines, decisionLines, driftLines, expectationLines } from './sections.ts';
+
+/** `--quiet`: the summary line and the failures; `--verbose`: every section, every example. */
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
 export interface ConsoleOptions {
   verbosity?: Verbosity;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHECKS } from '../checks/index.ts';
+import { CHECKS } from '../checks/registry.ts';
 import { COVERAGE_PATH, coverageMarkdown, failable, uncovered } from './coverage-table.ts';
 import { MUTATIONS } from './mutations.ts';
 

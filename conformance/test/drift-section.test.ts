@@ -6,11 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractValidator, loadSpec } from '../../spec/contract.ts';
 import type { Exchange } from '../client.ts';
-import { REPORTER_NAMES } from '../config.ts';
 import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../drift.ts';
 import { operationMatcher } from '../operations.ts';
 import { redactorFor } from '../redact.ts';
-import { formatReport } from '../reporters/index.ts';
+import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite, runSuiteWithTraffic } from '../runner.ts';
 import type { Report } from '../types.ts';
 import type { DriftServer } from './drift-server.ts';

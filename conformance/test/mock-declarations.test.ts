@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { CHECKS } from '../checks/index.ts';
+import { CHECKS } from '../checks/registry.ts';
 
 const CHECKS_DIR = join(import.meta.dirname, '..', 'checks');
 

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
-import { formatReport } from '../reporters/index.ts';
+import { formatReport } from '../reporters/format.ts';
 import { runSuite } from '../runner.ts';
 import type { Listening } from './harness.ts';
 import { configFor, listen } from './harness.ts';

@@ -3,9 +3,8 @@
  * bodies, messages and headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPORTER_NAMES } from '../config.ts';
 import { redactorFor } from '../redact.ts';
-import { formatReport } from '../reporters/index.ts';
+import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
 import type { Listening } from './harness.ts';

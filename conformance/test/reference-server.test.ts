@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { CHECKS } from '../checks/index.ts';
+import { CHECKS } from '../checks/registry.ts';
 import { createContractValidator } from '../../spec/contract.ts';
 import { HttpClient } from '../client.ts';
-import { SuiteData } from '../data.ts';
+import { SuiteData } from '../shared-fetches.ts';
 import { profileOf } from '../target.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';

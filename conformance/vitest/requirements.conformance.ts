@@ -4,8 +4,8 @@
  * inconclusive → a skipped test with the reason; pass and advisory → a passed test.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CHECKS } from '../checks/index.ts';
-import { resolveTarget } from '../cli.ts';
+import { CHECKS } from '../checks/registry.ts';
+import { resolveTarget } from '../target.ts';
 import { parseCli } from '../config.ts';
 import type { Redactor } from '../redact.ts';
 import { redactorFor } from '../redact.ts';

@@ -2,12 +2,15 @@
  * Formats a report for each chosen reporter. Every text leaves through the redactor, so no
  * configured key can appear in any output, whatever a target echoed back.
  */
-import type { ReporterName } from '../config.ts';
 import type { Redactor } from '../redact.ts';
 import type { Report } from '../types.ts';
 import { consoleReport } from './console.ts';
 import { htmlReport } from './html.ts';
 import { junitReport } from './junit.ts';
+
+/** The reporters `--reporter` can choose; the console always prints. */
+export const REPORTER_NAMES = ['console', 'junit', 'json', 'html'] as const;
+export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 const FORMATS: Record<ReporterName, (report: Report) => string> = {
   console: consoleReport,
