@@ -1,35 +1,161 @@
 /**
- * The import graph of a folder's TypeScript files, read from their `import`/`export … from`
- * statements (type-only ones too: a circle of types is still a circle a reader must untangle), and
- * the circles in it.
+ * The import graph of a folder's source files, read by the TypeScript compiler's own parser rather
+ * than a pattern, so every form counts: `import … from`, a bare `import './x.ts'`, `export … from`,
+ * type-only imports (a circle of types is still a circle a reader must untangle), `import()` with a
+ * string or a template without substitutions, `require()`, `import x = require()` and
+ * `typeof import()`. Each relative specifier is resolved to the file it loads (`.js` written for a
+ * `.ts` file, an extensionless path, a folder's index); one that names no file, or an `import()`
+ * whose specifier is computed, is reported rather than silently left out of the graph.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
 
+/** File → the files it imports, both relative to the base folder, `/`-separated. */
 export type ImportGraph = Map<string, string[]>;
 
-const IMPORT =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+export interface ImportScan {
+  graph: ImportGraph;
+  /** `file:line specifier` of each relative import that names no file, or is computed. */
+  unresolved: string[];
+}
 
-function tsFiles(dir: string): string[] {
+const SOURCE = /\.(?:[cm]?[jt]s|tsx|jsx)$/;
+const SKIPPED_FOLDERS = new Set(['node_modules', 'dist']);
+
+function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : tsFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    if (entry.isDirectory()) return SKIPPED_FOLDERS.has(entry.name) ? [] : sourceFiles(path);
+    return SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
-/** Every file under `root` with the files it imports (paths relative to `base`, relative imports only). */
-export function importGraph(root: string, base: string = process.cwd()): ImportGraph {
-  const graph: ImportGraph = new Map();
-  for (const file of tsFiles(resolve(base, root))) {
-    const imports = [...readFileSync(file, 'utf8').matchAll(IMPORT)]
-      .map((match) => match[1] ?? match[2] ?? '')
-      .filter((spec) => spec.startsWith('.'))
-      .map((spec) => relative(base, resolve(dirname(file), spec)));
-    graph.set(relative(base, file), [...new Set(imports)]);
+/** A module specifier as written, or undefined when the code computes it. */
+export interface Specifier {
+  text: string | undefined;
+  line: number;
+}
+
+/** Every module a source file loads, statically or at run time, in the order written. */
+export function specifiersOf(fileName: string, text: string): Specifier[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const found: Specifier[] = [];
+  const add = (node: ts.Node, expression: ts.Node | undefined) => {
+    const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    found.push({
+      text: expression && ts.isStringLiteralLike(expression) ? expression.text : undefined,
+      line,
+    });
+  };
+  const visit = (node: ts.Node): void => {
+    const loaded = loadedBy(node);
+    if (loaded !== null) add(node, loaded);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The specifier expression a node loads a module by; null when the node loads none. */
+function loadedBy(node: ts.Node): ts.Node | undefined | null {
+  if (ts.isImportDeclaration(node)) return node.moduleSpecifier;
+  if (ts.isExportDeclaration(node)) return node.moduleSpecifier ?? null;
+  if (ts.isImportEqualsDeclaration(node)) {
+    const reference = node.moduleReference;
+    return ts.isExternalModuleReference(reference) ? reference.expression : null;
   }
-  return graph;
+  if (ts.isImportTypeNode(node)) {
+    const argument = node.argument;
+    return ts.isLiteralTypeNode(argument) ? argument.literal : undefined;
+  }
+  if (ts.isCallExpression(node)) {
+    const callee = node.expression;
+    const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
+    const isRequire = ts.isIdentifier(callee) && callee.text === 'require';
+    if (isImport || isRequire) return node.arguments[0];
+  }
+  return null;
+}
+
+/** The TypeScript source a `.js`-style specifier stands for (NodeNext lets code write either). */
+const TS_FOR_JS: Readonly<Record<string, string>> = {
+  '.js': '.ts',
+  '.mjs': '.mts',
+  '.cjs': '.cts',
+  '.jsx': '.tsx',
+};
+const TS_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx'];
+
+/** The files a relative specifier may name, in the order Node and TypeScript try them. */
+function candidatesOf(path: string): string[] {
+  const ext = extname(path);
+  const swapped = TS_FOR_JS[ext];
+  const asTs = swapped ? [path.slice(0, -ext.length) + swapped] : [];
+  const written = swapped !== undefined || TS_EXTENSIONS.includes(ext);
+  const bare = written ? [] : ['.ts', '.tsx', '.mts', '.js', '.mjs'].map((extension) => path + extension);
+  return [path, ...asTs, ...bare, join(path, 'index.ts'), join(path, 'index.js')];
+}
+
+/** The file a relative specifier loads from `fromFile`, or undefined when it names none. */
+export function resolveSpecifier(fromFile: string, specifier: string): string | undefined {
+  const path = resolve(dirname(fromFile), specifier);
+  return candidatesOf(path).find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+}
+
+const posix = (path: string) => path.split(sep).join('/');
+const isRelative = (specifier: string) => specifier.startsWith('./') || specifier.startsWith('../');
+
+/** Every file under `root` with the repository files it loads (packages are left out). */
+export function scanImports(root: string, base: string = process.cwd()): ImportScan {
+  const graph: ImportGraph = new Map();
+  const unresolved: string[] = [];
+  for (const file of sourceFiles(resolve(base, root))) {
+    const name = posix(relative(base, file));
+    const imports: string[] = [];
+    for (const { text, line } of specifiersOf(file, readFileSync(file, 'utf8'))) {
+      if (text !== undefined && !isRelative(text)) continue;
+      const target = text === undefined ? undefined : resolveSpecifier(file, text);
+      if (target) imports.push(posix(relative(base, target)));
+      else unresolved.push(`${name}:${line} ${text ?? '(a computed specifier)'}`);
+    }
+    graph.set(name, [...new Set(imports)]);
+  }
+  return { graph, unresolved };
+}
+
+/** The graph of `scanImports`. */
+export function importGraph(root: string, base: string = process.cwd()): ImportGraph {
+  return scanImports(root, base).graph;
+}
+
+/**
+ * Imports that point up a floor: `file (floor) → imported (floor)` for each import of a file placed
+ * in `floors` of a file placed higher. Files outside the table are not judged here (`unplaced`).
+ */
+export function upwardImports(graph: ImportGraph, floors: ReadonlyMap<string, number>): string[] {
+  const found: string[] = [];
+  for (const [file, imports] of graph) {
+    const floor = floors.get(file);
+    if (floor === undefined) continue;
+    for (const imported of imports) {
+      const above = floors.get(imported);
+      if (above !== undefined && above > floor) found.push(`${file} (${floor}) → ${imported} (${above})`);
+    }
+  }
+  return found.sort();
+}
+
+/** Files of the graph no floor holds, and floors' files the graph does not have (a stale table). */
+export function unplaced(
+  graph: ImportGraph,
+  floors: ReadonlyMap<string, number>,
+  judged: (file: string) => boolean,
+) {
+  return {
+    missing: [...graph.keys()].filter((file) => judged(file) && !floors.has(file)).sort(),
+    stale: [...floors.keys()].filter((file) => !graph.has(file)).sort(),
+  };
 }
 
 /** The strongly connected components with more than one file, or a file importing itself (Tarjan). */
