@@ -63,8 +63,8 @@ export interface LoadSettings {
 }
 
 /**
- * Measures targets against each other: a warm-up each, then `rounds` rounds in which every target
- * runs once, the order rotating each round, so a burst of load from elsewhere on the machine
+ * Measures targets against each other: a warm-up each (flat out, then one paced round not kept),
+ * then `rounds` rounds in which every target runs once, the order rotating each round, so a burst of load from elsewhere on the machine
  * lands on all of them rather than on one. Each figure is the median of its rounds.
  */
 export async function compareLoad(
@@ -91,8 +91,17 @@ export async function compareLoad(
     return runFigures(result, cpuAfter - cpuBefore);
   };
   // Warm-ups run flat out: the optimising compiler, whose threads count in the process's CPU time,
-  // should be done with the hot code before any measured round.
-  if (settings.warmupS > 0) for (const target of targets) await once(target, settings.warmupS, false);
+  // should be done with the hot code before any measured round. Then one paced round of every
+  // target that is not kept: the first rounds at the measured pace pay for the change from flat
+  // out (V8 shrinks the heap it grew and reduces memory once the allocation rate falls), every
+  // target alike, and a process started for this row (the floors) is still young in them.
+  if (settings.warmupS > 0) {
+    for (const target of targets) await once(target, settings.warmupS, false);
+    for (const target of targets) {
+      await untilQuiet(targets);
+      await once(target, settings.durationS);
+    }
+  }
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
       const target = targets[(i + round) % targets.length] as LoadTarget;

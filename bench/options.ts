@@ -24,7 +24,7 @@ prints the figures side by side and writes them as JSON.`,
     warmup: {
       type: 'string',
       value: 'S',
-      help: 'Seconds of unpaced warm-up of each target before its rounds (full 1, quick 0.5)',
+      help: 'Seconds of unpaced warm-up of each target, followed by one paced round not kept (full 1, quick 0.5; 0: neither)',
     },
     connections: { type: 'string', value: 'N', help: 'Concurrent connections of each load run (default 10)' },
     rate: {

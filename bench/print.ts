@@ -119,7 +119,7 @@ function machineLine({ machine }: BenchReport): string {
 
 function loadSection({ settings, load }: BenchReport): string {
   return [
-    `Load: ${settings.rate} requests/s over ${settings.connections} connections to every target; per target a ${settings.warmupS} s warm-up, then ` +
+    `Load: ${settings.rate} requests/s over ${settings.connections} connections to every target; per target a ${settings.warmupS} s unpaced warm-up and one paced round not kept, then ` +
       `${settings.rounds} rounds of ${settings.durationS} s (order rotating); each cell is the median ` +
       'CPU time of the serving process per request (and requests/s); ratios are CPU per request',
     loadTable(load),
