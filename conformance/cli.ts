@@ -10,7 +10,7 @@ import { compareReports, loadPreviousReport } from './compare.ts';
 import { UsageError, usageMessage } from '../command-line/flags.ts';
 import type { CliOptions, KeyName } from './config.ts';
 import { ConfigError } from './config-error.ts';
-import { HELP, KEY_NAMES, parseCli } from './config.ts';
+import { helpFor, KEY_NAMES, parseCli } from './config.ts';
 import { applyExpectedFailures, loadExpectedFailures } from './expectations.ts';
 import { harText } from './har.ts';
 import { preflight } from './preflight.ts';
@@ -28,6 +28,8 @@ export interface Io {
   stderr: (text: string) => void;
   /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */
   color?: boolean;
+  /** The command as it was run, for `--help` (main.ts: the packaged bin's name, or the npm script). */
+  program?: string;
 }
 
 export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
@@ -39,7 +41,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     const options = parseCli(argv, env);
     redact = redactorFor(options.config.keys);
     if (options.help) {
-      io.stdout(HELP);
+      io.stdout(helpFor(io.program));
       return EXIT.pass;
     }
     const checks = selectChecks(CHECKS, options.config.only, options.skip);

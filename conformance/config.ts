@@ -2,7 +2,7 @@
  * Configuration from the environment and the command line (flags override the environment), checked
  * once. Anything unusable is a `ConfigError`, which the CLI turns into exit status 2.
  */
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
 import { choiceFlag, helpText, integerFlag, readFlags, withEnvFile } from '../command-line/flags.ts';
 import { CREDENTIAL_NAMES, type CredentialName, WALKS_READ_SCOPE, WEB_BASE_URL_NAME } from '../spec/facts.ts';
@@ -11,6 +11,7 @@ import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts
 import type { Verbosity } from './reporters/console.ts';
 import { REPORTER_NAMES, type ReporterName } from './reporters/format.ts';
 import { requireTargetKeys, type TargetOptions } from './target.ts';
+import { TOOL_NAME } from './tool.ts';
 import type { KeyName } from './types.ts';
 import { KEY_NAMES } from './types.ts';
 
@@ -340,9 +341,12 @@ function environmentText(): string {
   );
 }
 
+/** How the repository runs the suite (`package.json`), when no packaged bin does. */
+const NPM_SCRIPT = 'npm run conformance --';
+
 const COMMAND: CommandSpec<typeof FLAGS> = {
   name: 'conformance',
-  usage: 'npm run conformance -- [options]',
+  usage: `${NPM_SCRIPT} [options]`,
   summary: `Checks a deployment of the Campaign Canvassing Read API against the written specification and
 spec/openapi.yaml. With no base URL at all it starts the reference server in-process on a free
 port, with its demo credentials, and checks that.
@@ -373,4 +377,16 @@ key is rejected, the base URL already holds /api/v1, or the answer is not JSON.`
   ],
 };
 
-export const HELP = helpText(COMMAND);
+/**
+ * The command a person ran, for the usage line: the packaged bin's own name when that is what ran
+ * (`canvassing-conformance`, or its `.mjs`), else the repository's npm script.
+ */
+export function programOf(script: string | undefined): string {
+  const name = basename(script ?? '').replace(/\.m?js$/, '');
+  return name === TOOL_NAME ? TOOL_NAME : NPM_SCRIPT;
+}
+
+/** `--help`, its usage line naming the command as it was run. */
+export function helpFor(program: string = NPM_SCRIPT): string {
+  return helpText({ ...COMMAND, usage: `${program} [options]` });
+}

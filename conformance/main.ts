@@ -1,5 +1,6 @@
-/** `npm run conformance -- …`: runs the CLI and exits with its status. */
+/** `npm run conformance -- …` or the packaged `canvassing-conformance`: runs the CLI, exits with its status. */
 import { main } from './cli.ts';
+import { programOf } from './config.ts';
 
 // Node 20 reads `--env-file` anywhere on its command line, even after the script, and exits 9 when
 // the file is missing; it stops looking at `--`. So `npm run conformance` puts a `--` before the
@@ -12,6 +13,7 @@ const status = await main(argv, process.env, {
   stderr: (text) => process.stderr.write(text),
   // Colour only for a person at a terminal, and never when NO_COLOR asks for none (no-color.org).
   color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+  program: programOf(process.argv[1]),
 });
 process.exitCode = status;
 // A target that keeps a socket half-open must not keep the process alive once the report is out.

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
+import { main } from '../cli.ts';
+import { programOf } from '../config.ts';
 import type { Report } from '../types.ts';
 import { listen, runCli } from './harness.ts';
 import type { MutationServer } from './mutations.ts';
@@ -50,6 +52,19 @@ describe('npm run conformance', () => {
     ]) {
       expect(stdout).toContain(word);
     }
+  });
+
+  it('names the command in the usage line as it was run: the packaged bin, or the npm script', async () => {
+    expect(programOf('/p/node_modules/.bin/canvassing-conformance')).toBe('canvassing-conformance');
+    expect(programOf('/p/node_modules/canvassing-conformance/dist/bin/canvassing-conformance.mjs')).toBe(
+      'canvassing-conformance',
+    );
+    expect(programOf('/repo/conformance/main.ts')).toBe('npm run conformance --');
+    let help = '';
+    const io = { stdout: (text: string) => (help += text), stderr: () => undefined };
+    expect(await main(['--help'], {}, { ...io, program: 'canvassing-conformance' })).toBe(0);
+    expect(help.split('\n')[0]).toBe('Usage: canvassing-conformance [options]');
+    expect((await runCli(['--help'])).stdout.split('\n')[0]).toBe('Usage: npm run conformance -- [options]');
   });
 
   it('checks the embedded reference server without a base URL, writing JUnit and JSON', async () => {
