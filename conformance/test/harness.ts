@@ -1,19 +1,19 @@
 /** What the suite's tests share: a config for a target, and small servers that listen on port 0. */
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
-import type { KeyName, SuiteConfig } from '../config.ts';
+import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import { main } from '../cli.ts';
 import { DEFAULTS } from '../config.ts';
-import type { CheckResult, Report } from '../types.ts';
+import type { CheckResult, KeyName, Report, SuiteConfig } from '../types.ts';
 
-export type Credentials = Partial<Record<KeyName | 'CONFORMANCE_WEB_BASE_URL', string>>;
+export type Credentials = Partial<Record<KeyName | typeof WEB_BASE_URL_NAME, string>>;
 
 export function configFor(
   baseUrl: string,
   credentials: Credentials,
   overrides: Partial<SuiteConfig> = {},
 ): SuiteConfig {
-  const { CONFORMANCE_WEB_BASE_URL, ...keys } = credentials;
+  const { [WEB_BASE_URL_NAME]: webBaseUrl, ...keys } = credentials;
   const config: SuiteConfig = {
     ...DEFAULTS,
     baseUrl,
@@ -22,7 +22,7 @@ export function configFor(
     embedded: false,
     ...overrides,
   };
-  if (CONFORMANCE_WEB_BASE_URL && !('webBaseUrl' in overrides)) config.webBaseUrl = CONFORMANCE_WEB_BASE_URL;
+  if (webBaseUrl && !('webBaseUrl' in overrides)) config.webBaseUrl = webBaseUrl;
   return config;
 }
 
