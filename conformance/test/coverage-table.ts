@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/flags.ts';
-import { CHECKS } from '../checks/index.ts';
+import { CHECKS } from '../checks/registry.ts';
 import type { Check } from '../checks/check.ts';
 import { MUTATIONS } from './mutations.ts';
 
