@@ -44,6 +44,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stdout(helpFor(io.program));
       return EXIT.pass;
     }
+    if (options.version !== undefined) {
+      io.stdout(`${options.version}\n`);
+      return EXIT.pass;
+    }
     const checks = selectChecks(CHECKS, options.config.only, options.skip);
     if (options.list) {
       io.stdout(

@@ -4,7 +4,14 @@
  */
 import { basename, resolve } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
-import { choiceFlag, helpText, integerFlag, readFlags, withEnvFile } from '../command-line/flags.ts';
+import {
+  choiceFlag,
+  helpText,
+  integerFlag,
+  packagedVersion,
+  readFlags,
+  withEnvFile,
+} from '../command-line/flags.ts';
 import { CREDENTIAL_NAMES, type CredentialName, WALKS_READ_SCOPE, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
@@ -47,6 +54,8 @@ export interface CliOptions {
   /** `--compare FILE`: a previous `--reporter json` report to compare with. */
   compare?: string;
   help: boolean;
+  /** `--version` (a packaged bin only): the line to print, and nothing is run. */
+  version?: string;
   list: boolean;
 }
 
@@ -55,9 +64,20 @@ type Flags = ReturnType<typeof readFlags<typeof FLAGS>>['values'];
 
 /** Reads the command line and the environment; any mistake is a `UsageError` (exit status 2). */
 export function parseCli(argv: string[], env: Env): CliOptions {
-  const flags = readFlags(COMMAND, argv).values;
+  const flags: Flags & { version?: boolean } = readFlags(COMMAND, argv).values;
   if (flags.help)
     return { config: configOf({}, {}), reporters: [], verbosity: 'normal', help: true, list: false };
+  if (flags.version && COMMAND.version !== undefined) {
+    const version = COMMAND.version;
+    return {
+      config: configOf({}, {}),
+      reporters: [],
+      verbosity: 'normal',
+      help: false,
+      version,
+      list: false,
+    };
+  }
   if (flags.quiet && flags.verbose)
     throw new ConfigError('--quiet and --verbose contradict each other: choose one');
   const merged = withEnvFile(flags['env-file'], env);
@@ -347,6 +367,8 @@ const NPM_SCRIPT = 'npm run conformance --';
 const COMMAND: CommandSpec<typeof FLAGS> = {
   name: 'conformance',
   usage: `${NPM_SCRIPT} [options]`,
+  // Only a packaged bin has a version of its own (`packagedVersion`); the repository's has none.
+  version: packagedVersion(TOOL_NAME),
   summary: `Checks a deployment of the Campaign Canvassing Read API against the written specification and
 spec/openapi.yaml. With no base URL at all it starts the reference server in-process on a free
 port, with its demo credentials, and checks that.

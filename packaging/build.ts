@@ -135,14 +135,6 @@ function writeJson(path: string, value: unknown): void {
 }
 
 /**
- * Bins whose command does not declare its `version` yet: their launcher answers `--version` alone.
- * The conformance CLI reads its flags in conformance/config.ts, whose COMMAND has no `version`
- * (every other bin's command takes `version: packagedVersion(name)` and answers it through
- * `optionsOrExit`); once it does, this set is empty and the launcher only imports.
- */
-const VERSION_IN_LAUNCHER: ReadonlySet<string> = new Set(['canvassing-conformance']);
-
-/**
  * A bin: it runs its entry's bundle, whose command answers `--help` and `--version` itself.
  * The shebang ends node's own options with `--`: Node 20 reads `--env-file` anywhere on its command
  * line and exits 9 on a missing file before the CLI could say "env file not found" itself.
@@ -152,23 +144,10 @@ function writeLauncher(path: string, name: string, entry: string): void {
   const run = `await import(${JSON.stringify(bundled)});`;
   const source = `#!/usr/bin/env -S node --
 // ${name}: built by packaging/build.ts.
-${VERSION_IN_LAUNCHER.has(name) ? launcherVersion(name, run) : run}
+${run}
 `;
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, source, { mode: 0o755 });
-}
-
-/** The launcher's own `--version`, for a bin in VERSION_IN_LAUNCHER: the line `packagedVersion` makes. */
-function launcherVersion(name: string, run: string): string {
-  return `import { readFileSync } from 'node:fs';
-
-const args = process.argv.slice(2);
-if (args.length === 1 && args[0] === '--version') {
-  const { version, api } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  process.stdout.write(\`${name} \${version} (\${api.title} \${api.version})\\n\`);
-} else {
-  ${run}
-}`;
 }
 
 const COMMAND = {
