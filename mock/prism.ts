@@ -8,7 +8,8 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/contract.ts';
 
-const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
+/** The package's documented entry (`main`, which is also its `prism` bin), not a path inside it. */
+const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/prism-cli');
 
 /**
  * Prism runs under this small preamble: it exits as soon as its stdin (a pipe from us) closes,
