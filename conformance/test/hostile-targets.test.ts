@@ -23,6 +23,7 @@ const KEYS = Object.fromEntries(
   KEY_NAMES.map((name) => [name, `${PREFIX}${randomBytes(36).toString('base64').replace(/[+/=]/g, 'x')}`]),
 ) as Record<(typeof KEY_NAMES)[number], string>;
 const ENV = { ...KEYS, [WEB_BASE_URL_NAME]: 'https://dashboard.example' };
+/** The request timeout of the cases about targets that never finish; the others keep the default. */
 const TIMEOUT_MS = 500;
 const SIZE_CAP = 64 * 1024;
 /** No run may take longer than this; a hang fails the test instead of stalling the suite. */
@@ -57,14 +58,15 @@ interface Run {
 }
 
 /** `npm run conformance` in-process with every output on: console, JSON, JUnit, HTML and HAR files. */
-async function conformance(baseUrl: string): Promise<Run> {
+async function conformance(baseUrl: string, timeoutMs?: number): Promise<Run> {
   const n = ++runs;
   const json = join(dir, `run-${n}.json`);
   const junit = join(dir, `run-${n}.junit.xml`);
   const html = join(dir, `run-${n}.html`);
   const har = join(dir, `run-${n}.har`);
   const argv = [
-    ...['--base-url', baseUrl, '--timeout', String(TIMEOUT_MS), '--max-response-bytes', String(SIZE_CAP)],
+    ...['--base-url', baseUrl, '--max-response-bytes', String(SIZE_CAP)],
+    ...(timeoutMs === undefined ? [] : ['--timeout', String(timeoutMs)]),
     ...['--max-retry-wait', '0', '--reporter', 'json,junit,html', '--output', json, '--output', junit],
     ...['--output', html, '--har', har],
   ];
@@ -175,7 +177,7 @@ function onClose(res: ServerResponse, stop: () => void): void {
 
 describe('the conformance command line against hostile targets', () => {
   it('a target that never answers: stopped by the pre-flight after one request, exit 2', async () => {
-    const run = await conformance(await serve(() => undefined));
+    const run = await conformance(await serve(() => undefined), TIMEOUT_MS);
     const report = expectStopped(run, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
     expect(report.requests.sent).toBe(1);
   });
@@ -185,7 +187,7 @@ describe('the conformance command line against hostile targets', () => {
       const timer = setTimeout(() => res.end('{"ok":true,"data":[],"meta":{"count":0}}'), TIMEOUT_MS * 4);
       onClose(res, () => clearTimeout(timer));
     });
-    expectStopped(await conformance(url), /no answer within/);
+    expectStopped(await conformance(url, TIMEOUT_MS), /no answer within/);
   });
 
   it('a target that drips its answer: cut at the timeout', async () => {
@@ -195,7 +197,7 @@ describe('the conformance command line against hostile targets', () => {
       const timer = setInterval(() => res.write(' '), 50);
       onClose(res, () => clearInterval(timer));
     });
-    expectStopped(await conformance(url), /no answer within/);
+    expectStopped(await conformance(url, TIMEOUT_MS), /no answer within/);
   });
 
   it('a target that answers HTML: stopped by the pre-flight quoting the content type, exit 2', async () => {
