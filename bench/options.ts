@@ -19,7 +19,7 @@ prints the figures side by side and writes them as JSON.`,
     rounds: {
       type: 'string',
       value: 'N',
-      help: 'Measured rounds per target, order rotating (full 5, quick 2)',
+      help: 'Measured rounds per target, order rotating (full 9, quick 2)',
     },
     warmup: {
       type: 'string',
@@ -88,7 +88,7 @@ export function parseBenchFlags(argv: string[]): BenchOptions | 'help' {
       { min: 0, max: 600, above: true },
       quick ? 0.5 : 1.25,
     ),
-    rounds: count('--rounds', values.rounds, quick ? 2 : 5, 100),
+    rounds: count('--rounds', values.rounds, quick ? 2 : 9, 100),
     warmupS: numberFlag('--warmup', values.warmup, { min: 0, max: 600 }, quick ? 0.5 : 1),
     connections: count('--connections', values.connections, 10, 1_000),
     rate: count('--rate', values.rate, 400, 100_000),

@@ -225,13 +225,18 @@ async function measureCoding(
       headers,
       cpuMs: () => server.cpuMs(),
     });
-    const targets = [
+    // The servers judged against each other share rounds. Prism, measured and not judged, runs its
+    // own rounds afterwards: it spends ten times their CPU and goes on collecting garbage after
+    // its round, which in the shared rotation fell on whichever judged target came next.
+    const judged = [
       target('reference', reference, keyed),
       ...started.map(([name, floor]) => target(name, floor, sent)),
-      ...(prism ? [target('prism', prism, keyed)] : []),
     ];
     progress(`${plan.name}: load on ${path}, Accept-Encoding: ${CODINGS[coding]}`);
-    const figures: LoadComparison['figures'] = await compareLoad(targets, state.options);
+    const figures: LoadComparison['figures'] = {
+      ...(await compareLoad(judged, state.options)),
+      ...(prism ? await compareLoad([target('prism', prism, keyed)], state.options) : {}),
+    };
     const { walks, name: dataset } = plan;
     const bodyBytes = bytes.length;
     load.push({
@@ -311,8 +316,8 @@ const NOTES = [
   'Node floor: node:http, writeHead + end(bytes) with the header lines the reference wrote; both floors serve the bodies the reference answered, checked byte for byte',
   'Node floor holding data (large data set only): the same Node floor, started after generating the same data set and holding it in its heap, as the reference server does; what ref/Node holding data leaves out is what a heap that size costs every request: measured, not judged',
   `codings: every target is sent the same Accept-Encoding, "${CODINGS.gzip}" (what HTTP clients send by default) and, on the demo data set, "${CODINGS.identity}"`,
-  'Prism mock: prism mock spec/openapi.yaml with its defaults (log discarded); it answers the spec’s small examples, not the data set: measured, not judged',
-  'ratios: the median of per-round ratios (each round runs every target back to back)',
+  'Prism mock: prism mock spec/openapi.yaml with its defaults (log discarded); it answers the spec’s small examples, not the data set: measured in its own rounds after the judged targets, not judged',
+  'ratios: the median of per-round ratios (each round runs the reference and the floors back to back; ref/Prism pairs rounds that ran apart)',
 ];
 
 function emptyReport(options: BenchOptions): Omit<BenchReport, 'targets' | 'wallS'> {
