@@ -2,8 +2,8 @@
  * The one way the API answers: precomputed bytes with their headers, in one `res.writeHead` and
  * one `res.end` (`sendBytes`). Nothing calls `res.setHeader`: the headers every answer carries are
  * recorded for the response when its request begins (`openAnswer`, called by
- * `request-context.ts`) and written with the answer's own. Success bodies carry a strong ETag; `If-None-Match` with a matching tag gets 304
- * (D-CACHE). A client asking for gzip gets the body's gzip form, compressed once and kept
+ * `request-context.ts`) and written with the answer's own. Success bodies carry a strong ETag;
+ * `If-None-Match` with a matching tag gets 304 (D-CACHE). A client asking for gzip gets the body's gzip form, compressed once and kept
  * (D-COMPRESSION, `content-coding.ts`).
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -95,13 +95,13 @@ export function sendError(res: ServerResponse, answer: ErrorAnswer): void {
 }
 
 /** Headers every answer to a request carries, as name/value lines, recorded by `openAnswer`. */
-const openedAnswers = new WeakMap<ServerResponse, readonly string[]>();
+const openedAnswers = new WeakMap<ServerResponse, string[]>();
 
 /**
- * Records the headers every answer to this response carries (name, value, name, value, ...);
- * `sendBytes` writes them ahead of the answer's own.
+ * Records the headers every answer to this response carries (name, value, name, value, ...), in
+ * an array that is this response's own: `sendBytes` adds the answer's headers to it and writes it.
  */
-export function openAnswer(res: ServerResponse, lines: readonly string[]): void {
+export function openAnswer(res: ServerResponse, lines: string[]): void {
   openedAnswers.set(res, lines);
 }
 
@@ -123,7 +123,9 @@ export function sendBytes(
   own: readonly string[],
   body: Buffer | undefined,
 ): void {
-  const headers = [...(openedAnswers.get(res) ?? []), ...own];
+  // The recorded lines are this response's alone and it answers once: added to, not copied.
+  const headers = openedAnswers.get(res) ?? [];
+  for (const line of own) headers.push(line);
   if (body === undefined) {
     res.writeHead(status, headers);
     res.end();
