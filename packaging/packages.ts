@@ -47,7 +47,6 @@ export async function startReferenceServer(options) {
 const SHIPPED_DOCS_PAGE = `
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EMBEDDED_SERVER_PACKAGE } from '../conformance/target.ts';
 
 export const API_REFERENCE_PATH = fileURLToPath(new URL('../spec/generated/api-reference.html', import.meta.url));
 
