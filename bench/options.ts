@@ -1,6 +1,7 @@
 /** The benchmark's command line: a full run (default) or `--quick`, and overrides for a tiny run. */
 import type { CommandSpec } from '../command-line/flags.ts';
 import { choiceListFlag, integerFlag, numberFlag, readFlags } from '../command-line/flags.ts';
+import { MAX_WALKS } from '../fixtures/index.ts';
 
 export const COMMAND = {
   name: 'bench',
@@ -92,11 +93,11 @@ export function parseBenchFlags(argv: string[]): BenchOptions | 'help' {
     warmupS: numberFlag('--warmup', values.warmup, { min: 0, max: 600 }, quick ? 0.5 : 1),
     connections: count('--connections', values.connections, 10, 1_000),
     rate: count('--rate', values.rate, 400, 100_000),
-    largeWalks: count('--large-walks', values['large-walks'], quick ? 10_000 : 100_000, 2_000_000),
+    largeWalks: count('--large-walks', values['large-walks'], quick ? 10_000 : 100_000, MAX_WALKS),
     startupSamples: count('--startup-samples', values['startup-samples'], quick ? 1 : 3, 20),
     fixtureSizes: (values['fixture-sizes'] ?? (quick ? '1000,2000,5000' : '1000,10000,100000'))
       .split(',')
-      .map((size) => count('--fixture-sizes', size.trim(), 0, 2_000_000)),
+      .map((size) => count('--fixture-sizes', size.trim(), 0, MAX_WALKS)),
     skip: new Set(choiceListFlag('--skip', values.skip ?? '', SECTIONS)),
   };
 }

@@ -13,7 +13,14 @@ import {
   readFlags,
   SEED_BOUNDS,
 } from '../command-line/flags.ts';
-import { DEFAULT_MAX_STOPS, DEFAULT_SEED, DEFAULT_WALKS, demoCredentials } from '../fixtures/index.ts';
+import {
+  DEFAULT_MAX_STOPS,
+  DEFAULT_SEED,
+  DEFAULT_WALKS,
+  demoCredentials,
+  MAX_STOPS_LIMIT,
+  MAX_WALKS,
+} from '../fixtures/index.ts';
 import { CREDENTIAL_KEY_NAMES, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { jsonLines, logRecord } from './log.ts';
@@ -92,8 +99,13 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     port: portFlag('--port', values.port, 8080),
     host: values.host ?? '127.0.0.1',
     seed: integerFlag('--seed', values.seed, SEED_BOUNDS, DEFAULT_SEED),
-    walks: integerFlag('--walks', values.walks, { min: 0, max: 2_000_000 }, DEFAULT_WALKS),
-    maxStops: integerFlag('--max-stops', values['max-stops'], { min: 0, max: 100_000 }, DEFAULT_MAX_STOPS),
+    walks: integerFlag('--walks', values.walks, { min: 0, max: MAX_WALKS }, DEFAULT_WALKS),
+    maxStops: integerFlag(
+      '--max-stops',
+      values['max-stops'],
+      { min: 0, max: MAX_STOPS_LIMIT },
+      DEFAULT_MAX_STOPS,
+    ),
     webBaseUrl: normalizeWebBaseUrl(values['web-base-url'] ?? DEFAULT_WEB_BASE_URL),
     rateLimit:
       values['rate-limit'] === undefined ? undefined : rateLimitFlag('--rate-limit', values['rate-limit']),
