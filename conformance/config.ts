@@ -25,10 +25,6 @@ import { KEY_NAMES } from './types.ts';
 export { KEY_NAMES } from './types.ts';
 export type { KeyName, SuiteConfig } from './types.ts';
 
-// Lower floors import these from the ground floor; they stay exported here for older importers.
-export { ConfigError } from './config-error.ts';
-export { USER_AGENT, VERSION } from './tool.ts';
-
 export const DEFAULTS = {
   profile: 'live',
   concurrency: 8,
@@ -64,19 +60,18 @@ type Flags = ReturnType<typeof readFlags<typeof FLAGS>>['values'];
 
 /** Reads the command line and the environment; any mistake is a `UsageError` (exit status 2). */
 export function parseCli(argv: string[], env: Env): CliOptions {
-  const flags: Flags & { version?: boolean } = readFlags(COMMAND, argv).values;
-  if (flags.help)
-    return { config: configOf({}, {}), reporters: [], verbosity: 'normal', help: true, list: false };
-  if (flags.version && COMMAND.version !== undefined) {
-    const version = COMMAND.version;
-    return {
+  const flags = readFlags(COMMAND, argv).values;
+  // `--help` wins over `--version`, which only a packaged bin has (`COMMAND.version`).
+  const version = flags.help ? undefined : flags.version ? COMMAND.version : undefined;
+  if (flags.help || version !== undefined) {
+    const nothingRun: CliOptions = {
       config: configOf({}, {}),
       reporters: [],
       verbosity: 'normal',
-      help: false,
-      version,
+      help: !!flags.help,
       list: false,
     };
+    return version === undefined ? nothingRun : { ...nothingRun, version };
   }
   if (flags.quiet && flags.verbose)
     throw new ConfigError('--quiet and --verbose contradict each other: choose one');

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../client.ts';
-import { USER_AGENT } from '../config.ts';
+import { USER_AGENT } from '../tool.ts';
 import type { Listening } from './harness.ts';
 import { configFor, listen } from './harness.ts';
 
