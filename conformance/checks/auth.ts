@@ -14,6 +14,7 @@ import {
   counted,
   describe,
   errorEnvelopeProblem,
+  expectedRefusal,
   errorOf,
   fail,
   inconclusive,
@@ -289,7 +290,7 @@ export const authChecks: Check[] = [
     needs: [NO_SCOPE.key],
     hint: `Check the key’s scopes: a key without ${WALKS_READ_SCOPE} gets ${statusOfError(NO_SCOPE_CODE)} {"ok":false,"error":{"code":"${NO_SCOPE_CODE}",...}}.`,
     async run(ctx) {
-      const expected = `${statusOfError(NO_SCOPE_CODE)} with error.code "${NO_SCOPE_CODE}"`;
+      const expected = expectedRefusal(NO_SCOPE_CODE);
       const exchanges = await bothEndpoints(ctx, ctx.data.profile.noScope);
       const judged = {
         requests: exchanges.length,

@@ -3,7 +3,6 @@
  * key sees none of this campaign's walks, this key sees none of theirs, and neither can tell such a
  * walk from an id that does not exist.
  */
-import { statusOfError } from '../../spec/facts.ts';
 import type { Exchange } from '../client.ts';
 import type { SampledWalk } from '../shared-fetches.ts';
 import { isObject } from '../shared-fetches.ts';
@@ -15,6 +14,7 @@ import {
   counted,
   describe,
   errorEnvelopeProblem,
+  expectedRefusal,
   errorOf,
   fail,
   inconclusive,
@@ -28,7 +28,7 @@ const NEEDS: Check['needs'] = [OTHER.key];
 
 /** What a walk of another campaign gets: exactly what an unknown walk gets (§4.3 rule 1). */
 const NOT_FOUND = 'not_found';
-const EXPECTED_EACH = `${statusOfError(NOT_FOUND)} with error.code "${NOT_FOUND}" for each walk`;
+const EXPECTED_EACH = `${expectedRefusal(NOT_FOUND)} for each walk`;
 
 /** Why an answer is not the `not_found` refusal in the error envelope, or undefined when it is. */
 function notFoundProblem(ctx: CheckContext, exchange: Exchange): string | undefined {

@@ -6,6 +6,7 @@ import {
   answersAs,
   describe,
   errorEnvelopeProblem,
+  expectedRefusal,
   noAnswer,
   refusal,
   refusedWithEnvelope,
@@ -27,7 +28,7 @@ export const notFoundChecks: Check[] = [
     mock: 'run',
     hint: `Answer unknown walk ids with ${statusOfError(NOT_FOUND)} {"ok":false,"error":{"code":"${NOT_FOUND}","message":"..."}}.`,
     async run(ctx) {
-      const expected = `${statusOfError(NOT_FOUND)} with error.code "${NOT_FOUND}"`;
+      const expected = expectedRefusal(NOT_FOUND);
       const { exchange } = await ctx.data.detail(
         ctx.data.unknownId,
         PRIMARY,

@@ -122,6 +122,11 @@ export function refusal(code: string): string {
   return `${statusOfError(code)} ${code}`;
 }
 
+/** What a check expects of the refusal with this code: `404 with error.code "not_found"`. */
+export function expectedRefusal(code: string): string {
+  return `${statusOfError(code)} with error.code "${code}"`;
+}
+
 /** Whether an answer is the refusal with this code, at the status the spec gives the code. */
 export function answersAs(response: ResponseData, code: string): boolean {
   return response.status === statusOfError(code) && errorOf(response).code === code;
