@@ -1,5 +1,5 @@
 /**
- * The workflow README.md offers QA to paste: under 15 lines, valid YAML, and it gives
+ * The workflow docs/qa.md offers QA to paste: under 15 lines, valid YAML, and it gives
  * conformance/action.yml every required input and no input the action lacks.
  */
 import { readFileSync } from 'node:fs';
@@ -11,9 +11,10 @@ import { REPO_ROOT } from '../packages.ts';
 const MARKER = '<!-- conformance-action-workflow -->';
 
 function pastedWorkflow(): string {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO_ROOT, 'docs', 'qa.md'), 'utf8');
   const block = /```yaml\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(MARKER)));
-  if (!readme.includes(MARKER) || !block?.[1]) throw new Error(`README.md has no yaml block after ${MARKER}`);
+  if (!readme.includes(MARKER) || !block?.[1])
+    throw new Error(`docs/qa.md has no yaml block after ${MARKER}`);
   return block[1];
 }
 
@@ -21,7 +22,7 @@ interface Workflow {
   jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }>;
 }
 
-describe("README.md's conformance workflow", () => {
+describe("docs/qa.md's conformance workflow", () => {
   it('is under 15 lines and uses the action with its required inputs and no unknown one', () => {
     const text = pastedWorkflow();
     expect(text.trimEnd().split('\n').length).toBeLessThan(15);
