@@ -84,7 +84,13 @@ export const PACKAGES: readonly PackageDefinition[] = [
     },
     modules: ['reference-server/start.ts'],
     // The page with the partner files built beside it, and the decision log the page links to.
-    files: [LIVE_SPEC, 'spec/planned.openapi.yaml', 'spec/DECISIONS.md', API_REFERENCE_PAGE, ...PARTNER_FILES],
+    files: [
+      LIVE_SPEC,
+      'spec/planned.openapi.yaml',
+      'spec/DECISIONS.md',
+      API_REFERENCE_PAGE,
+      ...PARTNER_FILES,
+    ],
     inlineDependencies: false,
     resolvedAtRunTime: ['@stoplight/prism-cli'],
     replacements: { 'docs/build.ts': SHIPPED_DOCS_PAGE },
