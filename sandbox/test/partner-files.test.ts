@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../mock/prism.ts';
 import { type Launched, killGroup, launch } from '../../mock/test/child-launcher.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
+import { variantOf } from '../../reference-server/variants/variant.ts';
 
 /** The little of newman's run summary read here (newman ships no types). */
 interface NewmanSummary {
@@ -98,6 +100,26 @@ describe('the partner files the sandbox serves', { timeout: 120_000 }, () => {
       expect(summary.run.failures.map((f) => f.error.message)).toEqual([]);
     },
   );
+
+  it('fails exactly the requests whose answer a deployment decides otherwise (variant 1)', async () => {
+    // Variant 1 answers a revoked key with key_revoked, lets x-api-key win over a second key and
+    // refuses a bad limit with 422: legal choices, and not the ones the collection documents.
+    const variant = await startReferenceServer({ log: false, variant: variantOf(1) });
+    try {
+      const collection = JSON.parse(await served('/postman/collection.json')) as unknown;
+      const environment = (await (
+        await fetch(`${variant.baseUrl}/postman/environment.json`)
+      ).json()) as unknown;
+      const outcome = outcomeOf(await runCollection(collection, environment, variant.baseUrl));
+      expect(outcome.filter((r) => r.failed.length > 0).map((r) => r.request)).toEqual([
+        'Revoked key: 401 unauthorized',
+        'limit out of range: 400 invalid_parameter',
+        'Both key headers with different keys: 400 conflicting_credentials',
+      ]);
+    } finally {
+      await variant.close();
+    }
+  });
 
   it('each request of /requests.http gets the status its title says', async () => {
     const text = await served('/requests.http');
