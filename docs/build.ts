@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { PARTNER_FILE_NAMES } from '../reference-server/spec-files.ts';
+import type { OpenApiDocument } from '../spec/contract.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 // Resolved when a page is rendered: Redocly is a dev dependency, and `npm start` imports this module
@@ -74,11 +76,20 @@ function inputsOf(specPath: string): string[] {
     join(REPO_ROOT, 'redocly.yaml'),
     fileURLToPath(import.meta.url),
     fileURLToPath(new URL('./code-samples.ts', import.meta.url)),
+    fileURLToPath(new URL('./partner-files.ts', import.meta.url)),
+    fileURLToPath(new URL('./sections.ts', import.meta.url)),
+    join(REPO_ROOT, 'spec', 'changelog.yaml'),
   ].filter((path) => existsSync(path));
+}
+
+/** The partner files written beside the page (served by the sandbox, see reference-docs.ts). */
+export function partnerFilesBeside(outputPath: string): string[] {
+  return Object.values(PARTNER_FILE_NAMES).map((name) => join(dirname(outputPath), name));
 }
 
 export function isFresh(outputPath: string, inputs: string[]): boolean {
   if (!existsSync(outputPath)) return false;
+  if (!partnerFilesBeside(outputPath).every((path) => existsSync(path))) return false;
   const builtAt = statSync(outputPath).mtimeMs;
   return inputs.every((input) => statSync(input).mtimeMs < builtAt);
 }
@@ -94,7 +105,7 @@ export async function buildApiReference(options: BuildOptions = {}): Promise<Bui
   const rendered = `${outputPath}.${process.pid}.redoc.html`;
   const withSamples = `${outputPath}.${process.pid}.openapi.json`;
   try {
-    const languages = await writeSpecWithCodeSamples(specPath, withSamples);
+    const languages = await writeSpecWithCodeSamples(specPath, withSamples, dirname(outputPath));
     await renderWithRedocly(withSamples, rendered, languages);
   } finally {
     rmSync(withSamples, { force: true });
@@ -110,11 +121,33 @@ export async function buildApiReference(options: BuildOptions = {}): Promise<Bui
  * The document the page is rendered from: the spec with request samples on every operation
  * (docs/code-samples.ts). Imported only when a build happens: the contract module loads Ajv.
  */
-async function writeSpecWithCodeSamples(specPath: string, outputPath: string): Promise<SampleLanguages> {
+async function writeSpecWithCodeSamples(
+  specPath: string,
+  outputPath: string,
+  partnerDir: string,
+): Promise<SampleLanguages> {
   const { loadSpec } = await import('../spec/contract.ts');
   const { SAMPLE_LANGUAGES, withCodeSamples } = await import('./code-samples.ts');
-  writeFileSync(outputPath, JSON.stringify(withCodeSamples(loadSpec(specPath))));
+  const { withPartnerSections } = await import('./sections.ts');
+  const doc = loadSpec(specPath);
+  writeFileSync(outputPath, JSON.stringify(withPartnerSections(withCodeSamples(doc))));
+  await writePartnerFiles(doc, partnerDir);
   return SAMPLE_LANGUAGES;
+}
+
+/** The Postman collection and environment and the `.http` file, each written whole or not at all. */
+async function writePartnerFiles(doc: OpenApiDocument, dir: string): Promise<void> {
+  const { httpFileOf, postmanCollectionOf, postmanEnvironmentOf } = await import('./partner-files.ts');
+  const files: Array<[string, string]> = [
+    [PARTNER_FILE_NAMES.collection, `${JSON.stringify(postmanCollectionOf(doc), null, 2)}\n`],
+    [PARTNER_FILE_NAMES.environment, `${JSON.stringify(postmanEnvironmentOf(doc), null, 2)}\n`],
+    [PARTNER_FILE_NAMES.http, httpFileOf(doc)],
+  ];
+  for (const [name, text] of files) {
+    const path = join(dir, name);
+    writeFileSync(`${path}.${process.pid}`, text);
+    renameSync(`${path}.${process.pid}`, path);
+  }
 }
 
 type SampleLanguages = ReadonlyArray<{ lang: string; label: string }>;

@@ -5,7 +5,7 @@
  * injected as `x-codeSamples`, which Redoc shows beside each operation; nothing here is kept in the spec.
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { type OpenApiDocument, type Operation, operationsOf, resolveRef } from '../spec/contract.ts';
+import { LIMIT, type OpenApiDocument, type Operation, operationsOf, resolveRef } from '../spec/contract.ts';
 
 export interface CodeSample {
   lang: string;
@@ -27,8 +27,8 @@ export const SAMPLE_LANGUAGES = [
 export const KEY_VARIABLE = 'API_KEY';
 /** Where the key comes from, as comment lines short enough for the page's code panel. */
 const KEY_NOTE = [
-  `${KEY_VARIABLE} holds your key. The sandbox's demo keys:`,
-  '  npm run --silent reference-server -- --print-credentials',
+  `${KEY_VARIABLE} holds your key. The sandbox prints its demo keys when it starts`,
+  '(npm start); CONFORMANCE_API_KEY is the one these samples need.',
 ];
 
 /** What every sample sends: one URL, one credential header, the query as pairs. */
@@ -39,6 +39,8 @@ export interface SampleRequest {
   keyHeader: { name: string; scheme: 'bearer' | 'plain' };
   /** One comment line per path parameter: the example stands in for a real value. */
   notes: string[];
+  /** What the sample prints against the sandbox, said on the page (`answerOf`). */
+  answer: string;
 }
 
 /** The sandbox's address: the spec's first server, which must be a concrete URL. */
@@ -60,12 +62,26 @@ export function sampleRequestOf(doc: OpenApiDocument, op: Operation): SampleRequ
     if (parameter.in === 'path') {
       path = path.replace(`{${parameter.name}}`, encodeURIComponent(example));
       notes.push(
-        `The ${parameter.name} in the URL is an example: ${firstSentence(parameter.description ?? '')}`,
+        `The ${parameter.name} in the URL is a demo walk (the sandbox's /docs page fills in`,
+        `one of its own); in your code, ${firstSentence(parameter.description ?? '')}`,
       );
     }
     if (parameter.in === 'query') query.push([parameter.name, example]);
   }
-  return { url: `${sandboxUrlOf(doc)}${path}`, query, keyHeader: keyHeaderOf(doc, op), notes };
+  const answer = answerOf(op, query);
+  return { url: `${sandboxUrlOf(doc)}${path}`, query, keyHeader: keyHeaderOf(doc, op), notes, answer };
+}
+
+/**
+ * The answer a sample gets from the sandbox, as its last comment line says it: the success envelope,
+ * printed as JSON. A list names how many walks `limit` brings (the demo campaign has more than 200).
+ */
+export function answerOf(op: Operation, query: ReadonlyArray<readonly [string, string]>): string {
+  const limit = query.find(([name]) => name === LIMIT.name)?.[1];
+  if (limit !== undefined) {
+    return `Prints the 200 answer: {"ok": true, "data": [${limit} walks], "meta": {"count": ${limit}}}.`;
+  }
+  return `Prints the 200 answer: {"ok": true, "data": {the walk, its stops in position order}}.`;
 }
 
 /** The first sentence of a description, Markdown code marks dropped, to follow a colon. */
@@ -98,6 +114,10 @@ function keyHeaderOf(doc: OpenApiDocument, op: Operation): SampleRequest['keyHea
   throw new Error(`${op.operationId}: its first security scheme is neither a bearer nor a header key`);
 }
 
+function commentLines(request: SampleRequest): string[] {
+  return [...KEY_NOTE, ...request.notes, request.answer];
+}
+
 function urlWithQuery(request: SampleRequest): string {
   if (request.query.length === 0) return request.url;
   return `${request.url}?${new URLSearchParams(request.query).toString()}`;
@@ -106,7 +126,7 @@ function urlWithQuery(request: SampleRequest): string {
 function curlSample(request: SampleRequest): string {
   const value = request.keyHeader.scheme === 'bearer' ? `Bearer $${KEY_VARIABLE}` : `$${KEY_VARIABLE}`;
   return [
-    ...[...KEY_NOTE, ...request.notes].map((line) => `# ${line}`),
+    ...commentLines(request).map((line) => `# ${line}`),
     `curl -sS --compressed -H "${request.keyHeader.name}: ${value}" \\`,
     `  '${urlWithQuery(request)}'`,
   ].join('\n');
@@ -119,7 +139,7 @@ function fetchSample(request: SampleRequest): string {
     ? request.keyHeader.name
     : `'${request.keyHeader.name}'`;
   return [
-    ...[...KEY_NOTE, ...request.notes].map((line) => `// ${line}`),
+    ...commentLines(request).map((line) => `// ${line}`),
     `const url = '${urlWithQuery(request)}';`,
     'const response = await fetch(url, {',
     `  headers: { ${name}: ${value} },`,
@@ -129,7 +149,7 @@ function fetchSample(request: SampleRequest): string {
     // The error envelope's code is what a client branches on; the message is for people.
     '  throw new Error(`${response.status} ${body.error.code}: ${body.error.message}`);',
     '}',
-    'console.log(body.data);',
+    'console.log(JSON.stringify(body, null, 2));',
   ].join('\n');
 }
 
@@ -138,7 +158,8 @@ function requestsSample(request: SampleRequest): string {
   const value = request.keyHeader.scheme === 'bearer' ? `f"Bearer {${key}}"` : key;
   const params = request.query.map(([name, example]) => `${JSON.stringify(name)}: ${pythonLiteral(example)}`);
   return [
-    ...[...KEY_NOTE, ...request.notes].map((line) => `# ${line}`),
+    ...commentLines(request).map((line) => `# ${line}`),
+    'import json',
     'import os',
     '',
     'import requests',
@@ -153,7 +174,7 @@ function requestsSample(request: SampleRequest): string {
     'if not body["ok"]:',
     '    error = body["error"]',
     "    raise RuntimeError(f\"{response.status_code} {error['code']}: {error['message']}\")",
-    'print(body["data"])',
+    'print(json.dumps(body, indent=2, ensure_ascii=False))',
   ].join('\n');
 }
 

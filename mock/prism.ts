@@ -73,6 +73,9 @@ export function prismArguments(specPath: string, host: string, port: number, log
     String(port),
     '--errors',
     '--cors=false',
+    // Dynamic mode (`Prefer: dynamic=true`): no invented extra properties, which the envelopes'
+    // `unevaluatedProperties: false` refuses (json-schema-faker does not read that keyword).
+    '--json-schema-faker-fillProperties=false',
     '-v',
     logLevel,
   ];

@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { EMBEDDED_SERVER_PACKAGE } from '../conformance/target.ts';
+import { PARTNER_FILE_NAMES } from '../reference-server/spec-files.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -58,6 +59,8 @@ export async function buildApiReference() {
 
 export const LIVE_SPEC = 'spec/openapi.yaml';
 export const API_REFERENCE_PAGE = 'spec/generated/api-reference.html';
+/** Built with the page (docs/partner-files.ts) and served beside it. */
+const PARTNER_FILES = Object.values(PARTNER_FILE_NAMES).map((name) => `spec/generated/${name}`);
 
 export const PACKAGES: readonly PackageDefinition[] = [
   {
@@ -80,7 +83,14 @@ export const PACKAGES: readonly PackageDefinition[] = [
       'canvassing-mock': 'mock/main.ts',
     },
     modules: ['reference-server/start.ts'],
-    files: [LIVE_SPEC, 'spec/planned.openapi.yaml', API_REFERENCE_PAGE],
+    // The page with the partner files built beside it, and the decision log the page links to.
+    files: [
+      LIVE_SPEC,
+      'spec/planned.openapi.yaml',
+      'spec/DECISIONS.md',
+      API_REFERENCE_PAGE,
+      ...PARTNER_FILES,
+    ],
     inlineDependencies: false,
     resolvedAtRunTime: ['@stoplight/prism-cli'],
     replacements: { 'docs/build.ts': SHIPPED_DOCS_PAGE },

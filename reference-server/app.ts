@@ -8,7 +8,7 @@
  */
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
-import type { Dataset } from '../fixtures/index.ts';
+import { type Dataset, demoCredentials } from '../fixtures/index.ts';
 import { WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { Keyring } from './auth/keyring.ts';
 import { type Authorizer, authorizer } from './auth/require-key.ts';
@@ -58,6 +58,8 @@ export function createRequestListener(options: AppOptions): RequestListener {
 
 interface Services {
   settings: ServerConfig;
+  /** What the reference page's samples and the partner files are filled in with. */
+  partnerDemo: { sampleWalkId: string | undefined; demoKeys: Readonly<Record<string, string>> };
   repository: WalkRepository;
   authorize: Authorizer;
   limiter: RateLimiter | undefined;
@@ -76,10 +78,20 @@ function servicesOf({ dataset, config }: AppOptions): Services {
     }),
     authorize: authorizer(keyring, WALKS_READ_SCOPE, limiter, variant.bothHeaders),
     limiter,
+    partnerDemo: partnerDemoOf(dataset),
   };
 }
 
-function expressApp({ settings, repository, authorize }: Services): Express {
+/** The first listed walk with stops of the primary campaign, and the data set's demo keys. */
+function partnerDemoOf(dataset: Dataset): Services['partnerDemo'] {
+  const primary = dataset.campaigns[0]?.id;
+  const sample = dataset.walks.find(
+    (walk) => walk.campaignId === primary && walk.state === 'active' && walk.stops.length > 0,
+  );
+  return { sampleWalkId: sample?.id, demoKeys: demoCredentials({ seed: dataset.seed }) };
+}
+
+function expressApp({ settings, repository, authorize, partnerDemo }: Services): Express {
   const { variant } = settings;
   const app = express();
   // Settings first: the app's router reads them when it is created.
@@ -102,7 +114,7 @@ function expressApp({ settings, repository, authorize }: Services): Express {
     }),
   );
   app.use(plannedRouter());
-  app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath }));
+  app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath, ...partnerDemo }));
   app.use(noSuchEndpoint);
   app.use(errorHandler(settings.log, variantAnswers(variant)));
   return app;

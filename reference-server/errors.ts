@@ -119,6 +119,11 @@ export const DOCS_NOT_BUILT = errorAnswer(
   'docs_not_built',
   'The API reference page has not been built; run npm run docs:build.',
 );
+export const PARTNER_FILE_NOT_BUILT = errorAnswer(
+  503,
+  'docs_not_built',
+  'This file is made when the reference page is built; run npm run docs:build.',
+);
 
 /**
  * Codes for client errors that come from Express or Node rather than from our routes: the spec's

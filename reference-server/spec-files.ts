@@ -10,6 +10,13 @@ import { fileURLToPath } from 'node:url';
 export const LIVE_SPEC_FILE = fileURLToPath(new URL('../spec/openapi.yaml', import.meta.url));
 export const PLANNED_SPEC_FILE = fileURLToPath(new URL('../spec/planned.openapi.yaml', import.meta.url));
 
+/** The partner files `docs/build.ts` writes beside the reference page, which the server serves. */
+export const PARTNER_FILE_NAMES = {
+  collection: 'postman.collection.json',
+  environment: 'postman.environment.json',
+  http: 'requests.http',
+} as const;
+
 /** The path templates (`/api/v1/lists/{id}`, …) under the top-level `paths:` of an OpenAPI YAML file. */
 export function pathTemplatesOf(specFile: string): string[] {
   const templates: string[] = [];
@@ -27,4 +34,19 @@ export function pathTemplatesOf(specFile: string): string[] {
     if (key?.[2]) templates.push(key[2]);
   }
   return templates;
+}
+
+/**
+ * The `url` of the first entry under the top-level `servers:` of an OpenAPI YAML file: the sandbox,
+ * whose address the served spec, page and partner files replace with the server's own origin.
+ */
+export function firstServerUrlOf(specFile: string): string {
+  const lines = readFileSync(specFile, 'utf8').split(/\r?\n/);
+  const start = lines.findIndex((line) => /^servers:\s*$/.test(line));
+  const first = start < 0 ? undefined : lines[start + 1];
+  const url = first && /^\s+-\s+url:\s*["']?([^"'\s#]+)["']?\s*$/.exec(first)?.[1];
+  if (!url || url.includes('{')) {
+    throw new Error(`${specFile}: the first server must be a concrete URL on the line after servers:`);
+  }
+  return url.replace(/\/$/, '');
 }

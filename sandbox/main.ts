@@ -1,6 +1,6 @@
 /**
- * `npm start [-- --port N] [--mock-port N] [--host H] [--seed S] [--variant SEED] [--latency MS]
- * [--faults RATE]`: the partners' sandbox. The reference server (real seeded data, real keys,
+ * `npm start [-- --port N] [--mock-port N] [--host H] [--seed S] [--rate-limit N/min] [--variant SEED]
+ * [--latency MS] [--faults RATE]`: the partners' sandbox. The reference server (real seeded data, real keys,
  * real errors; optionally another deployment's legal choices, latency and faults) runs in this
  * process; the Prism mock (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
  */
@@ -12,6 +12,7 @@ import {
   packagedVersion,
   PORT_HELP,
   portFlag,
+  rateLimitFlag,
   readFlags,
   SEED_BOUNDS,
   UsageError,
@@ -49,6 +50,11 @@ const COMMAND = {
       value: 'S',
       help: `Demo data set seed, ${SEED_BOUNDS.min} to ${SEED_BOUNDS.max} (default: the reference server's)`,
     },
+    'rate-limit': {
+      type: 'string',
+      value: 'N/min',
+      help: 'Per-key rate limit of the reference server, answered with 429 and Retry-After (default: off)',
+    },
     ...VARIANT_FLAGS,
   },
   version: packagedVersion('canvassing-sandbox'),
@@ -62,6 +68,7 @@ interface SandboxFlags extends VariantSettings {
   port: number;
   mockPort: number;
   seed: number | undefined;
+  rateLimit: number | undefined;
 }
 
 function parseFlags(argv: string[]): SandboxFlags | 'help' {
@@ -73,6 +80,8 @@ function parseFlags(argv: string[]): SandboxFlags | 'help' {
     port: portFlag('--port', values.port, 8080),
     mockPort: portFlag('--mock-port', values['mock-port'], 4010),
     seed: values.seed === undefined ? undefined : integerFlag('--seed', values.seed, SEED_BOUNDS, 0),
+    rateLimit:
+      values['rate-limit'] === undefined ? undefined : rateLimitFlag('--rate-limit', values['rate-limit']),
   };
   if (flags.port === flags.mockPort && flags.port !== 0) {
     throw new UsageError('--port and --mock-port must differ');
@@ -105,9 +114,12 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
     '',
     'Sandbox ready.',
     `  Serving: ${variantBanner(flags)}`,
+    `  Rate limit: ${flags.rateLimit ? `${flags.rateLimit} requests a minute per key (429 with Retry-After)` : 'none (--rate-limit N/min)'}`,
     `  Reference server (seeded demo data, real keys): ${server.baseUrl}`,
     `  API reference page:                            ${server.baseUrl}/docs`,
-    `  OpenAPI contract:                              ${server.baseUrl}/openapi.yaml`,
+    `  OpenAPI contract:                              ${server.baseUrl}/openapi.yaml (and .json)`,
+    `  Postman collection and environment:            ${server.baseUrl}/postman/collection.json, /postman/environment.json`,
+    `  Requests for VS Code and JetBrains:            ${server.baseUrl}/requests.http`,
     `  Prism mock (the spec's examples, any key):     ${prism.baseUrl}`,
     '',
     'Demo credentials (published demo keys of the seeded data set; save them as .env):',
@@ -201,6 +213,7 @@ function startBoth(flags: SandboxFlags) {
       port: flags.port,
       log: serverLog,
       ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+      ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
       ...(flags.variant ? { variant: flags.variant } : {}),
       ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
     }),

@@ -7,12 +7,14 @@ import { type RunningServer, startReferenceServer } from '../../reference-server
 import { loadSpec, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { buildApiReference } from '../build.ts';
 import { codeSamplesOf, sandboxUrlOf } from '../code-samples.ts';
+import { withPartnerSections } from '../sections.ts';
 
 const doc = loadSpec();
 const SCREENSHOT = new URL('../../reports/docs.png', import.meta.url);
 
 let server: RunningServer;
 let baseUrl: string;
+let sampleWalkId: string;
 let browser: Browser;
 let page: Page;
 const requested: string[] = [];
@@ -21,6 +23,9 @@ beforeAll(async () => {
   await buildApiReference();
   server = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
   baseUrl = server.baseUrl;
+  // The walk the server fills the detail samples with, as its .http file names it.
+  const http = await (await fetch(`${baseUrl}/requests.http`)).text();
+  sampleWalkId = /^@walkId = (\S+)$/m.exec(http)?.[1] ?? '';
 
   browser = await launchHeadlessChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 1800 } });
@@ -34,6 +39,17 @@ function sectionOf(op: ReturnType<typeof operationsOf>[number]) {
   return page
     .locator('[data-section-id]')
     .filter({ has: page.locator('h2').getByText(op.definition.summary ?? '', { exact: true }) });
+}
+
+/**
+ * Opens the page at one operation. Redoc renders the operations only once their tag's section
+ * comes into view, and the partner sections (docs/sections.ts) push it below the first screen.
+ */
+async function openOperation(op: ReturnType<typeof operationsOf>[number]): Promise<void> {
+  await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
+  const tag = op.definition.tags?.[0]?.toLowerCase() ?? '';
+  await page.locator(`[data-section-id="/${tag}"]`).scrollIntoViewIfNeeded();
+  await page.getByText(op.path, { exact: true }).first().click();
 }
 
 /** Each server's URL as the page lists it: variables replaced by their defaults. */
@@ -63,6 +79,11 @@ function codeLines(code: string): string {
     .trim();
 }
 
+/** The served detail samples name the server's sample walk instead of the spec's example. */
+function withServedWalk(source: string): string {
+  return source.replace(/(\/api\/v1\/walks\/)[0-9a-f-]{36}/, `$1${sampleWalkId}`);
+}
+
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -71,6 +92,7 @@ afterAll(async () => {
 /** Markdown as the page shows it: no emphasis, code or list marks, whitespace collapsed. */
 function asRendered(markdown: string): string {
   return markdown
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/^\s*[-*]\s+/gm, '')
     .replace(/\*\*|`/g, '')
     .replace(/\s+/g, ' ')
@@ -133,7 +155,15 @@ async function waitForTexts(sectionId: string | null, texts: string[]): Promise<
 describe('the API reference page at /docs, in headless Chromium', { timeout: 120_000 }, () => {
   it('opens on the overview: both endpoints, the private-beta note and both auth headers', async () => {
     await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
-    const paragraphs = (doc.info.description ?? '').split(/\n\s*\n/).map(asRendered);
+    // The spec's own paragraphs and the partner sections' plain ones, with the server's origin in
+    // place of the sandbox's default (headings, lists and tables render in their own way).
+    const paragraphs = (withPartnerSections(doc).info.description ?? '')
+      .split(/\n\s*\n/)
+      .filter((p) => !/^#|^\s*(\d+\.|-|\|)/m.test(p))
+      .map((p) => asRendered(p.replaceAll(sandboxUrlOf(doc), baseUrl)));
+    expect(paragraphs.some((p) => p.startsWith('Every request is a GET, so retrying is always safe.'))).toBe(
+      true,
+    );
     expect(paragraphs.some((p) => p.startsWith('Private beta.'))).toBe(true);
     const paths = operationsOf(doc).map((op) => op.path);
     await waitForTexts(null, [...paths, ...paragraphs]);
@@ -147,8 +177,7 @@ describe('the API reference page at /docs, in headless Chromium', { timeout: 120
   it.each(operationsOf(doc).map((op) => [op.operationId, op] as const))(
     'shows %s: its summary, every response field with its meaning, and every status with its meaning',
     async (_id, op) => {
-      await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
-      await page.getByText(op.path, { exact: true }).first().click();
+      await openOperation(op);
       // Both operations render on one page: everything below is looked up inside this one's section.
       const section = sectionOf(op);
       await section.getByRole('tab', { name: '200', exact: true }).waitFor();
@@ -182,8 +211,7 @@ describe('the API reference page at /docs, in headless Chromium', { timeout: 120
   it.each(operationsOf(doc).map((op) => [op.operationId, op] as const))(
     'shows %s with the sandbox server first, and a curl, a fetch and a requests sample against it',
     async (_id, op) => {
-      await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' });
-      await page.getByText(op.path, { exact: true }).first().click();
+      await openOperation(op);
       const panel = sectionOf(op)
         .getByTestId('right-panel')
         .filter({ has: page.getByTestId('source-code') })
@@ -196,8 +224,10 @@ describe('the API reference page at /docs, in headless Chromium', { timeout: 120
       await serverMenu.getByRole('button').click();
       const servers = (await serverMenu.getByRole('menuitem').allInnerTexts()).map((text) => text.trim());
       expect(servers).toHaveLength(serverUrls.length);
-      serverUrls.forEach((url, index) => expect(servers[index]).toContain(`${url}${op.path}`));
-      expect(servers[0]).toContain(`${sandboxUrlOf(doc)}${op.path}`);
+      // The server names its own origin where the spec names the sandbox's default one.
+      const served = serverUrls.map((url) => url.replace(sandboxUrlOf(doc), baseUrl));
+      served.forEach((url, index) => expect(servers[index]).toContain(`${url}${op.path}`));
+      expect(servers[0]).toContain(`${baseUrl}${op.path}`);
       await page.keyboard.press('Escape');
 
       const samples = codeSamplesOf(doc, op);
@@ -206,8 +236,11 @@ describe('the API reference page at /docs, in headless Chromium', { timeout: 120
         'JavaScript (fetch)',
         'Python (requests)',
       ]);
-      for (const sample of samples) {
-        expect(sample.source).toContain(sandboxUrlOf(doc));
+      for (const built of samples) {
+        // As served: this server's origin, and a walk of its data in the detail samples.
+        const source = built.source.replaceAll(sandboxUrlOf(doc), baseUrl);
+        const sample = { ...built, source: op.path.includes('{') ? withServedWalk(source) : source };
+        expect(sample.source).toContain(baseUrl);
         await languageMenu.getByRole('button').click();
         // The language menu opens in a layer of its own, outside the panel.
         await page.getByRole('menuitem', { name: sample.label, exact: true }).click();

@@ -1,9 +1,19 @@
 /**
- * A typed client for the Campaign Canvassing Read API: openapi-fetch over the types openapi-typescript
- * generates from the contract, so every path, parameter and field below is checked by the compiler.
+ * A typed client for the Campaign Canvassing Read API, fit for production: openapi-fetch over the
+ * types openapi-typescript generates from the contract (every path, parameter and field below is
+ * checked by the compiler), with what a real network needs:
  *
- * In your own project: `npx openapi-typescript openapi.yaml -o openapi.d.ts` (the contract is served
- * by the sandbox at http://127.0.0.1:8080/openapi.yaml), `npm install openapi-fetch`, and copy this file.
+ * - a timeout on every request (headers and body);
+ * - retries with exponential back-off and full jitter on 5xx, timeouts, reset connections and cut
+ *   answers; on 429 it waits the `Retry-After` seconds instead;
+ * - no retry on any other 4xx (the same request gets the same answer);
+ * - a retry budget shared by every request of the client, so an outage is not met with a flood;
+ * - the key only in the request header: never in an error, a log line or a retry notice.
+ *
+ * Every endpoint is a GET, so a retry is always safe.
+ *
+ * In your own project: `npx openapi-typescript <sandbox>/openapi.yaml -o openapi.d.ts`,
+ * `npm install openapi-fetch`, and copy this file (change the type import to your openapi.d.ts).
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from '../../spec/generated/openapi.d.ts';
@@ -14,13 +24,14 @@ type ApiErrorBody = components['schemas']['Error'];
 
 /**
  * A failed answer: `code` is the API's stable error code, the thing to branch on (the message is
- * for people). An answer that is not the error envelope gets the code `unexpected_answer`.
+ * for people). An answer that is not the error envelope gets `unexpected_answer`; no answer at all
+ * (timeouts, resets, cut bodies, after every retry) gets status 0 and `no_answer`.
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    /** The API's own sentence, for people. */
+    /** The API's own sentence, or what went wrong on the way. */
     readonly apiMessage: string,
     /** Seconds the API asked to wait (`Retry-After`), when it did. */
     readonly retryAfterSeconds?: number,
@@ -30,28 +41,92 @@ export class ApiError extends Error {
   }
 }
 
+/** What a retry notice says: never a header, so never the key. */
+export interface RetryNotice {
+  request: string;
+  attempt: number;
+  /** `429 rate_limited`, `500 internal_error`, `timeout`, `fetch failed`, ... */
+  reason: string;
+  delayMs: number;
+}
+
 export interface WalksClientOptions {
   baseUrl: string;
   apiKey: string;
-  /** How often a `rate_limited` answer is retried after its `Retry-After` (default 2). */
-  retries?: number;
+  /** Per attempt, headers and body together (default 10 s). */
+  timeoutMs?: number;
+  /** Retries of one request at most (default 6). */
+  maxRetries?: number;
+  /** Back-off: the first delay's ceiling, and every delay's (defaults 100 ms and 5 s). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** A `Retry-After` longer than this ends the retries instead (default 60 s). */
+  maxRetryAfterMs?: number;
+  /** Retry tokens: the client starts with `burst`, earns `perRequest` per request (defaults 10 and 1, capped at 50). */
+  budget?: { burst: number; perRequest: number; cap: number };
+  /** Told before each retry (a place to log: it never carries the key). */
+  onRetry?: (notice: RetryNotice) => void;
+  /** For tests: the jitter's source and the waiting. */
+  random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }
 
+type Settings = Required<Omit<WalksClientOptions, 'baseUrl' | 'apiKey' | 'onRetry'>> &
+  Pick<WalksClientOptions, 'onRetry'>;
+
 export function createWalksClient(options: WalksClientOptions) {
+  const settings = settingsOf(options);
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/$/, ''),
     // Keys are for servers only: keep them in the environment, never in a browser or a repository.
     headers: { Authorization: `Bearer ${options.apiKey}` },
+    fetch: (request) => fetch(request, { signal: AbortSignal.timeout(settings.timeoutMs) }),
   });
-  const retries = options.retries ?? 2;
+  const budget = new RetryBudget(settings.budget);
+  const send = <T>(name: string, attempt: () => Promise<Answer<T>>) =>
+    withRetries(name, attempt, settings, budget);
   return {
-    /** The campaign's active walks, at most `limit` of them. */
+    /** The campaign's active walks, at most `limit` of them (v1 lists at most 200: no pagination). */
     listWalks: (limit?: number) =>
-      withRetries(retries, () => client.GET('/api/v1/walks', { params: { query: { limit } } })),
+      send('GET /api/v1/walks', () => client.GET('/api/v1/walks', { params: { query: { limit } } })),
     /** One walk with its stops in ascending `position`. */
     getWalk: (id: string) =>
-      withRetries(retries, () => client.GET('/api/v1/walks/{id}', { params: { path: { id } } })),
+      send('GET /api/v1/walks/{id}', () => client.GET('/api/v1/walks/{id}', { params: { path: { id } } })),
   };
+}
+
+function settingsOf(options: WalksClientOptions): Settings {
+  return {
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxRetries: options.maxRetries ?? 6,
+    baseDelayMs: options.baseDelayMs ?? 100,
+    maxDelayMs: options.maxDelayMs ?? 5_000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+    budget: options.budget ?? { burst: 10, perRequest: 1, cap: 50 },
+    onRetry: options.onRetry,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  };
+}
+
+/**
+ * Retry tokens shared by every request of one client: each request earns some, each retry spends
+ * one. While the API answers, retries are plentiful; in an outage they run out and requests fail
+ * fast instead of multiplying the load.
+ */
+export class RetryBudget {
+  private tokens: number;
+  constructor(private readonly config: { burst: number; perRequest: number; cap: number }) {
+    this.tokens = config.burst;
+  }
+  earn(): void {
+    this.tokens = Math.min(this.config.cap, this.tokens + this.config.perRequest);
+  }
+  spend(): boolean {
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
 }
 
 interface Answer<T> {
@@ -60,22 +135,81 @@ interface Answer<T> {
   response: Response;
 }
 
-/** The payload of a success, or an ApiError; `rate_limited` is retried after `Retry-After`. */
-async function withRetries<T>(retries: number, send: () => Promise<Answer<T>>): Promise<T> {
+/** What to do after one attempt: done, fail, or wait and try again. */
+type Verdict<T> = { done: T } | { fail: ApiError } | { retry: ApiError; delayMs: number; reason: string };
+
+async function withRetries<T>(
+  name: string,
+  send: () => Promise<Answer<T>>,
+  settings: Settings,
+  budget: RetryBudget,
+): Promise<T> {
+  budget.earn();
   for (let attempt = 0; ; attempt++) {
-    const answer = await send();
-    if (answer.data) return answer.data.data;
-    const error = apiErrorOf(answer.response, answer.error);
-    // An unknown code is read by its status, as the spec asks: 429 is throttling whatever its code.
-    const throttled = error.code === 'rate_limited' || error.status === 429;
-    if (!throttled || attempt >= retries) throw error;
-    await new Promise((resolve) => setTimeout(resolve, 1000 * (error.retryAfterSeconds ?? 1)));
+    const verdict = judge(await attemptOnce(send), attempt, settings);
+    if ('done' in verdict) return verdict.done;
+    if ('fail' in verdict) throw verdict.fail;
+    if (attempt >= settings.maxRetries || !budget.spend()) throw verdict.retry;
+    settings.onRetry?.({
+      request: name,
+      attempt: attempt + 1,
+      reason: verdict.reason,
+      delayMs: verdict.delayMs,
+    });
+    await settings.sleep(verdict.delayMs);
   }
 }
 
+/** One attempt: the answer, or why there was none (a timeout, a reset, a cut or unreadable body). */
+async function attemptOnce<T>(send: () => Promise<Answer<T>>): Promise<Answer<T> | { lost: string }> {
+  try {
+    return await send();
+  } catch (error) {
+    const name = error instanceof Error ? error.name : '';
+    return { lost: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : describeLoss(error) };
+  }
+}
+
+/** A short reason without any request detail (undici's messages never hold headers, but be sure). */
+function describeLoss(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } }).cause?.code;
+  if (typeof cause === 'string') return cause;
+  return error instanceof SyntaxError ? 'cut answer' : 'connection lost';
+}
+
+function judge<T>(answer: Answer<T> | { lost: string }, attempt: number, settings: Settings): Verdict<T> {
+  if ('lost' in answer) {
+    return {
+      retry: new ApiError(0, 'no_answer', answer.lost),
+      delayMs: backoff(attempt, settings),
+      reason: answer.lost,
+    };
+  }
+  if (answer.data) return { done: answer.data.data };
+  const error = apiErrorOf(answer.response, answer.error);
+  const reason = `${error.status} ${error.code}`;
+  // An unknown code is read by its status, as the spec asks: 429 is throttling whatever its code.
+  if (error.status === 429) {
+    const waitMs =
+      error.retryAfterSeconds === undefined ? backoff(attempt, settings) : error.retryAfterSeconds * 1000;
+    return waitMs > settings.maxRetryAfterMs ? { fail: error } : { retry: error, delayMs: waitMs, reason };
+  }
+  if (error.status >= 500) return { retry: error, delayMs: backoff(attempt, settings), reason };
+  return { fail: error };
+}
+
+/** Full jitter: a uniform wait between 0 and min(max, base × 2^attempt). */
+export function backoff(
+  attempt: number,
+  settings: Pick<Settings, 'baseDelayMs' | 'maxDelayMs' | 'random'>,
+): number {
+  const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** attempt);
+  return Math.round(settings.random() * ceiling);
+}
+
 function apiErrorOf(response: Response, body: unknown): ApiError {
-  const retryAfter = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
-  const seconds = Number.isFinite(retryAfter) ? retryAfter : undefined;
+  const retryAfter = /^\s*(\d+)\s*$/.exec(response.headers.get('retry-after') ?? '')?.[1];
+  const seconds = retryAfter === undefined ? undefined : Number(retryAfter);
   const error = (body as { error?: Partial<ApiErrorBody> } | undefined)?.error;
   if (typeof error?.code === 'string') {
     return new ApiError(response.status, error.code, error.message ?? '', seconds);

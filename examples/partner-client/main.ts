@@ -1,40 +1,77 @@
 /**
- * `node --import tsx examples/partner-client/main.ts`: lists the campaign's walks and reads the
- * stops of the first walk that has any, handling each error by its code.
+ * `node --import tsx examples/partner-client/main.ts`: lists the campaign's walks (as many as v1
+ * gives: at most 200), reads every listed walk, and prints what it found with a digest of it all,
+ * handling each error by its code. Timeouts, resets, cut answers, 5xx and 429 are retried (client.ts).
  *
- * Environment: API_KEY (required; the sandbox's demo keys: `npm run --silent reference-server --
- * --print-credentials`), API_BASE_URL (default http://127.0.0.1:8080, the sandbox).
- * Exit status: 0 done, 1 the API refused or failed, 2 no key given.
+ * Environment: API_KEY (required; `npm start` prints the sandbox's demo keys), API_BASE_URL
+ * (default http://127.0.0.1:8080, the sandbox), API_LIST_LIMIT (1 to 200, default 200),
+ * API_TIMEOUT_MS (per request, default 10000).
+ * Exit status: 0 done, 1 the API refused or failed, 2 bad configuration.
  */
-import { ApiError, createWalksClient, type WalkDetail, type WalkSummary } from './client.ts';
+import { createHash } from 'node:crypto';
+import {
+  ApiError,
+  createWalksClient,
+  type RetryNotice,
+  type WalkDetail,
+  type WalkSummary,
+} from './client.ts';
 
-const LIST_LIMIT = 20;
+/** v1 lists at most 200 walks and has no pagination: a campaign with more cannot be listed whole. */
+const MAX_LIMIT = 200;
 
 async function main(): Promise<number> {
   const apiKey = process.env.API_KEY;
-  if (!apiKey) {
-    console.error('partner-client: set API_KEY to your key');
-    return 2;
-  }
-  const client = createWalksClient({ baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:8080', apiKey });
+  const limit = Number(process.env.API_LIST_LIMIT ?? MAX_LIMIT);
+  const timeoutMs = Number(process.env.API_TIMEOUT_MS ?? 10_000);
+  if (!apiKey) return configError('set API_KEY to your key');
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    return configError('API_LIST_LIMIT: 1 to 200');
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return configError('API_TIMEOUT_MS: milliseconds');
+  const client = createWalksClient({
+    baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:8080',
+    apiKey,
+    timeoutMs,
+    onRetry: logRetry,
+  });
   try {
-    const walks = await client.listWalks(LIST_LIMIT);
-    console.log(`walks: ${walks.length} (limit ${LIST_LIMIT})`);
+    const walks = await client.listWalks(limit);
+    console.log(`walks: ${walks.length} (limit ${limit})`);
+    if (walks.length === MAX_LIMIT) console.log('  the campaign may have more: v1 lists at most 200 walks');
     for (const walk of walks.slice(0, 5)) console.log(`  ${describeWalk(walk)}`);
-    const withStops = walks.find((walk) => walk.count > 0);
-    if (!withStops) {
-      console.log('no walk has stops yet');
-      return 0;
-    }
-    const detail = await client.getWalk(withStops.id);
-    console.log(`stops of ${detail.name}: ${detail.stops.length}`);
-    for (const line of describeStops(detail)) console.log(`  ${line}`);
+    const details: WalkDetail[] = [];
+    for (const walk of walks) details.push(await client.getWalk(walk.id));
+    report(details);
     return 0;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     console.error(`partner-client: ${explain(error)}`);
     return 1;
   }
+}
+
+function configError(message: string): number {
+  console.error(`partner-client: ${message}`);
+  return 2;
+}
+
+/** One line per retry, on stderr: what failed and how long the client waits (never a header). */
+function logRetry({ request, attempt, reason, delayMs }: RetryNotice): void {
+  console.error(`partner-client: retry ${attempt} of ${request} in ${delayMs} ms (${reason})`);
+}
+
+/** What was read: the count, the first walk with stops, and a digest to compare runs by. */
+function report(details: WalkDetail[]): void {
+  const stops = details.reduce((sum, detail) => sum + detail.stops.length, 0);
+  console.log(`read ${details.length} walks: ${stops} stops`);
+  const withStops = details.find((detail) => detail.stops.length > 0);
+  if (withStops) {
+    console.log(`stops of ${withStops.name}: ${withStops.stops.length}`);
+    for (const line of describeStops(withStops)) console.log(`  ${line}`);
+  } else {
+    console.log('no walk has stops yet');
+  }
+  console.log(`digest: ${createHash('sha256').update(JSON.stringify(details)).digest('hex')}`);
 }
 
 function describeWalk(walk: WalkSummary): string {
@@ -60,6 +97,8 @@ function explain(error: ApiError): string {
       return `${error.code}: no such walk in this key's campaign`;
     case 'rate_limited':
       return `${error.code}: still throttled after retrying; wait ${error.retryAfterSeconds ?? '?'} s`;
+    case 'no_answer':
+      return `${error.code}: no answer after retrying (${error.apiMessage}); is the API reachable?`;
     case 'invalid_parameter':
       return `${error.code}: ${error.apiMessage}`;
     default:

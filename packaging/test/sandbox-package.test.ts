@@ -50,7 +50,7 @@ describe('the packed sandbox package', () => {
     expect(ran.stdout.trim()).toBe(`canvassing-sandbox ${api.version} (${api.title} ${api.version})`);
   });
 
-  it('serves the reference server, its docs page and the Prism mock until SIGTERM', async () => {
+  it('serves the reference server, its docs page, the partner files and the Prism mock until SIGTERM', async () => {
     const [port, mockPort] = [await freePort(), await freePort()];
     const sandbox = startUntil(
       'canvassing-sandbox',
@@ -64,6 +64,13 @@ describe('the packed sandbox package', () => {
       expect(docs.status).toBe(200);
       expect(docs.headers.get('content-type')).toContain('text/html');
       await docs.body?.cancel();
+      // The files partners import ship with the page, and name this sandbox's address.
+      for (const path of ['/openapi.json', '/postman/collection.json', '/requests.http', '/DECISIONS.md']) {
+        const file = await fetch(`http://127.0.0.1:${port}${path}`);
+        expect(file.status, path).toBe(200);
+        if (path !== '/DECISIONS.md') expect(await file.text(), path).toContain(`http://127.0.0.1:${port}`);
+        else await file.body?.cancel();
+      }
       const mocked = await fetch(`http://127.0.0.1:${mockPort}/api/v1/walks`, {
         headers: { 'x-api-key': 'svc_sk_live_anything' },
       });

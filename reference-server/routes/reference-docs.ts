@@ -1,15 +1,28 @@
 /**
- * The contract and its reference page, without a key: `GET /openapi.yaml` (the spec file itself),
- * `GET /docs` (the page `npm run docs:build` renders; 503 in the envelope until it exists) and
- * `GET /`, which redirects to `/docs`.
+ * The contract, its reference page and the partner files, without a key: `GET /openapi.yaml`,
+ * `/openapi.json`, `/docs` (the page `npm run docs:build` renders), `/postman/collection.json`,
+ * `/postman/environment.json`, `/requests.http`, the decision log at `/DECISIONS.md` and the
+ * planned endpoints at `/planned.openapi.yaml`; `GET /` redirects to `/docs`. A file not built yet
+ * gets 503 in the envelope.
+ *
+ * The built files name the sandbox as the spec's first server (`http://127.0.0.1:8080`), the
+ * spec's example walk in the detail samples and `__CONFORMANCE_API_KEY__`-style stand-ins for the
+ * demo keys. Each is served with this server's own origin, a walk of its own data and its own demo
+ * keys in their place, so whatever `--host`, `--port` or `--seed` it runs with, what a partner
+ * copies from it runs against it as written.
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
 import { Router } from 'express';
 import { sendBytes } from '../envelope.ts';
-import { ApiError, DOCS_NOT_BUILT } from '../errors.ts';
+import { ApiError, DOCS_NOT_BUILT, PARTNER_FILE_NOT_BUILT } from '../errors.ts';
+import { firstServerUrlOf, PARTNER_FILE_NAMES } from '../spec-files.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 const HTML = 'text/html; charset=utf-8';
+const YAML = 'application/yaml; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
 const TO_DOCS = Buffer.from(
   '<!doctype html><title>Canvassing Read API</title><a href="/docs">API reference</a>\n',
 );
@@ -17,18 +30,56 @@ const TO_DOCS = Buffer.from(
 export interface ReferenceDocsOptions {
   specPath: string;
   docsPath: string;
+  /** A walk of the primary campaign that has stops: the detail samples' id. */
+  sampleWalkId?: string;
+  /** The demo keys by their contract names, for the stand-ins in the partner files. */
+  demoKeys?: Readonly<Record<string, string>>;
 }
 
-export function referenceDocsRouter({ specPath, docsPath }: ReferenceDocsOptions): Router {
-  const router = Router({ caseSensitive: true, strict: false });
+/** What a served file's stand-ins become for one request. */
+interface Localization {
+  builtOrigin: string;
+  origin: string;
+  sampleWalkId: string | undefined;
+  demoKeys: Readonly<Record<string, string>>;
+}
 
+export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
+  const { specPath, docsPath } = options;
+  const router = Router({ caseSensitive: true, strict: false });
+  const builtOrigin = firstServerUrlOf(specPath);
+  const localized = (req: IncomingMessage): Localization => ({
+    builtOrigin,
+    origin: originOf(req, builtOrigin),
+    sampleWalkId: options.sampleWalkId,
+    demoKeys: options.demoKeys ?? {},
+  });
+  const built = dirname(docsPath);
+  const serve = (path: string, file: string, type: string, missing = PARTNER_FILE_NOT_BUILT) =>
+    router
+      .route(path)
+      .get(async (req, res) => {
+        const text = await readIfThere(file);
+        if (text === undefined) throw new ApiError(missing);
+        sendBytes(res, 200, ['Content-Type', type], Buffer.from(localize(text, localized(req))));
+      })
+      .all(methodNotAllowed);
+
+  serve('/openapi.yaml', specPath, YAML);
   router
-    .route('/openapi.yaml')
-    .get(async (_req, res) => {
-      const spec = await readFile(specPath);
-      sendBytes(res, 200, ['Content-Type', 'application/yaml; charset=utf-8'], spec);
+    .route('/openapi.json')
+    .get(async (req, res) => {
+      const json = await specAsJson(specPath);
+      sendBytes(res, 200, ['Content-Type', JSON_TYPE], Buffer.from(localize(json, localized(req))));
     })
     .all(methodNotAllowed);
+  serve('/docs', docsPath, HTML, DOCS_NOT_BUILT);
+  serve('/postman/collection.json', join(built, PARTNER_FILE_NAMES.collection), JSON_TYPE);
+  serve('/postman/environment.json', join(built, PARTNER_FILE_NAMES.environment), JSON_TYPE);
+  serve('/requests.http', join(built, PARTNER_FILE_NAMES.http), 'text/plain; charset=utf-8');
+  // The documents the page links to: why each open point was decided, and what is coming.
+  serve('/DECISIONS.md', join(dirname(specPath), 'DECISIONS.md'), 'text/markdown; charset=utf-8');
+  serve('/planned.openapi.yaml', join(dirname(specPath), 'planned.openapi.yaml'), YAML);
 
   // A browser opening the server's address lands on the reference page.
   router
@@ -36,17 +87,64 @@ export function referenceDocsRouter({ specPath, docsPath }: ReferenceDocsOptions
     .get((_req, res) => sendBytes(res, 302, ['Location', '/docs', 'Content-Type', HTML], TO_DOCS))
     .all(methodNotAllowed);
 
-  router
-    .route('/docs')
-    .get(async (_req, res) => {
-      const page = await readFile(docsPath).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      });
-      if (!page) throw new ApiError(DOCS_NOT_BUILT);
-      sendBytes(res, 200, ['Content-Type', HTML], page);
-    })
-    .all(methodNotAllowed);
-
   return router;
+}
+
+async function readIfThere(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+}
+
+/** The spec as JSON, parsed again only when the file changes (YAML is loaded on first use). */
+let jsonCache: { yaml: string; json: string } | undefined;
+async function specAsJson(specPath: string): Promise<string> {
+  const yaml = await readFile(specPath, 'utf8');
+  if (jsonCache?.yaml !== yaml) {
+    const { parse } = await import('yaml');
+    jsonCache = { yaml, json: `${JSON.stringify(parse(yaml), null, 2)}\n` };
+  }
+  return jsonCache.json;
+}
+
+/**
+ * A `Host` header a browser or HTTP client sends: a DNS name or IPv4 address, or an IPv6 literal in
+ * brackets, and a port. Anything else (it is the client's to choose) is not echoed into a page.
+ */
+const HOST_SHAPE =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$/;
+
+/**
+ * The origin the client reached this server at: `http://` and its `Host` header, which is what a
+ * partner typed (`localhost:8081`) and works from where they are; the address the connection came
+ * in on when the header is unusable; the built origin as a last resort.
+ */
+export function originOf(req: IncomingMessage, fallback: string): string {
+  const host = req.headers.host;
+  if (host && HOST_SHAPE.test(host)) return `http://${host}`;
+  const { localAddress, localPort } = req.socket;
+  if (!localAddress || !localPort) return fallback;
+  const address = localAddress.replace(/^::ffff:(?=\d+\.)/, '');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}`;
+}
+
+/** The built origin, the example walk of the samples and the demo-key stand-ins, replaced. */
+export function localize(
+  text: string,
+  { builtOrigin, origin, sampleWalkId, demoKeys }: Localization,
+): string {
+  let out = text;
+  if (sampleWalkId) {
+    // Only the detail samples' URLs: the spec's examples keep their ids (they are the mock's answers).
+    const walkUrl = new RegExp(`${escapeRegExp(builtOrigin)}(/api/v[0-9]+/walks/)[0-9a-fA-F-]{36}`, 'g');
+    out = out.replace(walkUrl, (_match, path: string) => `${origin}${path}${sampleWalkId}`);
+  }
+  out = out.replaceAll(builtOrigin, origin);
+  const standIns: Record<string, string | undefined> = { ...demoKeys, SAMPLE_WALK_ID: sampleWalkId };
+  return out.replace(/__([A-Z][A-Z0-9_]*)__/g, (match, name: string) => standIns[name] ?? match);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

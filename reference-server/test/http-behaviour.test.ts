@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_SPEC_PATH, loadSpec, PLANNED_SPEC_PATH } from '../../spec/contract.ts';
+import { firstServerUrlOf } from '../spec-files.ts';
 import { activeWalksOf, type Answer, bearer, errorOf, startTestServer, type TestServer } from './harness.ts';
 
 let server: TestServer;
@@ -218,11 +219,12 @@ describe('headers (D-CORS, D-CACHE, D-CONTENT, D-HEADERS)', () => {
 });
 
 describe('the spec and the reference page', () => {
-  it('serves the spec file at /openapi.yaml without a key', async () => {
+  it('serves the spec file at /openapi.yaml without a key, naming its own origin as the sandbox', async () => {
     const answer = await server.get('/openapi.yaml');
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/yaml; charset=utf-8');
-    expect(answer.text).toBe(await readFile(LIVE_SPEC_PATH, 'utf8'));
+    const file = await readFile(LIVE_SPEC_PATH, 'utf8');
+    expect(answer.text).toBe(file.replaceAll(firstServerUrlOf(LIVE_SPEC_PATH), server.baseUrl));
   });
 
   it('serves the built reference page at /docs without a key', async () => {

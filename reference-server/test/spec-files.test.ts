@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LIVE_SPEC_PATH, loadSpec, PLANNED_SPEC_PATH } from '../../spec/contract.ts';
-import { LIVE_SPEC_FILE, PLANNED_SPEC_FILE, pathTemplatesOf } from '../spec-files.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstServerUrlOf, LIVE_SPEC_FILE, PLANNED_SPEC_FILE, pathTemplatesOf } from '../spec-files.ts';
 
 describe('the spec files the server reads without a YAML parser', () => {
   it('are the files of spec/contract.ts', () => {
@@ -12,5 +15,20 @@ describe('the spec files the server reads without a YAML parser', () => {
       expect(pathTemplatesOf(file)).toEqual(Object.keys(loadSpec(file).paths ?? {}));
     }
     expect(pathTemplatesOf(PLANNED_SPEC_FILE).length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('yield the first server’s URL a YAML parser finds, and refuse a templated or missing one', () => {
+    expect(firstServerUrlOf(LIVE_SPEC_FILE)).toBe(loadSpec(LIVE_SPEC_FILE).servers?.[0]?.url);
+    const dir = mkdtempSync(join(tmpdir(), 'spec-files-'));
+    try {
+      const templated = join(dir, 'templated.yaml');
+      writeFileSync(templated, 'openapi: 3.1.1\nservers:\n  - url: "{base_url}"\n');
+      expect(() => firstServerUrlOf(templated)).toThrow(/concrete URL/);
+      const none = join(dir, 'none.yaml');
+      writeFileSync(none, 'openapi: 3.1.1\npaths: {}\n');
+      expect(() => firstServerUrlOf(none)).toThrow(/concrete URL/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -101,4 +101,30 @@ describe('npm start (the sandbox)', () => {
     process.kill(-sandbox.pgid, 'SIGINT');
     expect(await sandbox.exited).toBe(0);
   });
+
+  it('throttles each key with --rate-limit N/min, like the reference server: 429 rate_limited and Retry-After', async () => {
+    const { sandbox, port } = await startSandbox(['--rate-limit', '2/min']);
+    expect(sandbox.output()).toContain('Rate limit: 2 requests a minute per key');
+    const key = { 'x-api-key': demoCredentials().CONFORMANCE_API_KEY };
+    const url = `http://${HOST}:${port}/api/v1/walks?limit=1`;
+    expect([await statusOf(url, key), await statusOf(url, key)]).toEqual([200, 200]);
+    const refused = await request(url, { headers: key });
+    const body = (await refused.body.json()) as { ok: boolean; error: { code: string } };
+    expect([refused.statusCode, body.ok, body.error.code]).toEqual([429, false, 'rate_limited']);
+    // Seconds left in the key's one-minute window, as the docs page says.
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // Another key has its own window.
+    const other = { 'x-api-key': demoCredentials().CONFORMANCE_EMPTY_CAMPAIGN_KEY };
+    expect(await statusOf(url, other)).toBe(200);
+    process.kill(-sandbox.pgid, 'SIGINT');
+    expect(await sandbox.exited).toBe(0);
+  });
+
+  it('refuses a bad --rate-limit with exit 2 and a plain line', async () => {
+    const sandbox = launchNpm(['start', '--', '--rate-limit', 'fast']);
+    launched = sandbox;
+    expect(await sandbox.exited).toBe(2);
+    expect(sandbox.output()).toContain('--rate-limit');
+  });
 });

@@ -4,10 +4,12 @@
  * compared with what the same server answers to plain requests.
  */
 import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort, type RunningPrism, startPrism } from '../../../mock/prism.ts';
+import { killGroup, type Launched, launch, redacted } from '../../../mock/test/child-launcher.ts';
 import { listeningUrl, startServerProcess } from '../../../reference-server/test/server-process.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 
@@ -22,8 +24,17 @@ interface Run {
   stderr: string;
 }
 
-async function runExample(baseUrl: string, apiKey: string): Promise<Run> {
-  const env = { ...process.env, API_BASE_URL: baseUrl, API_KEY: apiKey, NO_COLOR: '1' };
+/** Walks the example lists and reads in these runs (the whole demo campaign would be 200 each). */
+const LIST_LIMIT = 20;
+
+async function runExample(baseUrl: string, apiKey: string, limit = LIST_LIMIT): Promise<Run> {
+  const env = {
+    ...process.env,
+    API_BASE_URL: baseUrl,
+    API_KEY: apiKey,
+    API_LIST_LIMIT: String(limit),
+    NO_COLOR: '1',
+  };
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
@@ -52,20 +63,30 @@ function credentialsOf(flags: string[]): Record<string, string> {
   );
 }
 
-/** What the example should print, worked out from plain requests to the same server. */
-async function expectedLines(baseUrl: string, apiKey: string): Promise<string[]> {
+/**
+ * What the example should print, worked out from plain requests to the same server: the list, every
+ * listed walk read, the first with stops, and the digest of every detail in list order.
+ */
+async function expectedLines(baseUrl: string, apiKey: string, limit = LIST_LIMIT): Promise<string[]> {
   const headers = { Authorization: `Bearer ${apiKey}` };
-  const list = (await (await fetch(`${baseUrl}/api/v1/walks?limit=20`, { headers })).json()) as {
-    data: Array<{ id: string; count: number }>;
+  const list = (await (await fetch(`${baseUrl}/api/v1/walks?limit=${limit}`, { headers })).json()) as {
+    data: Array<{ id: string }>;
   };
-  const lines = [`walks: ${list.data.length} (limit 20)`];
-  const withStops = list.data.find((walk) => walk.count > 0);
-  if (!withStops) return [...lines, 'no walk has stops yet'];
-  const detail = (await (await fetch(`${baseUrl}/api/v1/walks/${withStops.id}`, { headers })).json()) as {
-    data: { name: string; stops: unknown[] };
-  };
-  expect(detail.data.stops.length).toBeGreaterThan(0);
-  return [...lines, `stops of ${detail.data.name}: ${detail.data.stops.length}`];
+  const details: Array<{ name: string; stops: unknown[] }> = [];
+  for (const walk of list.data) {
+    const detail = (await (await fetch(`${baseUrl}/api/v1/walks/${walk.id}`, { headers })).json()) as {
+      data: { name: string; stops: unknown[] };
+    };
+    details.push(detail.data);
+  }
+  const stops = details.reduce((sum, detail) => sum + detail.stops.length, 0);
+  const withStops = details.find((detail) => detail.stops.length > 0);
+  return [
+    `walks: ${list.data.length} (limit ${limit})`,
+    `read ${details.length} walks: ${stops} stops`,
+    withStops ? `stops of ${withStops.name}: ${withStops.stops.length}` : 'no walk has stops yet',
+    `digest: ${createHash('sha256').update(JSON.stringify(details)).digest('hex')}`,
+  ];
 }
 
 const children: ChildProcess[] = [];
@@ -103,9 +124,9 @@ async function expectListsAndStops(flags: string[]): Promise<void> {
 
 // Each case starts processes (tsx, a server, Prism); the bound only stops a hung one.
 describe('examples/partner-client against the reference server', { timeout: 120_000 }, () => {
-  it('lists walks and reads one walk’s stops on the default sandbox', () => expectListsAndStops([]));
+  it('lists walks and reads every listed walk on the default sandbox', () => expectListsAndStops([]));
 
-  it.each(VARIANT_SEEDS)('lists walks and reads one walk’s stops on variant %s', (seed) =>
+  it.each(VARIANT_SEEDS)('lists walks and reads every listed walk on variant %s', (seed) =>
     expectListsAndStops(['--variant', seed]),
   );
 
@@ -124,7 +145,7 @@ describe('examples/partner-client against the reference server', { timeout: 120_
 });
 
 describe('examples/partner-client against the Prism mock', { timeout: 120_000 }, () => {
-  it('lists the example walks and reads the example walk’s stops', async () => {
+  it('lists the example walks and reads each of them', async () => {
     prism = await startPrism({ port: await freePort() });
     const apiKey = `${KEY_PREFIX}partner_example_key`;
     const run = await runExample(prism.baseUrl, apiKey);
@@ -132,4 +153,44 @@ describe('examples/partner-client against the Prism mock', { timeout: 120_000 },
     expect(run.exitCode).toBe(0);
     for (const line of await expectedLines(prism.baseUrl, apiKey)) expect(run.stdout).toContain(line);
   });
+});
+
+/** Fault seeds the sandbox draws its failures from; each run meets a different sequence of them. */
+const FAULT_SEEDS = ['1', '2', '3'];
+
+describe('examples/partner-client against the sandbox with faults and latency', { timeout: 180_000 }, () => {
+  let sandbox: Launched | undefined;
+  afterEach(() => {
+    if (sandbox) killGroup(sandbox.pgid);
+    sandbox = undefined;
+  });
+
+  it.each(FAULT_SEEDS)(
+    'lists the campaign and reads every listed walk, as without faults (fault seed %s)',
+    async (seed) => {
+      const keys = credentialsOf([]);
+      const apiKey = keys.CONFORMANCE_API_KEY ?? '';
+      const clean = await runExample(await startReferenceServer([]), apiKey, 30);
+      expect(clean.exitCode).toBe(0);
+
+      const port = await freePort();
+      let mockPort = await freePort();
+      while (mockPort === port) mockPort = await freePort();
+      const turbulence = ['--faults', '0.3', '--latency', '0-40', '--fault-seed', seed];
+      sandbox = launch('sandbox/main.ts', [
+        '--port',
+        String(port),
+        '--mock-port',
+        String(mockPort),
+        ...turbulence,
+      ]);
+      await sandbox.waitForOutput('Ctrl-C stops both.');
+      const faulty = await runExample(`http://127.0.0.1:${port}`, apiKey, 30);
+      expect(faulty.exitCode, redacted(faulty.stderr)).toBe(0);
+      expect(faulty.stdout).toBe(clean.stdout);
+      // It met failures and said so, one line per retry, never with the key.
+      expect(faulty.stderr).toMatch(/^partner-client: retry 1 of GET /m);
+      expect(faulty.stderr).not.toContain(apiKey);
+    },
+  );
 });
