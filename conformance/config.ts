@@ -17,6 +17,7 @@ import { ConfigError } from './config-error.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
 import type { Verbosity } from './reporters/console.ts';
 import { REPORTER_NAMES, type ReporterName } from './reporters/format.ts';
+import { reachOf } from './reach.ts';
 import { requireTargetKeys, type TargetOptions } from './target.ts';
 import { TOOL_NAME } from './tool.ts';
 import type { KeyName } from './types.ts';
@@ -149,6 +150,7 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   }
   const only = prefixesOf(flags.only);
   if (only) config.only = only;
+  config.reach = reachOf(flags, merged);
   return config;
 }
 
@@ -219,6 +221,37 @@ const LIMITS = {
   seed: { min: 0, max: 2 ** 31 - 1 },
   sample: { min: 1, max: 1_000_000 },
 } as const;
+
+/** Reaching a staging deployment as QA's CI does (issue 25, `reach.ts`): kept together for merges. */
+const REACH_FLAGS = {
+  proxy: {
+    type: 'string',
+    value: 'URL',
+    help: 'Forward proxy for every request, http://[user:password@]host:port (env CONFORMANCE_PROXY);\nwithout it HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured (either case) as curl does',
+  },
+  'ca-file': {
+    type: 'string',
+    value: 'FILE',
+    help: "PEM certificate(s) added to the trusted roots: a private CA's (NODE_EXTRA_CA_CERTS works too)",
+  },
+  insecure: {
+    type: 'boolean',
+    help: "Do not verify the target's TLS certificate (every report and the console say so)",
+  },
+  cert: { type: 'string', value: 'FILE', help: 'Client certificate (PEM) for mutual TLS; with --key' },
+  key: { type: 'string', value: 'FILE', help: 'Private key (PEM) of --cert' },
+  'key-passphrase-env': {
+    type: 'string',
+    value: 'NAME',
+    help: 'The environment variable holding the passphrase of an encrypted --key',
+  },
+  header: {
+    type: 'string',
+    multiple: true,
+    value: "'NAME: VALUE'",
+    help: "A header sent on every request, e.g. a gateway's token (repeatable; env CONFORMANCE_HEADERS,\none per line); reports show its value as $CONFORMANCE_HEADER_NAME, never the value",
+  },
+} as const satisfies CommandSpec['flags'];
 
 const FLAGS = {
   'base-url': {
@@ -324,6 +357,7 @@ const FLAGS = {
     value: 'PREFIX',
     help: 'Leave out checks whose id starts with PREFIX (repeatable), e.g. --skip DRIFT;\na prefix of --only or --skip that matches no check is unusable (exit 2)',
   },
+  ...REACH_FLAGS,
   quiet: { type: 'boolean', help: 'Print only the summary line and the failures' },
   verbose: {
     type: 'boolean',

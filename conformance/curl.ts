@@ -1,6 +1,8 @@
 /**
- * A `curl` command that reproduces a request. Configured keys appear as shell variables
- * (`$CONFORMANCE_API_KEY`), never as values: the command is safe to paste into a ticket.
+ * A `curl` command that reproduces a request. Configured keys and gateway headers appear as shell
+ * variables (`$CONFORMANCE_API_KEY`, `$CONFORMANCE_HEADER_X_GATEWAY_TOKEN`), never as values: the
+ * command is safe to paste into a ticket. The way there (proxy, CA, client certificate) is the
+ * tester's own setup and is not repeated in each command.
  */
 import type { RequestInfo } from './types.ts';
 
@@ -20,8 +22,8 @@ export function curlOf(request: Omit<RequestInfo, 'curl'>): string {
   return parts.join(' ');
 }
 
-/** Header values the shell must expand: a key variable, or the made-up key's generator. */
-const SHELL_VALUE = /\$CONFORMANCE_[A-Z_]+|\$\(openssl rand -hex \d+\)/;
+/** Header values the shell must expand: a key or gateway header variable, or the made-up key's generator. */
+const SHELL_VALUE = /\$CONFORMANCE_[A-Z0-9_]+|\$\(openssl rand -hex \d+\)/;
 
 function singleQuoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
@@ -29,5 +31,5 @@ function singleQuoted(text: string): string {
 
 /** Double quotes so `$CONFORMANCE_…` expands; anything else the shell would interpret is escaped. */
 function doubleQuoted(text: string): string {
-  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?!CONFORMANCE_[A-Z_]+|\(openssl rand -hex \d+\))/g, '\\$')}"`;
+  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?!CONFORMANCE_[A-Z0-9_]+|\(openssl rand -hex \d+\))/g, '\\$')}"`;
 }

@@ -57,6 +57,14 @@ function headerLines(report: Report, verbosity: Verbosity): string[] {
     `Canvassing Read API conformance — ${where}`,
     `  profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version}`,
   ];
+  const reach = report.target.reach;
+  const via = [
+    reach?.proxy ? `proxy ${reach.proxy}` : '',
+    reach?.caFile ? `CA ${reach.caFile}` : '',
+    reach?.clientCert ? `client certificate ${reach.clientCert}` : '',
+    reach?.headers ? `headers ${reach.headers.join(', ')}` : '',
+  ].filter(Boolean);
+  if (via.length > 0) lines.push(`  reached through ${via.join(' · ')}`);
   const pre = report.preflight;
   if (pre && verbosity === 'verbose') {
     lines.push(
