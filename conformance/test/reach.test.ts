@@ -79,6 +79,7 @@ function judge(baseUrl: string, flags: string[] = [], env: Record<string, string
 }
 
 function expectStop(run: CliRun, ...words: (string | RegExp)[]): void {
+  if (process.env.SHOW_STOPS) console.log(run.stderr);
   expect(run.status, run.stderr + run.stdout).toBe(2);
   const lines = linesOf(run.stderr);
   expect(lines.length).toBeGreaterThanOrEqual(1);
