@@ -76,7 +76,7 @@ function tlsStop(config: SuiteConfig, error: NetworkFailure): string {
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') {
     return `${base} does not speak TLS there (${code}).\nCheck the scheme of --base-url: http rather than https?`;
   }
-  if (CLIENT_CERT_ALERTS.has(code)) return clientCertStop(config, error);
+  if (CLIENT_CERT_ALERT.test(code)) return clientCertStop(config, error);
   if (error.message.startsWith('the TLS certificate')) {
     return `${base} presents a TLS certificate this machine does not trust (${code}).\nTrust its CA with --ca-file FILE (PEM) or NODE_EXTRA_CA_CERTS, or skip verification with --insecure.`;
   }
@@ -86,17 +86,11 @@ function tlsStop(config: SuiteConfig, error: NetworkFailure): string {
 /**
  * Alerts of a server that refuses the client's certificate during the handshake (TLS 1.2: a
  * handshake failure; TLS 1.3 servers that say so: certificate required), or refuses the one given.
+ * By the alert's name: OpenSSL 3.0 (Node 20) says `ERR_SSL_SSLV3_ALERT_…`, 3.5 (Node 22, 24)
+ * `ERR_SSL_SSL/TLS_ALERT_…`.
  */
-const CLIENT_CERT_ALERTS = new Set([
-  'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
-  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
-  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
-  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
-  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
-  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED',
-  'ERR_SSL_TLSV1_ALERT_ACCESS_DENIED',
-  'ERR_SSL_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE',
-]);
+const CLIENT_CERT_ALERT =
+  /^ERR_SSL_.*ALERT_(HANDSHAKE_FAILURE|CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED|ACCESS_DENIED|UNSUPPORTED_CERTIFICATE)$/;
 
 function clientCertStop(config: SuiteConfig, error: NetworkFailure): string {
   const base = config.baseUrl;
