@@ -453,14 +453,22 @@ function failureOf(error: unknown, proxy: ProxySetting | undefined): NetworkFail
   const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code ?? '';
   const message = err.message ?? String(error);
-  return proxyFailureOf(code, message, proxy) ?? tlsFailureOf(code, message) ?? plainFailureOf(error, code, message);
+  return (
+    proxyFailureOf(code, message, proxy) ??
+    tlsFailureOf(code, message) ??
+    plainFailureOf(error, code, message)
+  );
 }
 
 /**
  * Through a proxy the suite connects only to the proxy: a refused, unknown or silent address is the
  * proxy's, and a refused CONNECT (or a 407) is the proxy saying no.
  */
-function proxyFailureOf(code: string, message: string, proxy: ProxySetting | undefined): NetworkFailure | undefined {
+function proxyFailureOf(
+  code: string,
+  message: string,
+  proxy: ProxySetting | undefined,
+): NetworkFailure | undefined {
   if (!proxy) return undefined;
   const where = `the proxy ${shownProxy(proxy)} (${proxy.from})`;
   if (PROXY_CONNECT_CODES.has(code)) {
@@ -472,12 +480,20 @@ function proxyFailureOf(code: string, message: string, proxy: ProxySetting | und
   const what = status === '407' ? 'asks for credentials (407)' : `answered ${status} to CONNECT`;
   return { kind: 'proxy', code: `PROXY_${status}`, message: `${where} ${what}` };
 }
-const PROXY_CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH']);
+const PROXY_CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+]);
 
 /** Node's codes of a certificate it does not accept, and OpenSSL's of a handshake that failed. */
 function tlsFailureOf(code: string, message: string): NetworkFailure | undefined {
-  if (CERTIFICATE_CODES.has(code)) return { kind: 'tls', code, message: `the TLS certificate is not accepted: ${message} (${code})` };
-  if (code.startsWith('ERR_SSL_')) return { kind: 'tls', code, message: `the TLS handshake failed (${code})` };
+  if (CERTIFICATE_CODES.has(code))
+    return { kind: 'tls', code, message: `the TLS certificate is not accepted: ${message} (${code})` };
+  if (code.startsWith('ERR_SSL_'))
+    return { kind: 'tls', code, message: `the TLS handshake failed (${code})` };
   return undefined;
 }
 const CERTIFICATE_CODES = new Set([

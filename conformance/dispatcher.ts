@@ -23,7 +23,10 @@ export interface Route {
 }
 
 /** TLS settings of a connection, as undici's connector takes them (`tls.connect` options). */
-export type TlsOptions = Pick<tls.ConnectionOptions, 'ca' | 'cert' | 'key' | 'passphrase' | 'rejectUnauthorized'>;
+export type TlsOptions = Pick<
+  tls.ConnectionOptions,
+  'ca' | 'cert' | 'key' | 'passphrase' | 'rejectUnauthorized'
+>;
 
 export function routeOf(options: DispatcherOptions): Route {
   // Shorter than the request timeout, so a host that never accepts is told from one that never answers.
@@ -46,7 +49,11 @@ export function routeOf(options: DispatcherOptions): Route {
     proxyTunnel: false,
     requestTls: { timeout, ...targetTls },
     // An https proxy is trusted as the target is; the client certificate is the target's alone.
-    proxyTls: { timeout, ...(ca ? { ca } : {}), ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}) },
+    proxyTls: {
+      timeout,
+      ...(ca ? { ca } : {}),
+      ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}),
+    },
   });
   return { dispatcher, proxy };
 }

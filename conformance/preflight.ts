@@ -49,7 +49,8 @@ async function diagnose(
     const prefixed = await prefixStop(client, config);
     if (prefixed) return { stop: prefixed, warnings: [] };
   }
-  const inFront = (response.status === 401 || response.status === 403) && errorEnvelopeProblem({ contract }, response);
+  const inFront =
+    (response.status === 401 || response.status === 403) && errorEnvelopeProblem({ contract }, response);
   if (inFront) return { stop: gatewayStop(url, response, config), warnings: [] };
   if (!isJson(response)) return { stop: notJsonStop(url, response, client), warnings: [] };
   if (response.status === 401 || response.status === 403) return { stop: keyStop(response), warnings: [] };
@@ -107,7 +108,7 @@ function notFoundStop(url: string, response: ResponseData, contract: ContractVal
   const code = (response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
   const who = envelope
     ? `in the API's own error envelope${typeof code === 'string' ? ` (${code})` : ''}: the API answers, but its list route is not at this path`
-    : 'in JSON that is not the API\'s error envelope';
+    : "in JSON that is not the API's error envelope";
   return (
     `GET ${url} answered 404 ${who}.\n` +
     'Is the path prefix right? --base-url is the URL /api/v1 hangs from (https://host/prefix behind a gateway).'

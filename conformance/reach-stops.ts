@@ -95,7 +95,10 @@ const CLIENT_CERT_ALERT =
 function clientCertStop(config: SuiteConfig, error: NetworkFailure): string {
   const base = config.baseUrl;
   const cert = config.reach?.clientCert;
-  const how = error.kind === 'reset' ? 'closed the connection right after the TLS handshake' : `refused the TLS handshake (${error.code})`;
+  const how =
+    error.kind === 'reset'
+      ? 'closed the connection right after the TLS handshake'
+      : `refused the TLS handshake (${error.code})`;
   if (!cert) {
     return `${base} ${how}: it requires a client certificate (mutual TLS).\nGive one with --cert FILE --key FILE (PEM; --key-passphrase-env NAME for an encrypted key).`;
   }

@@ -70,7 +70,9 @@ function proxySetting(raw: string, from: string): ProxySetting {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
   } catch {
-    throw new ConfigError(`${from} is not a proxy URL: give http://host:port (credentials as http://user:password@host:port)`);
+    throw new ConfigError(
+      `${from} is not a proxy URL: give http://host:port (credentials as http://user:password@host:port)`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`${from} must be an http:// or https:// proxy, not ${url.protocol}`);
@@ -162,7 +164,8 @@ function pemOf(flag: string, file: string, label: string): string {
 function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
   const passphraseName = flags['key-passphrase-env'];
   if (flags.cert === undefined && flags.key === undefined) {
-    if (passphraseName !== undefined) throw new ConfigError('--key-passphrase-env goes with --cert and --key');
+    if (passphraseName !== undefined)
+      throw new ConfigError('--key-passphrase-env goes with --cert and --key');
     return undefined;
   }
   if (flags.cert === undefined || flags.key === undefined) {
@@ -179,7 +182,9 @@ function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
   if (passphraseName !== undefined) {
     const passphrase = env[passphraseName];
     if (!passphrase) {
-      throw new ConfigError(`--key-passphrase-env names ${passphraseName}, which is not set: export the key's passphrase in it`);
+      throw new ConfigError(
+        `--key-passphrase-env names ${passphraseName}, which is not set: export the key's passphrase in it`,
+      );
     }
     clientCert.passphrase = passphrase;
     clientCert.passphraseVariable = passphraseName;
@@ -189,7 +194,10 @@ function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
 }
 
 /** Node's own check of the pair: a key that does not decrypt or does not match fails here, not mid-run. */
-function usableIdentity(clientCert: NonNullable<Reach['clientCert']>, passphraseName: string | undefined): void {
+function usableIdentity(
+  clientCert: NonNullable<Reach['clientCert']>,
+  passphraseName: string | undefined,
+): void {
   try {
     createSecureContext({ cert: clientCert.cert, key: clientCert.key, passphrase: clientCert.passphrase });
   } catch (error) {
@@ -204,14 +212,17 @@ function usableIdentity(clientCert: NonNullable<Reach['clientCert']>, passphrase
     if (/mismatch/i.test(reason)) {
       throw new ConfigError(`--key ${clientCert.keyFile} is not the key of --cert ${clientCert.certFile}`);
     }
-    throw new ConfigError(`--cert ${clientCert.certFile} with --key ${clientCert.keyFile} is not usable: ${reason}`);
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} with --key ${clientCert.keyFile} is not usable: ${reason}`,
+    );
   }
 }
 
 /** Headers the suite sets itself; a gateway header may not replace them. */
 const OWN_HEADERS: Record<string, string> = {
   'x-api-key': 'the suite sends the keys itself, from CONFORMANCE_API_KEY and the other key variables',
-  authorization: 'the suite sends the keys itself (Authorization: Bearer), from CONFORMANCE_API_KEY and the other key variables',
+  authorization:
+    'the suite sends the keys itself (Authorization: Bearer), from CONFORMANCE_API_KEY and the other key variables',
   'proxy-authorization': "put the proxy's credentials in its URL: --proxy http://user:password@host:port",
   host: 'the host comes from --base-url',
   'content-length': 'the client sets it',
@@ -228,7 +239,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 function headersOf(flags: string[] | undefined, env: Env): GatewayHeader[] {
   const lines = (env[HEADERS_VARIABLE] ?? '').split(/\r?\n/).map((line) => line.trim());
   const given = [
-    ...lines.map((line, i) => ({ line, where: `${HEADERS_VARIABLE} line ${i + 1}` })).filter((g) => g.line !== ''),
+    ...lines
+      .map((line, i) => ({ line, where: `${HEADERS_VARIABLE} line ${i + 1}` }))
+      .filter((g) => g.line !== ''),
     ...(flags ?? []).map((line, i) => ({ line, where: `--header #${i + 1}` })),
   ];
   const byName = new Map<string, GatewayHeader>();
@@ -243,7 +256,8 @@ function headersOf(flags: string[] | undefined, env: Env): GatewayHeader[] {
 function headerOf(line: string, where: string): GatewayHeader {
   const colon = line.indexOf(':');
   const name = colon < 0 ? '' : line.slice(0, colon).trim();
-  if (!TOKEN.test(name)) throw new ConfigError(`${where} is not 'Name: value' (e.g. --header 'X-Gateway-Token: ...')`);
+  if (!TOKEN.test(name))
+    throw new ConfigError(`${where} is not 'Name: value' (e.g. --header 'X-Gateway-Token: ...')`);
   const value = line.slice(colon + 1).trim();
   const own = OWN_HEADERS[name.toLowerCase()];
   if (own) throw new ConfigError(`${where} sets ${name}, which --header cannot set: ${own}`);

@@ -14,7 +14,11 @@ import type { Reach } from './types.ts';
 /** How long an idle connection is watched after the handshake. */
 const WATCH_MS = 1_000;
 
-export function closesAfterHandshake(baseUrl: string, reach: Reach | undefined, timeoutMs: number): Promise<boolean> {
+export function closesAfterHandshake(
+  baseUrl: string,
+  reach: Reach | undefined,
+  timeoutMs: number,
+): Promise<boolean> {
   const url = new URL(baseUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {

@@ -8,7 +8,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -40,22 +45,74 @@ function openssl(dir: string, args: string[]): void {
 
 /** A key and a certificate signed by the CA, with these alternative names and days of validity. */
 function signed(dir: string, name: string, subject: string, altNames: string | undefined, days: number) {
-  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${subject}`]);
+  openssl(dir, [
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${subject}`,
+  ]);
   const ext = altNames ? ['-extfile', `${name}.ext`] : [];
   if (altNames) writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${altNames}\n`);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', String(days), ...ext]);
-  return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${name}.pem`,
+    '-days',
+    String(days),
+    ...ext,
+  ]);
+  return {
+    cert: readFileSync(join(dir, `${name}.pem`), 'utf8'),
+    key: readFileSync(join(dir, `${name}.key`), 'utf8'),
+  };
 }
 
 export function makePki(dir: string): Pki {
-  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Reach Test CA']);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Reach Test CA',
+  ]);
   const names = `DNS:localhost,IP:127.0.0.1,DNS:${HIDDEN_HOST}`;
   const server = signed(dir, 'server', 'localhost', names, 2);
   const expired = signed(dir, 'expired', 'localhost', names, 0);
   const otherHost = signed(dir, 'other', 'elsewhere.example', 'DNS:elsewhere.example', 2);
   signed(dir, 'client', 'qa-ci', undefined, 2);
   const passphrase = 'reach-test-passphrase-9f3c';
-  openssl(dir, ['pkey', '-in', 'client.key', '-aes256', '-passout', `pass:${passphrase}`, '-out', 'client-encrypted.key']);
+  openssl(dir, [
+    'pkey',
+    '-in',
+    'client.key',
+    '-aes256',
+    '-passout',
+    `pass:${passphrase}`,
+    '-out',
+    'client-encrypted.key',
+  ]);
   return {
     dir,
     caFile: join(dir, 'ca.pem'),
@@ -156,7 +213,9 @@ function resolved(hostPort: string): string | undefined {
 export async function startHeaderGate(origin: string, name: string, value: string): Promise<Listening> {
   return listen((req, res) => {
     if (req.headers[name.toLowerCase()] !== value) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Unauthorized: missing gateway token"}');
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end('{"message":"Unauthorized: missing gateway token"}');
       return;
     }
     forward(req, res, origin, req.url ?? '/');

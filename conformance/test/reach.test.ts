@@ -119,7 +119,10 @@ describe('a forward proxy', { timeout: 30_000 }, () => {
   });
 
   it('NO_PROXY listing the host goes direct, and says NO_PROXY lists it', async () => {
-    const run = await judge(hidden('http', reference), [], { HTTP_PROXY: proxy.baseUrl, NO_PROXY: `.canvassing.invalid` });
+    const run = await judge(hidden('http', reference), [], {
+      HTTP_PROXY: proxy.baseUrl,
+      NO_PROXY: `.canvassing.invalid`,
+    });
     expectStop(run, /host name not found/, /NO_PROXY lists/);
   });
 
@@ -138,46 +141,90 @@ describe('a forward proxy', { timeout: 30_000 }, () => {
     const withCredentials = `http://qa-ci:${PROXY_PASSWORD}@${url.host}`;
     const json = join(dir, 'proxy.json');
     const har = join(dir, 'proxy.har');
-    const run = await judge(hidden('http', reference), ['--proxy', withCredentials, '--reporter', 'json', '--output', json, '--har', har]);
+    const run = await judge(hidden('http', reference), [
+      '--proxy',
+      withCredentials,
+      '--reporter',
+      'json',
+      '--output',
+      json,
+      '--har',
+      har,
+    ]);
     expect(run.status, run.stderr).toBe(0);
-    const everything = [run.stdout, run.stderr, readFileSync(json, 'utf8'), readFileSync(har, 'utf8')].join('\n');
+    const everything = [run.stdout, run.stderr, readFileSync(json, 'utf8'), readFileSync(har, 'utf8')].join(
+      '\n',
+    );
     expect(everything).not.toContain(PROXY_PASSWORD);
     const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
     expect(report.target.reach?.proxy).toBe(`${url.origin} (--proxy)`);
   });
 });
 
-describe('TLS: a private CA, --insecure, and the certificates a setup gets wrong', { timeout: 30_000 }, () => {
-  it('an untrusted certificate: exit 2 naming --ca-file, NODE_EXTRA_CA_CERTS and --insecure', async () => {
-    expectStop(await judge(localhost(tls)), /does not trust/, /--ca-file/, /NODE_EXTRA_CA_CERTS/, /--insecure/);
-  });
+describe(
+  'TLS: a private CA, --insecure, and the certificates a setup gets wrong',
+  { timeout: 30_000 },
+  () => {
+    it('an untrusted certificate: exit 2 naming --ca-file, NODE_EXTRA_CA_CERTS and --insecure', async () => {
+      expectStop(
+        await judge(localhost(tls)),
+        /does not trust/,
+        /--ca-file/,
+        /NODE_EXTRA_CA_CERTS/,
+        /--insecure/,
+      );
+    });
 
-  it('--ca-file trusts the private CA', async () => {
-    const run = await judge(localhost(tls), ['--ca-file', pki.caFile]);
-    expect(run.status, run.stderr).toBe(0);
-  });
+    it('--ca-file trusts the private CA', async () => {
+      const run = await judge(localhost(tls), ['--ca-file', pki.caFile]);
+      expect(run.status, run.stderr).toBe(0);
+    });
 
-  it('--insecure passes without verifying, and the console and the reports say so', async () => {
-    const json = join(dir, 'insecure.json');
-    const run = await judge(localhost(tls), ['--insecure', '--reporter', 'json,html', '--output', json, '--output', join(dir, 'insecure.html')]);
-    expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/warning: --insecure: the TLS certificate of https:\/\/localhost:\d+ was not verified/);
-    expect((JSON.parse(readFileSync(json, 'utf8')) as Report).target.reach?.insecure).toBe(true);
-    expect(readFileSync(join(dir, 'insecure.html'), 'utf8')).toContain('--insecure: TLS certificates were not verified');
-  });
+    it('--insecure passes without verifying, and the console and the reports say so', async () => {
+      const json = join(dir, 'insecure.json');
+      const run = await judge(localhost(tls), [
+        '--insecure',
+        '--reporter',
+        'json,html',
+        '--output',
+        json,
+        '--output',
+        join(dir, 'insecure.html'),
+      ]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(
+        /warning: --insecure: the TLS certificate of https:\/\/localhost:\d+ was not verified/,
+      );
+      expect((JSON.parse(readFileSync(json, 'utf8')) as Report).target.reach?.insecure).toBe(true);
+      expect(readFileSync(join(dir, 'insecure.html'), 'utf8')).toContain(
+        '--insecure: TLS certificates were not verified',
+      );
+    });
 
-  it('an expired certificate: exit 2, expired, naming --insecure', async () => {
-    expectStop(await judge(localhost(expired), ['--ca-file', pki.caFile]), /has expired \(CERT_HAS_EXPIRED\)/, /--insecure/);
-  });
+    it('an expired certificate: exit 2, expired, naming --insecure', async () => {
+      expectStop(
+        await judge(localhost(expired), ['--ca-file', pki.caFile]),
+        /has expired \(CERT_HAS_EXPIRED\)/,
+        /--insecure/,
+      );
+    });
 
-  it('a certificate for another host: exit 2, another host name', async () => {
-    expectStop(await judge(localhost(otherHost), ['--ca-file', pki.caFile]), /another host name/, /--insecure/);
-  });
+    it('a certificate for another host: exit 2, another host name', async () => {
+      expectStop(
+        await judge(localhost(otherHost), ['--ca-file', pki.caFile]),
+        /another host name/,
+        /--insecure/,
+      );
+    });
 
-  it('--ca-file naming a missing file: exit 2', async () => {
-    expectStop(await judge(localhost(tls), ['--ca-file', join(dir, 'missing.pem')]), /--ca-file .* cannot be read \(ENOENT\)/);
-  });
-});
+    it('--ca-file naming a missing file: exit 2', async () => {
+      expectStop(
+        await judge(localhost(tls), ['--ca-file', join(dir, 'missing.pem')]),
+        /--ca-file .* cannot be read \(ENOENT\)/,
+      );
+    });
+  },
+);
 
 describe('mutual TLS', { timeout: 30_000 }, () => {
   const identity = () => ['--ca-file', pki.caFile, '--cert', pki.clientCertFile, '--key', pki.clientKeyFile];
@@ -186,7 +233,11 @@ describe('mutual TLS', { timeout: 30_000 }, () => {
     ['TLS 1.2, refused during the handshake', () => mutual12],
     ['TLS 1.3, closed after the handshake', () => mutual13],
   ])('%s: without a client certificate exit 2 naming --cert and --key', async (_name, server) => {
-    expectStop(await judge(localhost(server()), ['--ca-file', pki.caFile]), /requires a client certificate/, /--cert FILE --key FILE/);
+    expectStop(
+      await judge(localhost(server()), ['--ca-file', pki.caFile]),
+      /requires a client certificate/,
+      /--cert FILE --key FILE/,
+    );
   });
 
   it.each([
@@ -201,7 +252,18 @@ describe('mutual TLS', { timeout: 30_000 }, () => {
     const har = join(dir, 'mtls.har');
     const run = await judge(
       localhost(mutual13),
-      ['--ca-file', pki.caFile, '--cert', pki.clientCertFile, '--key', pki.encryptedKeyFile, '--key-passphrase-env', 'QA_KEY_PASS', '--har', har],
+      [
+        '--ca-file',
+        pki.caFile,
+        '--cert',
+        pki.clientCertFile,
+        '--key',
+        pki.encryptedKeyFile,
+        '--key-passphrase-env',
+        'QA_KEY_PASS',
+        '--har',
+        har,
+      ],
       { QA_KEY_PASS: pki.passphrase },
     );
     expect(run.status, run.stderr).toBe(0);
@@ -209,13 +271,21 @@ describe('mutual TLS', { timeout: 30_000 }, () => {
   });
 
   it.each([
-    [['--key', 'ENCRYPTED'], /is encrypted: name the variable holding its passphrase with --key-passphrase-env/],
-    [['--key', 'ENCRYPTED', '--key-passphrase-env', 'QA_WRONG'], /does not decrypt with the passphrase in QA_WRONG/],
+    [
+      ['--key', 'ENCRYPTED'],
+      /is encrypted: name the variable holding its passphrase with --key-passphrase-env/,
+    ],
+    [
+      ['--key', 'ENCRYPTED', '--key-passphrase-env', 'QA_WRONG'],
+      /does not decrypt with the passphrase in QA_WRONG/,
+    ],
     [['--key', 'ENCRYPTED', '--key-passphrase-env', 'QA_UNSET'], /names QA_UNSET, which is not set/],
     [[], /needs both --cert FILE and --key FILE/],
   ])('unusable identity %j: exit 2 before anything is sent', async (extra, message) => {
     const args = extra.map((a) => (a === 'ENCRYPTED' ? pki.encryptedKeyFile : a));
-    const run = await judge(localhost(mutual13), ['--cert', pki.clientCertFile, ...args], { QA_WRONG: 'not-the-passphrase' });
+    const run = await judge(localhost(mutual13), ['--cert', pki.clientCertFile, ...args], {
+      QA_WRONG: 'not-the-passphrase',
+    });
     expectStop(run, message);
   });
 });
@@ -228,38 +298,72 @@ describe('a gateway header', { timeout: 30_000 }, () => {
   it('--header passes; reproductions and the HAR show its variable, never its value', async () => {
     const har = join(dir, 'gate.har');
     const json = join(dir, 'gate.json');
-    const run = await judge(gate.baseUrl, ['--header', `${GATE_HEADER}: ${GATE_VALUE}`, '--har', har, '--reporter', 'json', '--output', json]);
+    const run = await judge(gate.baseUrl, [
+      '--header',
+      `${GATE_HEADER}: ${GATE_VALUE}`,
+      '--har',
+      har,
+      '--reporter',
+      'json',
+      '--output',
+      json,
+    ]);
     expect(run.status, run.stderr).toBe(0);
     const harText = readFileSync(har, 'utf8');
     expect(harText).toContain('"value": "$CONFORMANCE_HEADER_X_GATEWAY_TOKEN"');
-    for (const text of [run.stdout, run.stderr, harText, readFileSync(json, 'utf8')]) expect(text).not.toContain(GATE_VALUE);
+    for (const text of [run.stdout, run.stderr, harText, readFileSync(json, 'utf8')])
+      expect(text).not.toContain(GATE_VALUE);
   });
 
   it('CONFORMANCE_HEADERS, one per line, passes too', async () => {
-    const run = await judge(gate.baseUrl, [], { CONFORMANCE_HEADERS: `X-Other: 1\n${GATE_HEADER}: ${GATE_VALUE}\n` });
+    const run = await judge(gate.baseUrl, [], {
+      CONFORMANCE_HEADERS: `X-Other: 1\n${GATE_HEADER}: ${GATE_VALUE}\n`,
+    });
     expect(run.status, run.stderr).toBe(0);
   });
 
-  it.each(['x-api-key: abc', 'Authorization: Bearer abc', 'no colon here'])('--header %j is refused (exit 2)', async (header) => {
-    const run = await judge(gate.baseUrl, ['--header', header]);
-    expectStop(run, /--header #1/);
-    expect(run.stderr).not.toContain('abc');
-  });
+  it.each(['x-api-key: abc', 'Authorization: Bearer abc', 'no colon here'])(
+    '--header %j is refused (exit 2)',
+    async (header) => {
+      const run = await judge(gate.baseUrl, ['--header', header]);
+      expectStop(run, /--header #1/);
+      expect(run.stderr).not.toContain('abc');
+    },
+  );
 });
 
 describe('setup, not deployment: the rest of the pre-flight', { timeout: 30_000 }, () => {
   it("the API's own 404 envelope on the list route: exit 2, 'is the path prefix right?'", async () => {
-    expectStop(await judge(`${reference.baseUrl}/wrong-prefix`), /404 in the API's own error envelope \(not_found\)/, /Is the path prefix right\?/);
+    expectStop(
+      await judge(`${reference.baseUrl}/wrong-prefix`),
+      /404 in the API's own error envelope \(not_found\)/,
+      /Is the path prefix right\?/,
+    );
   });
 
   it('an exit 2 run writes coherent reports: JUnit <error> with matching counts, JSON and HTML "not judged"', async () => {
-    const [junit, json, html] = ['r.junit.xml', 'r.json', 'r.html'].map((f) => join(dir, f)) as [string, string, string];
-    const run = await judge(gate.baseUrl, ['--reporter', 'junit,json,html', '--output', junit, '--output', json, '--output', html]);
+    const [junit, json, html] = ['r.junit.xml', 'r.json', 'r.html'].map((f) => join(dir, f)) as [
+      string,
+      string,
+      string,
+    ];
+    const run = await judge(gate.baseUrl, [
+      '--reporter',
+      'junit,json,html',
+      '--output',
+      junit,
+      '--output',
+      json,
+      '--output',
+      html,
+    ]);
     expect(run.status).toBe(2);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<testsuites [^>]*tests="1" failures="0" errors="1"/);
     expect(xml.match(/<testcase /g)).toHaveLength(1);
-    expect(xml).toMatch(/<error type="not judged" message="GET [^"]*answered 401 from something in front of the API/);
+    expect(xml).toMatch(
+      /<error type="not judged" message="GET [^"]*answered 401 from something in front of the API/,
+    );
     const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
     expect(report.summary.verdict).toBe('not judged');
     expect(report.unreachable).toMatch(/--header/);

@@ -35,7 +35,8 @@ let proxy: ForwardProxy;
 const GATE_HEADER = 'X-Gateway-Token';
 const GATE_VALUE = 'gw-action-token-41c7e0-never-printed';
 const PROXY_PASSWORD = 'proxy-action-pass-2b9d-never-printed';
-const hidden = (scheme: string, part: Listening) => `${scheme}://${HIDDEN_HOST}:${new URL(part.baseUrl).port}`;
+const hidden = (scheme: string, part: Listening) =>
+  `${scheme}://${HIDDEN_HOST}:${new URL(part.baseUrl).port}`;
 
 beforeAll(async () => {
   tarball = await packWorkspace('conformance', scratchDir('pack'));
@@ -143,8 +144,16 @@ describe('conformance/action.yml', () => {
     );
     expect(run.outputs, printed(run)).toMatchObject({ verdict: 'pass', 'exit-code': '0' });
     expect(proxy.log).toContain(`CONNECT ${HIDDEN_HOST}:${new URL(staging.baseUrl).port}`);
-    const everything = [printed(run), ...['junit', 'json', 'html'].map((r) => readFileSync(join(workspace, run.outputs[r] ?? ''), 'utf8'))].join('\n');
-    for (const secret of [PROXY_PASSWORD, pki.passphrase, GATE_VALUE, reference.credentials.CONFORMANCE_API_KEY ?? '']) {
+    const everything = [
+      printed(run),
+      ...['junit', 'json', 'html'].map((r) => readFileSync(join(workspace, run.outputs[r] ?? ''), 'utf8')),
+    ].join('\n');
+    for (const secret of [
+      PROXY_PASSWORD,
+      pki.passphrase,
+      GATE_VALUE,
+      reference.credentials.CONFORMANCE_API_KEY ?? '',
+    ]) {
       expect(everything).not.toContain(secret);
     }
     expect(readdirSync(run.runnerTemp).filter((f) => f.startsWith('canvassing-tls-'))).toEqual([]);

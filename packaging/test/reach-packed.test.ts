@@ -99,15 +99,15 @@ const WAYS: Way[] = [
     without: () => ({ args: [] }),
     stop: /does not trust.*\n.*--ca-file.*NODE_EXTRA_CA_CERTS.*--insecure/,
   },
-  ...(['1.2', '1.3'] as const).map(
-    (version): Way => ({
-      name: `mutual TLS ${version} (--cert, --key)`,
-      baseUrl: () => `https://localhost:${port(version === '1.2' ? mutual12 : mutual13)}`,
-      withIt: () => ({ args: ['--ca-file', pki.caFile, '--cert', pki.clientCertFile, '--key', pki.clientKeyFile] }),
-      without: () => ({ args: ['--ca-file', pki.caFile] }),
-      stop: /requires a client certificate.*\n.*--cert FILE --key FILE/,
+  ...(['1.2', '1.3'] as const).map((version): Way => ({
+    name: `mutual TLS ${version} (--cert, --key)`,
+    baseUrl: () => `https://localhost:${port(version === '1.2' ? mutual12 : mutual13)}`,
+    withIt: () => ({
+      args: ['--ca-file', pki.caFile, '--cert', pki.clientCertFile, '--key', pki.clientKeyFile],
     }),
-  ),
+    without: () => ({ args: ['--ca-file', pki.caFile] }),
+    stop: /requires a client certificate.*\n.*--cert FILE --key FILE/,
+  })),
   {
     name: 'a gateway header (--header)',
     baseUrl: () => gate.baseUrl,
@@ -117,20 +117,28 @@ const WAYS: Way[] = [
   },
 ];
 
-async function packed(node: string, baseUrl: string, given: { args: string[]; env?: Record<string, string> }) {
+async function packed(
+  node: string,
+  baseUrl: string,
+  given: { args: string[]; env?: Record<string, string> },
+) {
   const args = [cli, '--base-url', baseUrl, '--only', 'WALKS-LIST-001', ...given.args];
   return run(node, args, { env: outsideEnv({ ...reference.credentials, ...given.env }) });
 }
 
 describe.each(Object.entries(NODES))('the packed CLI on %s', (_name, node) => {
-  it.each(WAYS)('$name: passes with it, exit 2 naming the flag without it', async (way) => {
-    const passed = await packed(node, way.baseUrl(), way.withIt());
-    expect(passed.status, passed.stderr).toBe(0);
-    expect(passed.stdout).toMatch(/Verdict: PASS/);
-    expect(passed.stdout + passed.stderr).not.toContain(GATE_VALUE);
-    const stopped = await packed(node, way.baseUrl(), way.without());
-    expect(stopped.status, stopped.stderr).toBe(2);
-    expect(stopped.stderr.trim().split('\n')).toHaveLength(2);
-    expect(stopped.stderr).toMatch(way.stop);
-  }, 60_000);
+  it.each(WAYS)(
+    '$name: passes with it, exit 2 naming the flag without it',
+    async (way) => {
+      const passed = await packed(node, way.baseUrl(), way.withIt());
+      expect(passed.status, passed.stderr).toBe(0);
+      expect(passed.stdout).toMatch(/Verdict: PASS/);
+      expect(passed.stdout + passed.stderr).not.toContain(GATE_VALUE);
+      const stopped = await packed(node, way.baseUrl(), way.without());
+      expect(stopped.status, stopped.stderr).toBe(2);
+      expect(stopped.stderr.trim().split('\n')).toHaveLength(2);
+      expect(stopped.stderr).toMatch(way.stop);
+    },
+    60_000,
+  );
 });
