@@ -3,13 +3,14 @@
  * the suite and the deployment (no route, a proxy that says no, a certificate the machine does not
  * trust, a client certificate the server wants), so the run stops (exit 2) with one or two lines
  * that name the flag that fixes it. A reset, a cut or a malformed answer is the deployment's own
- * and left to the checks, except a TLS server that hangs up right after the handshake: that is a
- * client certificate refused (TLS 1.3), asked once more with `tls-probe.ts` to be sure.
+ * and left to the checks, except a TLS server that hangs up on a connection that sent nothing,
+ * right after the handshake or during it: that is a client certificate refused (TLS 1.3 after,
+ * TLS 1.2 during), asked once more with `tls-probe.ts` to be sure.
  */
 import { WALKS_PATH } from '../spec/contract.ts';
 import type { HttpClient } from './client.ts';
 import { shownProxy } from './reach.ts';
-import { closesAfterHandshake } from './tls-probe.ts';
+import { type HandshakeEnd, howHandshakeEnds } from './tls-probe.ts';
 import type { NetworkFailure, SuiteConfig } from './types.ts';
 
 /** The lines that stop the run, or undefined when the checks should judge what happened. */
@@ -31,7 +32,7 @@ export async function reachStop(
     case 'tls':
       return tlsStop(config, error);
     case 'reset':
-      return (await clientCertRefused(client, config)) ? clientCertStop(config, error) : undefined;
+      return resetStop(config, error, await handshakeEnd(client, config));
     case 'network':
       return `${base} cannot be reached: ${error.message}.\nCheck --base-url and its scheme (http or https).`;
     default:
@@ -53,7 +54,7 @@ function proxyStop(client: HttpClient, error: NetworkFailure): string {
   const proxy = client.proxy;
   const flag = proxy?.from ?? '--proxy';
   if (error.code === 'PROXY_407') {
-    return `${error.message}.\nGive its credentials in the URL: ${flag === '--proxy' ? '--proxy' : flag + '='}http://user:password@host:port (never printed).`;
+    return `${error.message}.\nGive its credentials in the URL: ${flag === '--proxy' ? '--proxy ' : `${flag}=`}http://user:password@host:port (never printed).`;
   }
   if (error.code?.startsWith('PROXY_')) {
     return `${error.message}: it would not open a tunnel to ${client.urlOf({ path: '' })}.\nCheck the proxy allows that host and port, or list the host in NO_PROXY if it is reached directly.`;
@@ -92,13 +93,21 @@ function tlsStop(config: SuiteConfig, error: NetworkFailure): string {
 const CLIENT_CERT_ALERT =
   /^ERR_SSL_.*ALERT_(HANDSHAKE_FAILURE|CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED|ACCESS_DENIED|UNSUPPORTED_CERTIFICATE)$/;
 
-function clientCertStop(config: SuiteConfig, error: NetworkFailure): string {
+/** A reset the TLS probe explains: the client refused right after the handshake, or cut during it. */
+function resetStop(config: SuiteConfig, error: NetworkFailure, end: HandshakeEnd): string | undefined {
+  if (end === 'open') return undefined;
+  if (end === 'after-handshake' || config.reach?.clientCert) {
+    const what =
+      end === 'after-handshake' ? 'closed the connection right after' : 'reset the connection during';
+    return clientCertStop(config, error, `${what} the TLS handshake`);
+  }
+  return `${config.baseUrl} reset the connection during the TLS handshake (${error.code ?? 'reset'}).\nIf it requires a client certificate, give one with --cert FILE --key FILE; else check the scheme of --base-url.`;
+}
+
+function clientCertStop(config: SuiteConfig, error: NetworkFailure, what?: string): string {
   const base = config.baseUrl;
   const cert = config.reach?.clientCert;
-  const how =
-    error.kind === 'reset'
-      ? 'closed the connection right after the TLS handshake'
-      : `refused the TLS handshake (${error.code})`;
+  const how = what ?? `refused the TLS handshake (${error.code})`;
   if (!cert) {
     return `${base} ${how}: it requires a client certificate (mutual TLS).\nGive one with --cert FILE --key FILE (PEM; --key-passphrase-env NAME for an encrypted key).`;
   }
@@ -107,9 +116,9 @@ function clientCertStop(config: SuiteConfig, error: NetworkFailure): string {
 
 /**
  * A reset on the very first request over TLS, through no tunnel: asked once more without sending
- * anything, does the server hang up on its own right after the handshake?
+ * anything, does the server hang up on its own, during the handshake or right after it?
  */
-async function clientCertRefused(client: HttpClient, config: SuiteConfig): Promise<boolean> {
-  if (!config.baseUrl.startsWith('https:') || client.proxy) return false;
-  return closesAfterHandshake(config.baseUrl, config.reach, config.timeoutMs);
+async function handshakeEnd(client: HttpClient, config: SuiteConfig): Promise<HandshakeEnd> {
+  if (!config.baseUrl.startsWith('https:') || client.proxy) return 'open';
+  return howHandshakeEnds(config.baseUrl, config.reach, config.timeoutMs);
 }

@@ -267,18 +267,28 @@ function headerOf(line: string, where: string): GatewayHeader {
 }
 
 /**
+ * A header value shorter than this is no secret (`X-Debug: 1`), and the redactor, which replaces a
+ * short value wherever it stands as a word, would turn every `1` of a report into a variable. The
+ * client never shows any header value itself: reproductions always name the variable.
+ */
+const SECRET_HEADER_LENGTH = 8;
+
+/**
  * The secrets of the reach, by the name reports show instead: gateway header values, the proxy's
  * credentials (decoded; the redactor also finds their URL-encoded form), the key's passphrase.
  */
 export function reachSecrets(reach: Reach | undefined): Record<string, string> {
   const secrets: Record<string, string> = {};
   if (!reach) return secrets;
-  for (const header of reach.headers) secrets[header.variable] = header.value;
+  for (const header of reach.headers) {
+    if (header.value.length >= SECRET_HEADER_LENGTH) secrets[header.variable] = header.value;
+  }
   for (const proxy of [reach.proxy, reach.httpProxy, reach.httpsProxy]) {
     if (!proxy) continue;
     const { username, password } = new URL(proxy.url);
     const prefix = proxy.from === '--proxy' ? PROXY_VARIABLE : proxy.from.toUpperCase();
-    if (username) secrets[`${prefix}_USER`] = safeDecode(username);
+    // A user name is no secret unless long enough to be one (a short one would mangle reports).
+    if (username.length >= SECRET_HEADER_LENGTH) secrets[`${prefix}_USER`] = safeDecode(username);
     if (password) secrets[`${prefix}_PASSWORD`] = safeDecode(password);
   }
   const cert = reach.clientCert;

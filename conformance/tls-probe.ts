@@ -14,11 +14,18 @@ import type { Reach } from './types.ts';
 /** How long an idle connection is watched after the handshake. */
 const WATCH_MS = 1_000;
 
-export function closesAfterHandshake(
+/**
+ * How the server ended an idle TLS connection: `after-handshake` (the TLS 1.3 refusal of a client
+ * certificate), `during-handshake` (cut before it completed: a TLS 1.2 server refusing the
+ * certificate it was given), or `open` (it kept the connection: no refusal seen).
+ */
+export type HandshakeEnd = 'after-handshake' | 'during-handshake' | 'open';
+
+export function howHandshakeEnds(
   baseUrl: string,
   reach: Reach | undefined,
   timeoutMs: number,
-): Promise<boolean> {
+): Promise<HandshakeEnd> {
   const url = new URL(baseUrl);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
@@ -29,18 +36,19 @@ export function closesAfterHandshake(
       ...(isIP(host) === 0 ? { servername: host } : {}),
       ...tlsOf(reach),
     });
-    const done = (closed: boolean) => {
+    const done = (end: HandshakeEnd) => {
       clearTimeout(bound);
       socket.destroy();
-      resolve(closed);
+      resolve(end);
     };
-    const bound = setTimeout(() => done(false), timeoutMs);
+    const ended = () => done(handshook ? 'after-handshake' : 'during-handshake');
+    const bound = setTimeout(() => done('open'), timeoutMs);
     socket.once('secureConnect', () => {
       handshook = true;
-      setTimeout(() => done(false), WATCH_MS).unref();
+      setTimeout(() => done('open'), WATCH_MS).unref();
     });
-    socket.on('error', () => done(handshook));
-    socket.once('close', () => done(handshook));
+    socket.on('error', ended);
+    socket.once('close', ended);
     socket.on('data', () => undefined);
   });
 }

@@ -35,6 +35,9 @@ export interface Pki {
   /** Client certificate signed by the CA; its key also as an encrypted copy. */
   clientCertFile: string;
   clientKeyFile: string;
+  /** A self-signed client certificate no server of the test trusts. */
+  strangerCertFile: string;
+  strangerKeyFile: string;
   encryptedKeyFile: string;
   passphrase: string;
 }
@@ -102,6 +105,21 @@ export function makePki(dir: string): Pki {
   const expired = signed(dir, 'expired', 'localhost', names, 0);
   const otherHost = signed(dir, 'other', 'elsewhere.example', 'DNS:elsewhere.example', 2);
   signed(dir, 'client', 'qa-ci', undefined, 2);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'stranger.key',
+    '-out',
+    'stranger.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=stranger',
+  ]);
   const passphrase = 'reach-test-passphrase-9f3c';
   openssl(dir, [
     'pkey',
@@ -121,6 +139,8 @@ export function makePki(dir: string): Pki {
     otherHost,
     clientCertFile: join(dir, 'client.pem'),
     clientKeyFile: join(dir, 'client.key'),
+    strangerCertFile: join(dir, 'stranger.pem'),
+    strangerKeyFile: join(dir, 'stranger.key'),
     encryptedKeyFile: join(dir, 'client-encrypted.key'),
     passphrase,
   };
@@ -162,11 +182,21 @@ export interface ForwardProxy extends Listening {
   log: string[];
 }
 
-/** A forward proxy that maps HIDDEN_HOST to 127.0.0.1 and refuses any other host (502). */
-export async function startForwardProxy(): Promise<ForwardProxy> {
+/**
+ * A forward proxy that maps HIDDEN_HOST to 127.0.0.1 and refuses any other host (502); given
+ * `credentials` (`user:password`), it wants them as Basic `Proxy-Authorization` (else 407).
+ */
+export async function startForwardProxy(credentials?: string): Promise<ForwardProxy> {
   const log: string[] = [];
+  const expected = credentials ? `Basic ${Buffer.from(credentials).toString('base64')}` : undefined;
+  const denied = (req: IncomingMessage) =>
+    expected !== undefined && req.headers['proxy-authorization'] !== expected;
   const server = createHttpServer((req, res) => {
     log.push(`${req.method} ${req.url}`);
+    if (denied(req)) {
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="proxy"' }).end();
+      return;
+    }
     const target = /^http:\/\/([^/]+)(\/.*)?$/.exec(req.url ?? '');
     const address = target?.[1] ? resolved(target[1]) : undefined;
     if (!address) {
@@ -180,6 +210,12 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     log.push(`CONNECT ${req.url}`);
     tunnels.add(client);
     client.on('close', () => tunnels.delete(client));
+    if (denied(req)) {
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"\r\n\r\n',
+      );
+      return;
+    }
     const address = resolved(req.url ?? '');
     if (!address) {
       client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');

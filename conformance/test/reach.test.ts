@@ -31,6 +31,8 @@ let pki: Pki;
 let reference: RunningServer;
 let keys: Record<string, string>;
 let proxy: ForwardProxy;
+/** A proxy that wants `qa-ci:PROXY_PASSWORD`. */
+let guarded: ForwardProxy;
 const parts: Listening[] = [];
 let tls: Listening;
 let expired: Listening;
@@ -49,13 +51,14 @@ beforeAll(async () => {
   const origin = reference.baseUrl;
   const clientCa = readFileSync(pki.caFile, 'utf8');
   proxy = await startForwardProxy();
+  guarded = await startForwardProxy(`qa-ci:${PROXY_PASSWORD}`);
   tls = await startTerminator(origin, { identity: pki.server });
   expired = await startTerminator(origin, { identity: pki.expired });
   otherHost = await startTerminator(origin, { identity: pki.otherHost });
   mutual12 = await startTerminator(origin, { identity: pki.server, clientCa, tls: 'TLSv1.2' });
   mutual13 = await startTerminator(origin, { identity: pki.server, clientCa, tls: 'TLSv1.3' });
   gate = await startHeaderGate(origin, GATE_HEADER, GATE_VALUE);
-  parts.push(proxy, tls, expired, otherHost, mutual12, mutual13, gate);
+  parts.push(proxy, guarded, tls, expired, otherHost, mutual12, mutual13, gate);
   const closed = await listen(() => undefined);
   closedPort = new URL(closed.baseUrl).port;
   await closed.close();
@@ -136,29 +139,32 @@ describe('a forward proxy', { timeout: 30_000 }, () => {
     expectStop(run, /answered 502 to CONNECT/, /would not open a tunnel/, /NO_PROXY/);
   });
 
-  it("the proxy's credentials are never printed, in output or report", async () => {
-    const url = new URL(proxy.baseUrl);
-    const withCredentials = `http://qa-ci:${PROXY_PASSWORD}@${url.host}`;
-    const json = join(dir, 'proxy.json');
-    const har = join(dir, 'proxy.har');
-    const run = await judge(hidden('http', reference), [
-      '--proxy',
-      withCredentials,
-      '--reporter',
-      'json',
-      '--output',
-      json,
-      '--har',
-      har,
-    ]);
-    expect(run.status, run.stderr).toBe(0);
-    const everything = [run.stdout, run.stderr, readFileSync(json, 'utf8'), readFileSync(har, 'utf8')].join(
-      '\n',
-    );
-    expect(everything).not.toContain(PROXY_PASSWORD);
-    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
-    expect(report.target.reach?.proxy).toBe(`${url.origin} (--proxy)`);
+  it('a proxy that wants credentials: exit 2 saying how to give them', async () => {
+    const run = await judge(hidden('http', reference), ['--proxy', guarded.baseUrl]);
+    expectStop(run, /asks for credentials \(407\)/, /--proxy http:\/\/user:password@host:port/);
   });
+
+  it.each(['http', 'https'] as const)(
+    "%s: the proxy's credentials are sent, and never printed in output or report",
+    async (scheme) => {
+      const url = new URL(guarded.baseUrl);
+      const withCredentials = `http://qa-ci:${PROXY_PASSWORD}@${url.host}`;
+      const json = join(dir, `proxy-${scheme}.json`);
+      const har = join(dir, `proxy-${scheme}.har`);
+      const before = guarded.log.length;
+      const target = scheme === 'http' ? hidden('http', reference) : hidden('https', tls);
+      const flags = ['--proxy', withCredentials, '--ca-file', pki.caFile, '--reporter', 'json'];
+      const run = await judge(target, [...flags, '--output', json, '--har', har]);
+      expect(guarded.log.length).toBeGreaterThan(before);
+      expect(run.status, run.stderr).toBe(0);
+      const everything = [run.stdout, run.stderr, readFileSync(json, 'utf8'), readFileSync(har, 'utf8')].join(
+        '\n',
+      );
+      expect(everything).not.toContain(PROXY_PASSWORD);
+      const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+      expect(report.target.reach?.proxy).toBe(`${url.origin} (--proxy)`);
+    },
+  );
 });
 
 describe(
@@ -217,6 +223,11 @@ describe(
       );
     });
 
+    it('an https URL where the server speaks plain HTTP: exit 2, check the scheme', async () => {
+      const run = await judge(reference.baseUrl.replace(/^http:/, 'https:'));
+      expectStop(run, /does not speak TLS there/, /http rather than https/);
+    });
+
     it('--ca-file naming a missing file: exit 2', async () => {
       expectStop(
         await judge(localhost(tls), ['--ca-file', join(dir, 'missing.pem')]),
@@ -247,6 +258,24 @@ describe('mutual TLS', { timeout: 30_000 }, () => {
     const run = await judge(localhost(server()), identity());
     expect(run.status, run.stderr).toBe(0);
   });
+
+  it.each([
+    ['TLS 1.2', () => mutual12],
+    ['TLS 1.3', () => mutual13],
+  ])(
+    '%s: a client certificate the server does not trust: exit 2 saying it was not accepted',
+    async (_name, server) => {
+      const run = await judge(localhost(server()), [
+        '--ca-file',
+        pki.caFile,
+        '--cert',
+        pki.strangerCertFile,
+        '--key',
+        pki.strangerKeyFile,
+      ]);
+      expectStop(run, /does not accept the client certificate --cert .*stranger\.pem/);
+    },
+  );
 
   it('an encrypted key with its passphrase from --key-passphrase-env; the passphrase is never printed', async () => {
     const har = join(dir, 'mtls.har');
@@ -311,15 +340,24 @@ describe('a gateway header', { timeout: 30_000 }, () => {
     expect(run.status, run.stderr).toBe(0);
     const harText = readFileSync(har, 'utf8');
     expect(harText).toContain('"value": "$CONFORMANCE_HEADER_X_GATEWAY_TOKEN"');
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+    expect(report.results[0]?.request?.curl).toContain(
+      `-H "${GATE_HEADER}: $CONFORMANCE_HEADER_X_GATEWAY_TOKEN"`,
+    );
+    expect(report.target.reach?.headers).toEqual([GATE_HEADER]);
     for (const text of [run.stdout, run.stderr, harText, readFileSync(json, 'utf8')])
       expect(text).not.toContain(GATE_VALUE);
   });
 
-  it('CONFORMANCE_HEADERS, one per line, passes too', async () => {
-    const run = await judge(gate.baseUrl, [], {
-      CONFORMANCE_HEADERS: `X-Other: 1\n${GATE_HEADER}: ${GATE_VALUE}\n`,
+  it('CONFORMANCE_HEADERS, one per line, passes too; a short value is no secret and leaves reports alone', async () => {
+    const json = join(dir, 'headers-env.json');
+    const run = await judge(gate.baseUrl, ['--reporter', 'json', '--output', json], {
+      CONFORMANCE_HEADERS: `X-Debug: 1\n${GATE_HEADER}: ${GATE_VALUE}\n`,
     });
     expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+    expect(report.requests.sent).toBe(1);
+    expect(report.target.reach?.headers).toEqual(['X-Debug', GATE_HEADER]);
   });
 
   it.each(['x-api-key: abc', 'Authorization: Bearer abc', 'no colon here'])(
