@@ -53,6 +53,7 @@ export function junitReport(report: Report): string {
     if (area === 'drift') out.push(`    <system-out>${xml(driftLines(report).join('\n'))}</system-out>`);
     out.push('  </testsuite>');
   }
+  out.push(...reachSuite(report));
   out.push(...coverageSuite(report));
   const since = comparisonLines(report);
   if (since.length > 0) {
@@ -62,6 +63,32 @@ export function junitReport(report: Report): string {
   }
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * How the target was reached (proxy origin, CA and certificate files, header names; never a
+ * secret) as properties, and `--insecure` said in words where CI shows a suite's output.
+ */
+function reachSuite(report: Report): string[] {
+  const reach = report.target.reach;
+  if (!reach) return [];
+  const properties: [string, string][] = [
+    ...(reach.proxy ? [['proxy', reach.proxy] as [string, string]] : []),
+    ...(reach.caFile ? [['ca-file', reach.caFile] as [string, string]] : []),
+    ...(reach.insecure ? [['insecure', 'true'] as [string, string]] : []),
+    ...(reach.clientCert ? [['client-certificate', reach.clientCert] as [string, string]] : []),
+    ...(reach.headers ? [['headers', reach.headers.join(', ')] as [string, string]] : []),
+  ];
+  return [
+    '  <testsuite name="reach" tests="0" failures="0" skipped="0">',
+    '    <properties>',
+    ...properties.map(([name, value]) => `      <property name="${xml(name)}" value="${xml(value)}"/>`),
+    '    </properties>',
+    ...(reach.insecure
+      ? ['    <system-out>--insecure: TLS certificates were not verified</system-out>']
+      : []),
+    '  </testsuite>',
+  ];
 }
 
 /**

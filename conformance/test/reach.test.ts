@@ -191,11 +191,13 @@ describe(
       const run = await judge(localhost(tls), [
         '--insecure',
         '--reporter',
-        'json,html',
+        'json,html,junit',
         '--output',
         json,
         '--output',
         join(dir, 'insecure.html'),
+        '--output',
+        join(dir, 'insecure.xml'),
       ]);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toMatch(
@@ -205,6 +207,9 @@ describe(
       expect(readFileSync(join(dir, 'insecure.html'), 'utf8')).toContain(
         '--insecure: TLS certificates were not verified',
       );
+      const junit = readFileSync(join(dir, 'insecure.xml'), 'utf8');
+      expect(junit).toContain('<property name="insecure" value="true"/>');
+      expect(junit).toContain('--insecure: TLS certificates were not verified');
     });
 
     it('an expired certificate: exit 2, expired, naming --insecure', async () => {
