@@ -209,6 +209,8 @@ describe(
       );
       const junit = readFileSync(join(dir, 'insecure.xml'), 'utf8');
       expect(junit).toContain('<property name="insecure" value="true"/>');
+      const rootTests = Number(/<testsuites [^>]*tests="(\d+)"/.exec(junit)?.[1]);
+      expect(rootTests).toBe(junit.match(/<testcase /g)?.length);
       expect(junit).toContain('--insecure: TLS certificates were not verified');
     });
 
