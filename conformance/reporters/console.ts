@@ -45,6 +45,10 @@ export function consoleReport(report: Report, options: ConsoleOptions = {}): str
     lines.push(...failureLines(report, verbosity, paint, more));
     if (verbosity !== 'quiet') lines.push(...middleLines(report, verbosity, more));
   }
+  // --quiet keeps no header, but an unverified certificate is said on every run.
+  if (verbosity === 'quiet' && report.target.reach?.insecure) {
+    lines.push('', paint.note('--insecure: TLS certificates were not verified'));
+  }
   lines.push('', verdictLine(report, paint));
   lines.push(...pathLines(options.reportPaths ?? []));
   return `${(lines[0] === '' ? lines.slice(1) : lines).join('\n')}\n`;

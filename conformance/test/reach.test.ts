@@ -214,6 +214,12 @@ describe(
       expect(junit).toContain('--insecure: TLS certificates were not verified');
     });
 
+    it('--insecure --quiet still says so', async () => {
+      const run = await judge(localhost(tls), ['--insecure', '--quiet']);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('--insecure: TLS certificates were not verified');
+    });
+
     it('an expired certificate: exit 2, expired, naming --insecure', async () => {
       expectStop(
         await judge(localhost(expired), ['--ca-file', pki.caFile]),
