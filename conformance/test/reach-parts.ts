@@ -173,8 +173,18 @@ export async function startTerminator(origin: string, options: TerminatorOptions
     },
     (req, res) => forward(req, res, origin, req.url ?? '/'),
   );
+  // A connection whose TLS handshake never completed is no HTTP connection `closeAllConnections` knows.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   const listening = await listen(server);
-  return { ...listening, baseUrl: listening.baseUrl.replace(/^http:/, 'https:') };
+  const close = () => {
+    for (const socket of sockets) socket.destroy();
+    return listening.close();
+  };
+  return { ...listening, close, baseUrl: listening.baseUrl.replace(/^http:/, 'https:') };
 }
 
 export interface ForwardProxy extends Listening {
@@ -227,8 +237,11 @@ export async function startForwardProxy(credentials?: string): Promise<ForwardPr
       upstream.pipe(client);
       client.pipe(upstream);
     });
+    // Either end going takes the other with it: no half-open tunnel keeps a server alive.
     upstream.on('error', () => client.destroy());
+    upstream.on('close', () => client.destroy());
     client.on('error', () => upstream.destroy());
+    client.on('close', () => upstream.destroy());
   });
   const listening = await listen(server);
   // A tunnel's socket is no longer the HTTP server's: it is cut here.

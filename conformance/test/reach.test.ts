@@ -236,6 +236,15 @@ describe(
       );
     });
 
+    it('through a CONNECT tunnel, the certificate is judged the same (untrusted, another host)', async () => {
+      const env = { HTTPS_PROXY: proxy.baseUrl };
+      expectStop(await judge(hidden('https', tls), [], env), /does not trust/, /--ca-file/);
+      expectStop(
+        await judge(hidden('https', otherHost), ['--ca-file', pki.caFile], env),
+        /another host name/,
+      );
+    });
+
     it('an https URL where the server speaks plain HTTP: exit 2, check the scheme', async () => {
       const run = await judge(reference.baseUrl.replace(/^http:/, 'https:'));
       expectStop(run, /does not speak TLS there/, /http rather than https/);
