@@ -139,6 +139,11 @@ describe('a forward proxy', { timeout: 30_000 }, () => {
     expectStop(run, /answered 502 to CONNECT/, /would not open a tunnel/, /NO_PROXY/);
   });
 
+  it('a proxy that cannot reach an http target answers 502: exit 2, the proxy could not reach it', async () => {
+    const run = await judge(`http://elsewhere.invalid:${portOf(tls)}`, [], { HTTP_PROXY: proxy.baseUrl });
+    expectStop(run, /answered 502 text\/plain/, /The proxy \(HTTP_PROXY\) could not reach the target/);
+  });
+
   it('a proxy that wants credentials: exit 2 saying how to give them', async () => {
     const run = await judge(hidden('http', reference), ['--proxy', guarded.baseUrl]);
     expectStop(run, /asks for credentials \(407\)/, /--proxy http:\/\/user:password@host:port/);
