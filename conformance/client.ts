@@ -27,7 +27,7 @@ import type {
   SuiteConfig,
 } from './types.ts';
 import { USER_AGENT } from './tool.ts';
-import { curlOf } from './curl.ts';
+import { curlOf, curlReachArgs } from './curl.ts';
 import { routeOf } from './dispatcher.ts';
 import { shownProxy } from './reach.ts';
 import type { ProxySetting } from './types.ts';
@@ -89,6 +89,8 @@ export class HttpClient {
   private readonly agent: Dispatcher;
   /** The proxy every request goes through (`dispatcher.ts`); undefined for a direct connection. */
   readonly proxy: ProxySetting | undefined;
+  /** curl's flags for the same way there, in every reproduction. */
+  private readonly curlArgs: string[];
   private readonly memo = new Map<string, Promise<Exchange>>();
   private readonly waiting: (() => void)[] = [];
   private inFlight = 0;
@@ -104,6 +106,7 @@ export class HttpClient {
     const route = routeOf(options);
     this.agent = route.dispatcher;
     this.proxy = route.proxy;
+    this.curlArgs = curlReachArgs(options.reach, route.proxy);
   }
 
   /** Sends a request (or reuses the answer of an identical GET). Never throws for network trouble. */
@@ -141,7 +144,7 @@ export class HttpClient {
     const url = this.urlOf(spec);
     const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
     if (spec.body !== undefined) info.body = spec.body;
-    info.curl = curlOf(info);
+    info.curl = curlOf(info, this.curlArgs);
     const exchange: Exchange = { seq: ++this.seq, request: info, durationMs: 0, retries: 0 };
     this.exchanges.push(exchange);
     await this.acquire();

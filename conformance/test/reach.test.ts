@@ -168,6 +168,10 @@ describe('a forward proxy', { timeout: 30_000 }, () => {
       expect(everything).not.toContain(PROXY_PASSWORD);
       const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
       expect(report.target.reach?.proxy).toBe(`${url.origin} (--proxy)`);
+      // The reproduction goes the same way, credentials as variables.
+      expect(report.results[0]?.request?.curl).toContain(
+        `curl -sS -i -x '${url.origin}' --proxy-user "$CONFORMANCE_PROXY_USER:$CONFORMANCE_PROXY_PASSWORD" --cacert '${pki.caFile}' '${target}/api/v1/walks'`,
+      );
     },
   );
 });
@@ -306,6 +310,7 @@ describe('mutual TLS', { timeout: 30_000 }, () => {
 
   it('an encrypted key with its passphrase from --key-passphrase-env; the passphrase is never printed', async () => {
     const har = join(dir, 'mtls.har');
+    const json = join(dir, 'mtls.json');
     const run = await judge(
       localhost(mutual13),
       [
@@ -319,11 +324,22 @@ describe('mutual TLS', { timeout: 30_000 }, () => {
         'QA_KEY_PASS',
         '--har',
         har,
+        '--reporter',
+        'json',
+        '--output',
+        json,
       ],
       { QA_KEY_PASS: pki.passphrase },
     );
     expect(run.status, run.stderr).toBe(0);
-    expect([run.stdout, run.stderr, readFileSync(har, 'utf8')].join('\n')).not.toContain(pki.passphrase);
+    const reportText = readFileSync(json, 'utf8');
+    expect([run.stdout, run.stderr, readFileSync(har, 'utf8'), reportText].join('\n')).not.toContain(
+      pki.passphrase,
+    );
+    const curl = (JSON.parse(reportText) as Report).results[0]?.request?.curl;
+    expect(curl).toContain(
+      `--cacert '${pki.caFile}' --cert '${pki.clientCertFile}' --key '${pki.encryptedKeyFile}' --pass "$QA_KEY_PASS"`,
+    );
   });
 
   it.each([
