@@ -84,42 +84,31 @@ function signed(dir: string, name: string, subject: string, altNames: string | u
   };
 }
 
-export function makePki(dir: string): Pki {
+/** A self-signed certificate and its key, `name.pem` and `name.key`. */
+function selfSigned(dir: string, name: string, subject: string): void {
+  const out = ['-keyout', `${name}.key`, '-out', `${name}.pem`];
   openssl(dir, [
     'req',
     '-x509',
     '-newkey',
     'rsa:2048',
     '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
+    ...out,
     '-days',
     '2',
     '-subj',
-    '/CN=Reach Test CA',
+    `/CN=${subject}`,
   ]);
+}
+
+export function makePki(dir: string): Pki {
+  selfSigned(dir, 'ca', 'Reach Test CA');
   const names = `DNS:localhost,IP:127.0.0.1,DNS:${HIDDEN_HOST}`;
   const server = signed(dir, 'server', 'localhost', names, 2);
   const expired = signed(dir, 'expired', 'localhost', names, 0);
   const otherHost = signed(dir, 'other', 'elsewhere.example', 'DNS:elsewhere.example', 2);
   signed(dir, 'client', 'qa-ci', undefined, 2);
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'stranger.key',
-    '-out',
-    'stranger.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=stranger',
-  ]);
+  selfSigned(dir, 'stranger', 'stranger');
   const passphrase = 'reach-test-passphrase-9f3c';
   openssl(dir, [
     'pkey',
