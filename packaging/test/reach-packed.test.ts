@@ -5,7 +5,7 @@
  * private CA, mutual TLS under TLS 1.2 and 1.3, a gateway header) is passed with its flag, and
  * without it is exit 2 in plain words naming that flag.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Listening } from '../../conformance/test/harness.ts';
@@ -19,15 +19,18 @@ import {
   startTerminator,
 } from '../../conformance/test/reach-parts.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
-import { REPO_ROOT } from '../packages.ts';
-import { cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
+import {
+  cleanup,
+  installOfficialNodes,
+  installTarballs,
+  OFFICIAL_NODES,
+  outsideEnv,
+  packWorkspace,
+  run,
+  scratchDir,
+} from '../packed.ts';
 
-const VERSIONS_DIR = join(REPO_ROOT, 'packaging', 'node-versions');
-const NODES: Record<string, string> = {
-  'node 22': join(VERSIONS_DIR, 'node_modules', 'node-22', 'bin', 'node'),
-  'node 24': join(VERSIONS_DIR, 'node_modules', 'node-24', 'bin', 'node'),
-  [`this node (${process.version})`]: process.execPath,
-};
+const NODES = OFFICIAL_NODES;
 const GATE_HEADER = 'X-Gateway-Token';
 const GATE_VALUE = 'gw-packed-token-7a01-never-printed';
 
@@ -41,12 +44,7 @@ let mutual13: Listening;
 let gate: Listening;
 
 beforeAll(async () => {
-  if (!Object.values(NODES).every((node) => existsSync(node))) {
-    const installed = await run('npm', ['ci', '--no-audit', '--no-fund', '--prefix', VERSIONS_DIR], {
-      timeoutMs: 280_000,
-    });
-    if (installed.status !== 0) throw new Error(`node-versions install failed:\n${installed.stderr}`);
-  }
+  await installOfficialNodes();
   const project = await installTarballs([await packWorkspace('conformance', scratchDir('pack'))]);
   cli = join(project, 'node_modules', 'canvassing-conformance', 'dist', 'bin', 'canvassing-conformance.mjs');
   pki = makePki(scratchDir('pki'));
