@@ -139,4 +139,27 @@ describe.each(Object.entries(NODES))('the packed CLI on %s', (_name, node) => {
     },
     60_000,
   );
+
+  it.each([
+    ['an encrypted key without its passphrase', [], /is encrypted: name the variable holding its passphrase/],
+    [
+      'a wrong passphrase',
+      ['--key-passphrase-env', 'QA_WRONG'],
+      /does not decrypt with the passphrase in QA_WRONG/,
+    ],
+    ["a key that is not the certificate's", ['STRANGER'], /is not the key of --cert/],
+  ])(
+    '%s: exit 2 before anything is sent, in its words',
+    async (_name, extra, message) => {
+      const key = extra[0] === 'STRANGER' ? pki.strangerKeyFile : pki.encryptedKeyFile;
+      const args = ['--cert', pki.clientCertFile, '--key', key, ...extra.filter((a) => a !== 'STRANGER')];
+      const ran = await packed(node, `https://localhost:${port(mutual13)}`, {
+        args,
+        env: { QA_WRONG: 'not-the-passphrase' },
+      });
+      expect(ran.status, ran.stderr).toBe(2);
+      expect(ran.stderr).toMatch(message);
+    },
+    60_000,
+  );
 });
