@@ -144,6 +144,12 @@ describe('a forward proxy', { timeout: 30_000 }, () => {
     expectStop(run, /answered 502 text\/plain/, /The proxy \(HTTP_PROXY\) could not reach the target/);
   });
 
+  it('the embedded reference server (no base URL) is in this process: no proxy stands between', async () => {
+    const deadProxy = `http://127.0.0.1:${closedPort}`;
+    const run = await runCli(['--only', 'WALKS-LIST-001', '--proxy', deadProxy], { HTTP_PROXY: deadProxy });
+    expect(run.status, run.stderr).toBe(0);
+  });
+
   it('a proxy that wants credentials: exit 2 saying how to give them', async () => {
     const run = await judge(hidden('http', reference), ['--proxy', guarded.baseUrl]);
     expectStop(run, /asks for credentials \(407\)/, /--proxy http:\/\/user:password@host:port/);
