@@ -14,6 +14,7 @@ import { helpFor, KEY_NAMES, parseCli } from './config.ts';
 import { applyExpectedFailures, loadExpectedFailures } from './expectations.ts';
 import { harText } from './har.ts';
 import { preflight } from './preflight.ts';
+import { reachSecrets } from './reach.ts';
 import type { Redactor } from './redact.ts';
 import { redactorFor } from './redact.ts';
 import { consoleReport, pathLines } from './reporters/console.ts';
@@ -39,7 +40,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
   let stop: (() => Promise<void>) | undefined;
   try {
     const options = parseCli(argv, env);
-    redact = redactorFor(options.config.keys);
+    redact = redactorFor(options.config.keys, reachSecrets(options.config.reach));
     if (options.help) {
       io.stdout(helpFor(io.program));
       return EXIT.pass;
@@ -63,7 +64,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     contractsFor(options.config.specPath);
     const target = await resolveTarget(options.config);
     stop = target.close;
-    redact = redactorFor(target.config.keys, options.config.keys);
+    redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
     const run = await runSuiteWithTraffic(target.config, checks, preflight);
     let report = run.report;
     if (expected && options.expectFailures)

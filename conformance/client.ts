@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
-import { Agent, type Dispatcher, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { KEY_PREFIX } from '../spec/facts.ts';
 import type {
   Exchange,
@@ -27,7 +27,10 @@ import type {
   SuiteConfig,
 } from './types.ts';
 import { USER_AGENT } from './tool.ts';
-import { curlOf } from './curl.ts';
+import { curlOf, curlReachArgs } from './curl.ts';
+import { routeOf } from './dispatcher.ts';
+import { shownProxy } from './reach.ts';
+import type { ProxySetting } from './types.ts';
 
 export type {
   Exchange,
@@ -50,6 +53,8 @@ const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set([
   'refused',
   'dns',
   'reset',
+  'tls',
+  'proxy',
 ]);
 const GIVE_UP_AFTER = 3;
 /** How many times one request waits out a 429 before its answer stands. */
@@ -66,15 +71,26 @@ const MAX_LOCAL_RETRIES = 2;
 
 type ClientOptions = Pick<
   SuiteConfig,
-  'baseUrl' | 'keys' | 'concurrency' | 'timeoutMs' | 'maxRequests' | 'maxResponseBytes' | 'maxRetryWaitMs'
->;
+  | 'baseUrl'
+  | 'keys'
+  | 'concurrency'
+  | 'timeoutMs'
+  | 'maxRequests'
+  | 'maxResponseBytes'
+  | 'maxRetryWaitMs'
+  | 'reach'
+> & { embedded?: boolean };
 
 export class HttpClient {
   /** Every exchange of the run, in the order they were sent (memoized fetches appear once). */
   readonly exchanges: Exchange[] = [];
   sent = 0;
   memoized = 0;
-  private readonly agent: Agent;
+  private readonly agent: Dispatcher;
+  /** The proxy every request goes through (`dispatcher.ts`); undefined for a direct connection. */
+  readonly proxy: ProxySetting | undefined;
+  /** curl's flags for the same way there, in every reproduction. */
+  private readonly curlArgs: string[];
   private readonly memo = new Map<string, Promise<Exchange>>();
   private readonly waiting: (() => void)[] = [];
   private inFlight = 0;
@@ -87,15 +103,10 @@ export class HttpClient {
   private lastDeadMessage = '';
 
   constructor(private readonly options: ClientOptions) {
-    this.agent = new Agent({
-      // Shorter than the request timeout, so a host that never accepts is told from one that never answers.
-      connect: { timeout: Math.max(50, Math.floor(options.timeoutMs * 0.8)) },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connections: options.concurrency,
-      // Short: a reset on a pooled socket the server already closed would read as the target's fault.
-      keepAliveTimeout: 2_000,
-    });
+    const route = routeOf(options);
+    this.agent = route.dispatcher;
+    this.proxy = route.proxy;
+    this.curlArgs = curlReachArgs(options.reach, route.proxy);
   }
 
   /** Sends a request (or reuses the answer of an identical GET). Never throws for network trouble. */
@@ -133,7 +144,7 @@ export class HttpClient {
     const url = this.urlOf(spec);
     const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
     if (spec.body !== undefined) info.body = spec.body;
-    info.curl = curlOf(info);
+    info.curl = curlOf(info, this.curlArgs);
     const exchange: Exchange = { seq: ++this.seq, request: info, durationMs: 0, retries: 0 };
     this.exchanges.push(exchange);
     await this.acquire();
@@ -203,7 +214,7 @@ export class HttpClient {
       return this.dead(
         timedOut
           ? { kind: 'timeout', message: `no complete answer within ${this.options.timeoutMs} ms (--timeout)` }
-          : failureOf(error),
+          : failureOf(error, this.proxy),
       );
     } finally {
       clearTimeout(timer);
@@ -358,6 +369,11 @@ export class HttpClient {
       wire['x-api-key'] = this.madeUpKey;
       display['x-api-key'] = MADE_UP_KEY_SHELL;
     }
+    // The gateway's headers go on every request, under a check's own; reports show their variable.
+    for (const header of this.options.reach?.headers ?? []) {
+      wire[header.name.toLowerCase()] = header.value;
+      display[header.name] = `$${header.variable}`;
+    }
     for (const [name, value] of Object.entries(spec.headers ?? {})) {
       wire[name.toLowerCase()] = value;
       display[name] = value;
@@ -436,10 +452,68 @@ function responseOf(
   return response;
 }
 
-function failureOf(error: unknown): NetworkFailure {
+function failureOf(error: unknown, proxy: ProxySetting | undefined): NetworkFailure {
   const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code ?? '';
   const message = err.message ?? String(error);
+  return (
+    proxyFailureOf(code, message, proxy) ??
+    tlsFailureOf(code, message) ??
+    plainFailureOf(error, code, message)
+  );
+}
+
+/**
+ * Through a proxy the suite connects only to the proxy: a refused, unknown or silent address is the
+ * proxy's, and a refused CONNECT (or a 407) is the proxy saying no.
+ */
+function proxyFailureOf(
+  code: string,
+  message: string,
+  proxy: ProxySetting | undefined,
+): NetworkFailure | undefined {
+  if (!proxy) return undefined;
+  const where = `the proxy ${shownProxy(proxy)} (${proxy.from})`;
+  if (PROXY_CONNECT_CODES.has(code)) {
+    return { kind: 'proxy', code, message: `${where} cannot be reached (${code})` };
+  }
+  const refused = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(message);
+  const status = refused?.[1] ?? refused?.[2];
+  if (status === undefined) return undefined;
+  const what = status === '407' ? 'asks for credentials (407)' : `answered ${status} to CONNECT`;
+  return { kind: 'proxy', code: `PROXY_${status}`, message: `${where} ${what}` };
+}
+const PROXY_CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+]);
+
+/** Node's codes of a certificate it does not accept, and OpenSSL's of a handshake that failed. */
+function tlsFailureOf(code: string, message: string): NetworkFailure | undefined {
+  if (CERTIFICATE_CODES.has(code))
+    return { kind: 'tls', code, message: `the TLS certificate is not accepted: ${message} (${code})` };
+  if (code.startsWith('ERR_SSL_'))
+    return { kind: 'tls', code, message: `the TLS handshake failed (${code})` };
+  return undefined;
+}
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function plainFailureOf(error: unknown, code: string, message: string): NetworkFailure {
   if (code === 'ECONNREFUSED')
     return { kind: 'refused', message: 'connection refused: nothing listens there' };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', message: 'host name not found' };
@@ -451,7 +525,7 @@ function failureOf(error: unknown): NetworkFailure {
     return { kind: 'timeout', message: `no complete answer in time (${code})` };
   }
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
-    return { kind: 'reset', message: `the connection was closed before a complete answer (${code})` };
+    return { kind: 'reset', code, message: `the connection was closed before a complete answer (${code})` };
   }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
     return {

@@ -17,6 +17,7 @@ import { ConfigError } from './config-error.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
 import type { Verbosity } from './reporters/console.ts';
 import { REPORTER_NAMES, type ReporterName } from './reporters/format.ts';
+import { reachOf } from './reach.ts';
 import { requireTargetKeys, type TargetOptions } from './target.ts';
 import { TOOL_NAME } from './tool.ts';
 import type { KeyName } from './types.ts';
@@ -149,6 +150,7 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   }
   const only = prefixesOf(flags.only);
   if (only) config.only = only;
+  config.reach = reachOf(flags, merged);
   return config;
 }
 
@@ -219,6 +221,37 @@ const LIMITS = {
   seed: { min: 0, max: 2 ** 31 - 1 },
   sample: { min: 1, max: 1_000_000 },
 } as const;
+
+/** Reaching a staging deployment as QA's CI does (issue 25, `reach.ts`): kept together for merges. */
+const REACH_FLAGS = {
+  proxy: {
+    type: 'string',
+    value: 'URL',
+    help: 'Forward proxy, http://[user:password@]host:port (env CONFORMANCE_PROXY);\nwithout it HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured, either case, as curl does',
+  },
+  'ca-file': {
+    type: 'string',
+    value: 'FILE',
+    help: "PEM certificate(s) added to the trusted roots, e.g. a private CA's\n(NODE_EXTRA_CA_CERTS works too)",
+  },
+  insecure: {
+    type: 'boolean',
+    help: "Do not verify the target's TLS certificate (every report and the console say so)",
+  },
+  cert: { type: 'string', value: 'FILE', help: 'Client certificate (PEM) for mutual TLS; with --key' },
+  key: { type: 'string', value: 'FILE', help: 'Private key (PEM) of --cert' },
+  'key-passphrase-env': {
+    type: 'string',
+    value: 'NAME',
+    help: 'The environment variable holding the passphrase of an encrypted --key',
+  },
+  header: {
+    type: 'string',
+    multiple: true,
+    value: "'NAME: VALUE'",
+    help: "Sent on every request, e.g. a gateway's token (repeatable; env\nCONFORMANCE_HEADERS, one per line); reports show $CONFORMANCE_HEADER_NAME, not the value",
+  },
+} as const satisfies CommandSpec['flags'];
 
 const FLAGS = {
   'base-url': {
@@ -324,6 +357,7 @@ const FLAGS = {
     value: 'PREFIX',
     help: 'Leave out checks whose id starts with PREFIX (repeatable), e.g. --skip DRIFT;\na prefix of --only or --skip that matches no check is unusable (exit 2)',
   },
+  ...REACH_FLAGS,
   quiet: { type: 'boolean', help: 'Print only the summary line and the failures' },
   verbose: {
     type: 'boolean',
@@ -348,6 +382,10 @@ function environmentText(): string {
     ['CONFORMANCE_BASE_URL', 'base URL (as --base-url)'],
     ...CREDENTIAL_NAMES.map((name): [string, string] => [name, CREDENTIAL_HELP[name]]),
     ['CONFORMANCE_STRICT=1', 'as --strict'],
+    ['CONFORMANCE_PROXY', 'as --proxy'],
+    ['HTTPS_PROXY, HTTP_PROXY', 'the proxy of an https or http target (either case, as curl)'],
+    ['NO_PROXY', 'hosts reached without a proxy (either case, as curl)'],
+    ['CONFORMANCE_HEADERS', "headers as --header, one 'Name: value' per line"],
     ['NO_COLOR', 'no colour (colour is used only on a terminal anyway)'],
   ];
   const lines = rows.map(([name, text]) => `  ${name.padEnd(32)}${text}`);
@@ -370,7 +408,10 @@ port, with its demo credentials, and checks that.
 
 Before any check, a pre-flight asks the list route once and stops (exit 2) with one or two lines
 when the run could not judge the deployment: the target cannot be reached or never answers, the
-key is rejected, the base URL already holds /api/v1, or the answer is not JSON.`,
+key is rejected, the base URL already holds /api/v1, or the answer is not JSON; and when the way
+there needs setting up (naming the flag that fixes it): an untrusted, expired or wrong-host
+certificate, a client certificate wanted, a proxy that cannot be reached or refuses, a 401/403
+from something in front of the API, or a 404 on the list route.`,
   flags: FLAGS,
   sections: [
     {
@@ -389,7 +430,9 @@ key is rejected, the base URL already holds /api/v1, or the answer is not JSON.`
       text: `  0 every required check holds; 1 a required check failed on a target that was reached and
   accepted the key (or an expected failure no longer fails); 2 the run could not judge the
   deployment: unusable configuration, a target that cannot be reached or never answers, a
-  rejected key, a base URL holding /api/v1, or a list route that does not answer JSON.`,
+  rejected key, a base URL holding /api/v1, a list route that does not answer JSON or answers
+  404, or the way there not set up (certificate, client certificate, proxy, gateway header).
+  Reports then say "not judged", with the reason.`,
     },
   ],
 };

@@ -1,11 +1,14 @@
 /**
- * A `curl` command that reproduces a request. Configured keys appear as shell variables
- * (`$CONFORMANCE_API_KEY`), never as values: the command is safe to paste into a ticket.
+ * A `curl` command that reproduces a request. Configured keys and gateway headers appear as shell
+ * variables (`$CONFORMANCE_API_KEY`, `$CONFORMANCE_HEADER_X_GATEWAY_TOKEN`), never as values: the
+ * command is safe to paste into a ticket. The way there goes with it (`curlReachArgs`): a proxy
+ * given by flag (curl reads the proxy variables itself), the CA file, `-k`, the client certificate,
+ * with credentials and passphrases as variables too.
  */
-import type { RequestInfo } from './types.ts';
+import type { ProxySetting, Reach, RequestInfo } from './types.ts';
 
-export function curlOf(request: Omit<RequestInfo, 'curl'>): string {
-  const parts = ['curl', '-sS', '-i'];
+export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly string[] = []): string {
+  const parts = ['curl', '-sS', '-i', ...reachArgs];
   if (request.method === 'HEAD') parts.push('--head');
   else if (request.method !== 'GET') parts.push('-X', request.method);
   parts.push(singleQuoted(request.url));
@@ -20,8 +23,8 @@ export function curlOf(request: Omit<RequestInfo, 'curl'>): string {
   return parts.join(' ');
 }
 
-/** Header values the shell must expand: a key variable, or the made-up key's generator. */
-const SHELL_VALUE = /\$CONFORMANCE_[A-Z_]+|\$\(openssl rand -hex \d+\)/;
+/** Header values the shell must expand: a key or gateway header variable, or the made-up key's generator. */
+const SHELL_VALUE = /\$CONFORMANCE_[A-Z0-9_]+|\$\(openssl rand -hex \d+\)/;
 
 function singleQuoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
@@ -29,5 +32,29 @@ function singleQuoted(text: string): string {
 
 /** Double quotes so `$CONFORMANCE_…` expands; anything else the shell would interpret is escaped. */
 function doubleQuoted(text: string): string {
-  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?!CONFORMANCE_[A-Z_]+|\(openssl rand -hex \d+\))/g, '\\$')}"`;
+  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?!CONFORMANCE_[A-Z0-9_]+|\(openssl rand -hex \d+\))/g, '\\$')}"`;
+}
+
+/**
+ * curl's flags for the run's way to the target. A proxy from HTTPS_PROXY or HTTP_PROXY is left to
+ * curl, which reads the same variables; one from `--proxy` is named by its origin, its credentials
+ * as variables.
+ */
+export function curlReachArgs(reach: Reach | undefined, proxy: ProxySetting | undefined): string[] {
+  const args: string[] = [];
+  if (proxy && (proxy.from === '--proxy' || proxy.from === 'CONFORMANCE_PROXY')) {
+    const url = new URL(proxy.url);
+    args.push('-x', singleQuoted(url.origin));
+    if (url.password) {
+      args.push('--proxy-user', '"$CONFORMANCE_PROXY_USER:$CONFORMANCE_PROXY_PASSWORD"');
+    }
+  }
+  if (reach?.ca) args.push('--cacert', singleQuoted(reach.ca.file));
+  if (reach?.insecure) args.push('-k');
+  const cert = reach?.clientCert;
+  if (cert) {
+    args.push('--cert', singleQuoted(cert.certFile), '--key', singleQuoted(cert.keyFile));
+    if (cert.passphraseVariable) args.push('--pass', `"$${cert.passphraseVariable}"`);
+  }
+  return args;
 }

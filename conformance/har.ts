@@ -75,7 +75,7 @@ export function harOf(exchanges: readonly Exchange[], report: Report): Har {
     log: {
       version: '1.2',
       creator: { name: report.tool.name, version: report.tool.version },
-      comment: `Conformance run against ${report.target.baseUrl}. Keys appear as $CONFORMANCE_API_KEY etc.: set them before replaying.`,
+      comment: `Conformance run against ${report.target.baseUrl}. Keys appear as $CONFORMANCE_API_KEY etc., gateway headers (--header) as $CONFORMANCE_HEADER_NAME: set them before replaying.`,
       entries: exchanges
         .filter((e) => !(e.error && NOT_SENT.has(e.error.kind)))
         .map((e) => entryOf(e, Number.isNaN(started) ? Date.now() : started)),

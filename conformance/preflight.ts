@@ -9,10 +9,12 @@
  */
 import type { ContractValidator } from '../spec/contract.ts';
 import { WALKS_PATH, WALKS_READ_SCOPE } from '../spec/contract.ts';
+import { errorEnvelopeProblem } from './checks/outcome.ts';
 import type { HttpClient } from './client.ts';
 import { PRIMARY } from './key-uses.ts';
+import { reachStop } from './reach-stops.ts';
 import { mockWarning } from './target.ts';
-import type { NetworkFailure, PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
+import type { PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
 
 /** The API prefix every path of the spec starts with; a base URL must stop before it. */
 const API_PREFIX = WALKS_PATH.slice(0, WALKS_PATH.lastIndexOf('/'));
@@ -41,41 +43,25 @@ async function diagnose(
 ): Promise<Finding> {
   const list = await client.send({ path: WALKS_PATH, auth: PRIMARY });
   const url = list.request.url;
-  if (list.error) return { stop: networkStop(config, list.error), warnings: [] };
+  if (list.error) return { stop: await reachStop(client, config, list.error), warnings: [] };
   const response = list.response as ResponseData;
   if (response.status === 404 || !isJson(response)) {
     const prefixed = await prefixStop(client, config);
     if (prefixed) return { stop: prefixed, warnings: [] };
   }
-  if (!isJson(response)) return { stop: notJsonStop(url, response), warnings: [] };
+  const inFront =
+    (response.status === 401 || response.status === 403) && errorEnvelopeProblem({ contract }, response);
+  if (inFront) return { stop: gatewayStop(url, response, config), warnings: [] };
+  if (!isJson(response)) return { stop: notJsonStop(url, response, client), warnings: [] };
   if (response.status === 401 || response.status === 403) return { stop: keyStop(response), warnings: [] };
+  if (response.status === 404) return { stop: notFoundStop(url, response, contract), warnings: [] };
   const warnings: string[] = [];
-  if (response.status === 404) {
-    warnings.push(
-      `GET ${url} answered 404: if the API sits behind a path prefix, include it in --base-url (https://host/prefix)`,
-    );
+  if (config.reach?.insecure && config.baseUrl.startsWith('https:')) {
+    warnings.push(`--insecure: the TLS certificate of ${config.baseUrl} was not verified`);
   }
   const mock = mockWarning(config, list, contract);
   if (mock) warnings.push(mock);
   return { warnings };
-}
-
-/** Why nothing came back, and what to try; undefined when the checks should judge it. */
-function networkStop(config: SuiteConfig, error: NetworkFailure): string | undefined {
-  const base = config.baseUrl;
-  switch (error.kind) {
-    case 'refused':
-    case 'dns':
-    case 'connect':
-      return `${base} cannot be reached: ${error.message}.\nCheck --base-url and that the deployment is up.`;
-    case 'timeout':
-      return `${base} accepted the connection but gave no answer within ${config.timeoutMs} ms (GET ${API_PREFIX}/walks).\nCheck the deployment is healthy, or raise --timeout if it is slow.`;
-    case 'network':
-      return `${base} cannot be reached: ${error.message}.\nCheck --base-url, its scheme (http or https) and the server's TLS certificate.`;
-    default:
-      // A reset, a cut or a malformed answer is the deployment's fault: the checks report it.
-      return undefined;
-  }
 }
 
 /** `BASE/walks` answers where `BASE/api/v1/walks` does not: the base URL already holds the prefix. */
@@ -101,7 +87,35 @@ function keyStop(response: ResponseData): string {
   return `the key was rejected (${status}) on GET ${API_PREFIX}/walks: ${what} (--base-url).`;
 }
 
-function notJsonStop(url: string, response: ResponseData): string {
+/**
+ * A 401 or 403 that is not the API's error envelope comes from something in front of the API (a
+ * gateway, an access proxy, a login wall): the key was never judged.
+ */
+function gatewayStop(url: string, response: ResponseData, config: SuiteConfig): string {
+  const given = config.reach?.headers.map((h) => h.name) ?? [];
+  const start = response.body.trim().slice(0, 40).replace(/\s+/g, ' ');
+  return (
+    `GET ${url} answered ${response.status} from something in front of the API, not its error envelope${start ? ` (it starts ${JSON.stringify(start)})` : ''}.\n` +
+    (given.length > 0
+      ? `Does it need another --header, or another value of ${given.join(', ')}? The API key goes in ${PRIMARY.key}, not a --header.`
+      : `Does it need a --header 'Name: value' (a gateway's token)? The API key goes in ${PRIMARY.key}, not a --header.`)
+  );
+}
+
+/** The list route answers 404: the API (or a gateway) is there, but not at this path. */
+function notFoundStop(url: string, response: ResponseData, contract: ContractValidator): string {
+  const envelope = errorEnvelopeProblem({ contract }, response) === undefined;
+  const code = (response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  const who = envelope
+    ? `in the API's own error envelope${typeof code === 'string' ? ` (${code})` : ''}: the API answers, but its list route is not at this path`
+    : "in JSON that is not the API's error envelope";
+  return (
+    `GET ${url} answered 404 ${who}.\n` +
+    'Is the path prefix right? --base-url is the URL /api/v1 hangs from (https://host/prefix behind a gateway).'
+  );
+}
+
+function notJsonStop(url: string, response: ResponseData, client: HttpClient): string {
   const location = response.headers.location;
   if (response.status >= 300 && response.status < 400) {
     return (
@@ -111,10 +125,14 @@ function notJsonStop(url: string, response: ResponseData): string {
   }
   const type = response.contentType ?? 'no content type';
   const start = response.body.trim().slice(0, 40).replace(/\s+/g, ' ');
-  return (
-    `GET ${url} answered ${response.status} ${type}, not JSON${start ? ` (it starts ${JSON.stringify(start)})` : ''}.\n` +
-    'Check --base-url points at the API, not a web app, a login page or a proxy.'
-  );
+  const first = `GET ${url} answered ${response.status} ${type}, not JSON${start ? ` (it starts ${JSON.stringify(start)})` : ''}.\n`;
+  if (client.proxy && response.status >= 502 && response.status <= 504) {
+    return `${first}The proxy (${client.proxy.from}) could not reach the target: check the host name, or NO_PROXY if it is reached directly.`;
+  }
+  if (/certificate/i.test(response.body) && response.status === 400) {
+    return `${first}It seems to require a client certificate: give one with --cert FILE --key FILE (PEM).`;
+  }
+  return `${first}Check --base-url points at the API, not a web app, a login page or a proxy.`;
 }
 
 /**

@@ -23,7 +23,8 @@ const SECRET_LENGTH = 16;
 /** Characters that continue a token: a key next to one of them is part of a longer word. */
 const WORD = '[\\p{L}\\p{N}_.-]';
 
-export function redactorFor(...keySets: Partial<Record<KeyName, string>>[]): Redactor {
+/** Keys by name, and the other secrets of a run (gateway header values, proxy credentials) by theirs. */
+export function redactorFor(...keySets: Partial<Record<KeyName | string, string>>[]): Redactor {
   const named = keySets
     .flatMap((keys) => Object.entries(keys))
     .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');

@@ -16,6 +16,7 @@ import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
 import { summarize } from './summary.ts';
 import { profileOf } from './target.ts';
+import { shownProxy } from './reach.ts';
 
 export { summarize } from './summary.ts';
 import type { Check, CheckContext } from './checks/check.ts';
@@ -24,6 +25,7 @@ import type {
   Coverage,
   Outcome,
   PreflightSummary,
+  ReachSummary,
   Report,
   SpecIdentity,
   SuiteConfig,
@@ -133,14 +135,29 @@ export async function runSuiteWithTraffic(
       coverage: coverageOf(ctx, results),
     };
     if (pre) report.preflight = pre;
+    const reach = reachSummaryOf(config, ctx.client);
+    if (reach) report.target.reach = reach;
     if (unreachable) {
       report.unreachable = unreachable;
-      report.summary.verdict = 'fail';
+      report.summary.verdict = 'not judged';
     }
     return { report, exchanges: ctx.client.exchanges };
   } finally {
     await ctx.client.close();
   }
+}
+
+/** How the run reached its target, without a secret: what reports show of the setup. */
+function reachSummaryOf(config: SuiteConfig, client: HttpClient): ReachSummary | undefined {
+  const reach = config.reach;
+  if (!reach) return undefined;
+  const summary: ReachSummary = {};
+  if (client.proxy) summary.proxy = `${shownProxy(client.proxy)} (${client.proxy.from})`;
+  if (reach.ca) summary.caFile = reach.ca.file;
+  if (reach.insecure) summary.insecure = true;
+  if (reach.clientCert) summary.clientCert = reach.clientCert.certFile;
+  if (reach.headers.length > 0) summary.headers = reach.headers.map((h) => h.name);
+  return Object.keys(summary).length > 0 ? summary : undefined;
 }
 
 /**

@@ -39,6 +39,62 @@ export interface SuiteConfig {
   embedded: boolean;
   /** `--spec FILE`: the OpenAPI document to judge against (default: the bundled spec/openapi.yaml). */
   specPath?: string;
+  /** How the target is reached: proxy, TLS trust and identity, gateway headers (`reach.ts`). */
+  reach?: Reach;
+}
+
+/** A proxy URL and where it was configured (`--proxy`, `HTTPS_PROXY`...), for messages. */
+export interface ProxySetting {
+  url: string;
+  from: string;
+}
+
+/**
+ * What stands between the suite and the target in a company network, from flags and environment
+ * (`reach.ts`); the client composes its undici dispatcher from it. Values here are secrets where
+ * marked: they never leave the client and the redactor.
+ */
+export interface Reach {
+  /** `--proxy` / `CONFORMANCE_PROXY`, which applies to either scheme. */
+  proxy?: ProxySetting;
+  /** `http_proxy` / `HTTP_PROXY` and `https_proxy` / `HTTPS_PROXY`, by the target's scheme. */
+  httpProxy?: ProxySetting;
+  httpsProxy?: ProxySetting;
+  /** `no_proxy` / `NO_PROXY`: hosts never proxied (curl's rules). */
+  noProxy?: string;
+  /** `--ca-file`: PEM added to the trusted roots. */
+  ca?: { file: string; pem: string };
+  /** `--insecure`: the target's certificate is not verified (every report says so). */
+  insecure: boolean;
+  /** `--cert` and `--key` (PEM), with the passphrase read from the variable `--key-passphrase-env` names. */
+  clientCert?: {
+    certFile: string;
+    cert: string;
+    keyFile: string;
+    key: string;
+    passphrase?: string;
+    passphraseVariable?: string;
+  };
+  /** `--header` / `CONFORMANCE_HEADERS`: sent on every request; values are secrets. */
+  headers: GatewayHeader[];
+}
+
+/** The reach as reports show it: the proxy's origin, file paths, header names; never a secret. */
+export interface ReachSummary {
+  proxy?: string;
+  caFile?: string;
+  /** `--insecure`: TLS certificates were not verified. */
+  insecure?: true;
+  clientCert?: string;
+  headers?: string[];
+}
+
+export interface GatewayHeader {
+  name: string;
+  /** A secret: reports show `$variable`, never this. */
+  value: string;
+  /** The shell variable reproductions name instead of the value, e.g. `CONFORMANCE_HEADER_X_GATEWAY_TOKEN`. */
+  variable: string;
 }
 
 export type Via = 'bearer' | 'x-api-key';
@@ -102,6 +158,10 @@ export type FailureKind =
   /** The answer declares a `Content-Encoding` its body does not decode from (or one no client knows). */
   | 'undecodable'
   | 'network'
+  /** The TLS handshake failed: an untrusted or expired certificate, a name mismatch, a client certificate required. */
+  | 'tls'
+  /** The configured proxy cannot be reached, or refused to carry the request. */
+  | 'proxy'
   /** Not sent: the request budget is spent. */
   | 'budget'
   /** Not sent: the target stopped answering, so the suite stopped asking. */
@@ -110,6 +170,8 @@ export type FailureKind =
 export interface NetworkFailure {
   kind: FailureKind;
   message: string;
+  /** The error code behind it (`ECONNRESET`, `CERT_HAS_EXPIRED`...), when one was given. */
+  code?: string;
 }
 
 export interface Exchange {
@@ -212,7 +274,8 @@ export interface ReportSummary extends Record<ResultClass, number> {
   expectedFailures: number;
   /** Listed expected failures whose check passed: each fails the run, so the list cannot rot. */
   fixedExpectedFailures: number;
-  verdict: 'pass' | 'fail';
+  /** `not judged`: the run stopped before any check (exit status 2); `Report.unreachable` says why. */
+  verdict: 'pass' | 'fail' | 'not judged';
 }
 
 /** Which OpenAPI document a run used: its file, `info.version` and SHA-256 of its bytes. */
@@ -226,7 +289,14 @@ export interface Report {
   tool: { name: string; version: string };
   /** The OpenAPI document the run judged against. */
   spec: SpecIdentity;
-  target: { baseUrl: string; profile: 'live' | 'mock'; strict: boolean; embedded: boolean };
+  target: {
+    baseUrl: string;
+    profile: 'live' | 'mock';
+    strict: boolean;
+    embedded: boolean;
+    /** How it was reached, when not plainly: no secret, only what the tester set up. */
+    reach?: ReachSummary;
+  };
   startedAt: string;
   durationMs: number;
   requests: { sent: number; budget: number; memoized: number };

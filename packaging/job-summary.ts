@@ -13,7 +13,7 @@ function failureRow(result: CheckResult): string {
 
 export function jobSummary(report: Report): string {
   const { summary, spec, target } = report;
-  const mark = summary.verdict === 'pass' ? '✅' : '❌';
+  const mark = summary.verdict === 'pass' ? '✅' : summary.verdict === 'not judged' ? '⚠️' : '❌';
   const failed = report.results.filter((r) => r.status === 'fail');
   return [
     `## ${mark} API conformance: ${summary.verdict}`,

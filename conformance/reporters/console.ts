@@ -45,6 +45,10 @@ export function consoleReport(report: Report, options: ConsoleOptions = {}): str
     lines.push(...failureLines(report, verbosity, paint, more));
     if (verbosity !== 'quiet') lines.push(...middleLines(report, verbosity, more));
   }
+  // --quiet keeps no header, but an unverified certificate is said on every run.
+  if (verbosity === 'quiet' && report.target.reach?.insecure) {
+    lines.push('', paint.note('--insecure: TLS certificates were not verified'));
+  }
   lines.push('', verdictLine(report, paint));
   lines.push(...pathLines(options.reportPaths ?? []));
   return `${(lines[0] === '' ? lines.slice(1) : lines).join('\n')}\n`;
@@ -57,6 +61,14 @@ function headerLines(report: Report, verbosity: Verbosity): string[] {
     `Canvassing Read API conformance — ${where}`,
     `  profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version}`,
   ];
+  const reach = report.target.reach;
+  const via = [
+    reach?.proxy ? `proxy ${reach.proxy}` : '',
+    reach?.caFile ? `CA ${reach.caFile}` : '',
+    reach?.clientCert ? `client certificate ${reach.clientCert}` : '',
+    reach?.headers ? `headers ${reach.headers.join(', ')}` : '',
+  ].filter(Boolean);
+  if (via.length > 0) lines.push(`  reached through ${via.join(' · ')}`);
   const pre = report.preflight;
   if (pre && verbosity === 'verbose') {
     lines.push(

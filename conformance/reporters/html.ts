@@ -19,8 +19,8 @@ export function htmlReport(report: Report): string {
     ? [
         section(
           'unreachable',
-          'Target unreachable',
-          `<p class="bad">${esc(report.unreachable)}</p><p>No check was run.</p>`,
+          'Not judged',
+          `<p class="bad">${esc(report.unreachable)}</p><p>No check was run: the run could not judge the deployment (exit status 2).</p>`,
         ),
       ]
     : [
@@ -44,15 +44,16 @@ export function htmlReport(report: Report): string {
 </head>
 <body>
 <header>
-<h1>Canvassing Read API conformance <span class="verdict ${summary.verdict}">${summary.verdict.toUpperCase()}</span></h1>
+<h1>Canvassing Read API conformance <span class="verdict ${summary.verdict.replace(' ', '-')}">${summary.verdict.toUpperCase()}</span></h1>
 <p class="target">${esc(where)}</p>
+${reachLines(report)}
 <p class="meta">profile ${esc(target.profile)} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · started ${esc(report.startedAt)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</p>
 ${
   report.coverage
     ? `<p class="meta">${esc(coverageHeadline(report.coverage))}</p>
 `
     : ''
-}<p class="meta">${summary.requiredFailures} required check(s) failed${report.expectations ? ` · ${summary.expectedFailures} expected failure(s) · ${summary.fixedExpectedFailures} expected failure(s) no longer failing` : ''}</p>
+}<p class="meta">${report.unreachable ? `not judged: ${esc(report.unreachable.split('\n')[0] ?? '')}` : `${summary.requiredFailures} required check(s) failed`}${report.expectations ? ` · ${summary.expectedFailures} expected failure(s) · ${summary.fixedExpectedFailures} expected failure(s) no longer failing` : ''}</p>
 </header>
 <main>
 ${body.filter(Boolean).join('\n')}
@@ -60,6 +61,22 @@ ${body.filter(Boolean).join('\n')}
 </body>
 </html>
 `;
+}
+
+/** How the target was reached (proxy, CA, client certificate, header names) and whether TLS was verified. */
+function reachLines(report: Report): string {
+  const reach = report.target.reach;
+  if (!reach) return '';
+  const parts = [
+    reach.proxy ? `through proxy ${reach.proxy}` : '',
+    reach.caFile ? `CA file ${reach.caFile}` : '',
+    reach.clientCert ? `client certificate ${reach.clientCert}` : '',
+    reach.headers ? `headers ${reach.headers.join(', ')} (values not shown)` : '',
+  ].filter(Boolean);
+  const insecure = reach.insecure
+    ? '<p class="meta bad"><b>--insecure: TLS certificates were not verified.</b></p>\n'
+    : '';
+  return `${parts.length > 0 ? `<p class="meta">${esc(parts.join(' · '))}</p>\n` : ''}${insecure}`;
 }
 
 function tiles(report: Report): string {
@@ -323,7 +340,7 @@ main { padding: 0 32px 40px; max-width: 1400px; }
 .target { margin: 0; font-family: ui-monospace, Menlo, Consolas, monospace; }
 .meta { margin: 2px 0; color: #475467; }
 .verdict { display: inline-block; padding: 2px 10px; border-radius: 6px; color: #fff; font-size: 16px; vertical-align: middle; }
-.verdict.pass { background: var(--good); } .verdict.fail { background: var(--bad); }
+.verdict.pass { background: var(--good); } .verdict.fail { background: var(--bad); } .verdict.not-judged { background: #6a737d; }
 .tiles { display: flex; flex-wrap: wrap; gap: 10px; margin: 16px 0 8px; }
 .tile { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; min-width: 110px; }
 .tile b { display: block; font-size: 22px; } .tile span { color: #475467; }

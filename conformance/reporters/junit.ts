@@ -30,14 +30,16 @@ export function junitReport(report: Report): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const count = (results: CheckResult[], outcome: Outcome) =>
     results.filter((r) => outcomeOf(r) === outcome).length;
-  const { summary } = report;
+  // A run the pre-flight stopped holds one test case, the pre-flight's, in error (not a failure of
+  // the deployment): the root counts what its suites hold.
+  const stopped = report.unreachable ? 1 : 0;
   out.push(
-    `<testsuites name="${xml(report.tool.name)}" tests="${summary.total}" failures="${count(report.results, 'failure')}" skipped="${count(report.results, 'skipped')}" time="${seconds(report.durationMs)}">`,
+    `<testsuites name="${xml(report.tool.name)}" tests="${report.results.length + stopped}" failures="${count(report.results, 'failure')}" errors="${stopped}" skipped="${count(report.results, 'skipped')}" time="${seconds(report.durationMs)}">`,
   );
   if (report.unreachable) {
-    out.push(`  <testsuite name="target" tests="1" failures="1" skipped="0">`);
+    out.push(`  <testsuite name="pre-flight" tests="1" failures="0" errors="1" skipped="0">`);
     out.push(
-      `    <testcase classname="conformance.target" name="reachable"><failure message="${xml(report.unreachable)}"/></testcase>`,
+      `    <testcase classname="conformance.pre-flight" name="the deployment can be judged"><error type="not judged" message="${xml(report.unreachable)}">${xml(`not judged: ${report.unreachable}`)}</error></testcase>`,
     );
     out.push('  </testsuite>');
   }
@@ -51,6 +53,7 @@ export function junitReport(report: Report): string {
     if (area === 'drift') out.push(`    <system-out>${xml(driftLines(report).join('\n'))}</system-out>`);
     out.push('  </testsuite>');
   }
+  out.push(...reachSuite(report));
   out.push(...coverageSuite(report));
   const since = comparisonLines(report);
   if (since.length > 0) {
@@ -60,6 +63,32 @@ export function junitReport(report: Report): string {
   }
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * How the target was reached (proxy origin, CA and certificate files, header names; never a
+ * secret) as properties, and `--insecure` said in words where CI shows a suite's output.
+ */
+function reachSuite(report: Report): string[] {
+  const reach = report.target.reach;
+  if (!reach) return [];
+  const properties: [string, string][] = [
+    ...(reach.proxy ? [['proxy', reach.proxy] as [string, string]] : []),
+    ...(reach.caFile ? [['ca-file', reach.caFile] as [string, string]] : []),
+    ...(reach.insecure ? [['insecure', 'true'] as [string, string]] : []),
+    ...(reach.clientCert ? [['client-certificate', reach.clientCert] as [string, string]] : []),
+    ...(reach.headers ? [['headers', reach.headers.join(', ')] as [string, string]] : []),
+  ];
+  return [
+    '  <testsuite name="reach" tests="0" failures="0" skipped="0">',
+    '    <properties>',
+    ...properties.map(([name, value]) => `      <property name="${xml(name)}" value="${xml(value)}"/>`),
+    '    </properties>',
+    ...(reach.insecure
+      ? ['    <system-out>--insecure: TLS certificates were not verified</system-out>']
+      : []),
+    '  </testsuite>',
+  ];
 }
 
 /**

@@ -24,8 +24,11 @@ const FLOORS: Record<string, number> = {
   'redact.ts': FLOOR.ground,
   'summary.ts': FLOOR.ground,
   'checks/outcome.ts': FLOOR.ground,
+  'reach.ts': FLOOR.ground,
   // What talks to the deployment, decides it, and what every check is given.
   'client.ts': FLOOR.target,
+  'dispatcher.ts': FLOOR.target,
+  'tls-probe.ts': FLOOR.target,
   'target.ts': FLOOR.target,
   'operations.ts': FLOOR.target,
   'drift.ts': FLOOR.target,
@@ -47,6 +50,7 @@ const FLOORS: Record<string, number> = {
   // Running a selection of checks against a target, and what a run is compared with.
   'runner.ts': FLOOR.runner,
   'preflight.ts': FLOOR.runner,
+  'reach-stops.ts': FLOOR.runner,
   'selection.ts': FLOOR.runner,
   'expectations.ts': FLOOR.runner,
   'compare.ts': FLOOR.runner,

@@ -8,8 +8,10 @@ import { CHECKS } from '../checks/registry.ts';
 import { resolveTarget } from '../target.ts';
 import { parseCli } from '../config.ts';
 import type { Redactor } from '../redact.ts';
+import { preflight } from '../preflight.ts';
+import { reachSecrets } from '../reach.ts';
 import { redactorFor } from '../redact.ts';
-import { runSuite } from '../runner.ts';
+import { runSuiteWithTraffic } from '../runner.ts';
 import type { Report } from '../types.ts';
 import { AREAS } from '../types.ts';
 
@@ -21,8 +23,9 @@ beforeAll(async () => {
   const options = parseCli([], process.env);
   const target = await resolveTarget(options.config);
   stop = target.close;
-  redact = redactorFor(target.config.keys, options.config.keys);
-  report = await runSuite(target.config);
+  redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
+  // The CLI's pre-flight too: a setup problem (a certificate, a proxy, a gateway) is one error, not every test failing.
+  report = (await runSuiteWithTraffic(target.config, CHECKS, preflight)).report;
   if (report.unreachable) throw new Error(redact(report.unreachable));
 });
 

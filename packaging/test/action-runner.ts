@@ -38,6 +38,8 @@ export interface ActionRun {
   steps: StepRun[];
   outputs: Record<string, string>;
   summary: string;
+  /** The job's `RUNNER_TEMP`, to see what the steps left there. */
+  runnerTemp: string;
 }
 
 export async function runAction(
@@ -86,7 +88,7 @@ export async function runAction(
   const outputs = Object.fromEntries(
     Object.entries(action.outputs).map(([key, { value }]) => [key, substitute(value, context)]),
   );
-  return { steps, outputs, summary: readFileSync(summaryFile, 'utf8') };
+  return { steps, outputs, summary: readFileSync(summaryFile, 'utf8'), runnerTemp };
 }
 
 function resolveInputs(action: ActionDefinition, inputs: Record<string, string>): Record<string, string> {

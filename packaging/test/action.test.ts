@@ -1,11 +1,22 @@
 /**
  * conformance/action.yml run from its own YAML, with its inputs set as a runner sets them, against
- * the reference server, a broken server of the proof set, and an address where nothing listens.
+ * the reference server, a broken server of the proof set, an address where nothing listens, and
+ * the reference server behind a proxy, a private CA, mutual TLS and a gateway header.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Listening } from '../../conformance/test/harness.ts';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../conformance/test/mutations.ts';
+import {
+  type ForwardProxy,
+  HIDDEN_HOST,
+  makePki,
+  type Pki,
+  startForwardProxy,
+  startHeaderGate,
+  startTerminator,
+} from '../../conformance/test/reach-parts.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { REPO_ROOT } from '../packages.ts';
 import { type ActionRun, runAction } from './action-runner.ts';
@@ -17,14 +28,35 @@ const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
 let tarball: string;
 let reference: RunningServer;
 let broken: MutationServer;
+let pki: Pki;
+let gate: Listening;
+let staging: Listening;
+let proxy: ForwardProxy;
+const GATE_HEADER = 'X-Gateway-Token';
+const GATE_VALUE = 'gw-action-token-41c7e0-never-printed';
+const PROXY_PASSWORD = 'proxy-action-pass-2b9d-never-printed';
+const hidden = (scheme: string, part: Listening) =>
+  `${scheme}://${HIDDEN_HOST}:${new URL(part.baseUrl).port}`;
 
 beforeAll(async () => {
   tarball = await packWorkspace('conformance', scratchDir('pack'));
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();
+  // Staging as a company sets it up: a gateway wanting a header, behind TLS with a private CA that
+  // requires a client certificate, reached only through a forward proxy.
+  pki = makePki(scratchDir('pki'));
+  gate = await startHeaderGate(reference.baseUrl, GATE_HEADER, GATE_VALUE);
+  staging = await startTerminator(gate.baseUrl, {
+    identity: pki.server,
+    clientCa: readFileSync(pki.caFile, 'utf8'),
+  });
+  proxy = await startForwardProxy();
 }, 240_000);
 
 afterAll(async () => {
+  await proxy?.close();
+  await staging?.close();
+  await gate?.close();
   await reference?.close();
   await broken?.close();
   cleanup();
@@ -84,13 +116,46 @@ describe('conformance/action.yml', () => {
     expect(run.summary).toContain(BROKEN.breaks);
   }, 90_000);
 
-  it('cannot judge an address where nothing listens: verdict error, exit code 2, said in the summary', async () => {
+  it('cannot judge an address where nothing listens: verdict not judged, exit code 2, said in the summary', async () => {
     const workspace = scratchDir('workspace');
     const closed = await startReferenceServer({ log: false });
     await closed.close();
     const run = await runAction(ACTION, inputsFor(closed.baseUrl, reference.credentials), workspace);
     expect(run.steps.map((s) => s.status)).toEqual([0, 2, 0]);
-    expect(run.outputs).toMatchObject({ verdict: 'error', 'exit-code': '2' });
+    expect(run.outputs).toMatchObject({ verdict: 'not judged', 'exit-code': '2' });
     expect(run.summary).toMatch(/could not judge/i);
+    expect(run.summary).toContain('API conformance: not judged');
   }, 90_000);
+
+  it('reaches staging behind a proxy, a private CA, mutual TLS and a gateway header; no secret printed or left behind', async () => {
+    const workspace = scratchDir('workspace');
+    const run = await runAction(
+      ACTION,
+      {
+        ...inputsFor(hidden('https', staging), reference.credentials),
+        proxy: `http://qa:${PROXY_PASSWORD}@${new URL(proxy.baseUrl).host}`,
+        'ca-cert': readFileSync(pki.caFile, 'utf8'),
+        'client-cert': readFileSync(pki.clientCertFile, 'utf8'),
+        'client-key': readFileSync(pki.encryptedKeyFile, 'utf8'),
+        'client-key-passphrase': pki.passphrase,
+        headers: `${GATE_HEADER}: ${GATE_VALUE}`,
+      },
+      workspace,
+    );
+    expect(run.outputs, printed(run)).toMatchObject({ verdict: 'pass', 'exit-code': '0' });
+    expect(proxy.log).toContain(`CONNECT ${HIDDEN_HOST}:${new URL(staging.baseUrl).port}`);
+    const everything = [
+      printed(run),
+      ...['junit', 'json', 'html'].map((r) => readFileSync(join(workspace, run.outputs[r] ?? ''), 'utf8')),
+    ].join('\n');
+    for (const secret of [
+      PROXY_PASSWORD,
+      pki.passphrase,
+      GATE_VALUE,
+      reference.credentials.CONFORMANCE_API_KEY ?? '',
+    ]) {
+      expect(everything).not.toContain(secret);
+    }
+    expect(readdirSync(run.runnerTemp).filter((f) => f.startsWith('canvassing-tls-'))).toEqual([]);
+  }, 120_000);
 });

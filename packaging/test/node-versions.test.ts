@@ -4,21 +4,24 @@
  * judge the reference server and a broken server alike: same exit status, verdict, and result of
  * every check.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../conformance/test/mutations.ts';
 import type { Report } from '../../conformance/types.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
-import { REPO_ROOT } from '../packages.ts';
-import { cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
+import {
+  cleanup,
+  installOfficialNodes,
+  installTarballs,
+  OFFICIAL_NODES,
+  outsideEnv,
+  packWorkspace,
+  run,
+  scratchDir,
+} from '../packed.ts';
 
-const VERSIONS_DIR = join(REPO_ROOT, 'packaging', 'node-versions');
-const NODES: Record<string, string> = {
-  'node 22': join(VERSIONS_DIR, 'node_modules', 'node-22', 'bin', 'node'),
-  'node 24': join(VERSIONS_DIR, 'node_modules', 'node-24', 'bin', 'node'),
-  [`this node (${process.version})`]: process.execPath,
-};
+const NODES = OFFICIAL_NODES;
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
 
 let cli: string;
@@ -26,12 +29,7 @@ let reference: RunningServer;
 let broken: MutationServer;
 
 beforeAll(async () => {
-  if (!Object.values(NODES).every((node) => existsSync(node))) {
-    const installed = await run('npm', ['ci', '--no-audit', '--no-fund', '--prefix', VERSIONS_DIR], {
-      timeoutMs: 280_000,
-    });
-    if (installed.status !== 0) throw new Error(`node-versions install failed:\n${installed.stderr}`);
-  }
+  await installOfficialNodes();
   const project = await installTarballs([await packWorkspace('conformance', scratchDir('pack'))]);
   cli = join(project, 'node_modules', 'canvassing-conformance', 'dist', 'bin', 'canvassing-conformance.mjs');
   reference = await startReferenceServer({ log: false });

@@ -1,0 +1,305 @@
+/**
+ * How the suite reaches a staging deployment the way QA's CI does: through a forward proxy
+ * (`--proxy`, or `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` in either case, as curl reads them),
+ * trusting a private CA (`--ca-file`) or nothing (`--insecure`), presenting a client certificate
+ * (`--cert`, `--key`, the passphrase from the variable `--key-passphrase-env` names), and sending a
+ * gateway's headers (`--header 'Name: value'`, or `CONFORMANCE_HEADERS`, one per line). Everything is
+ * checked here, once: a file that cannot be read, a key that does not decrypt or a header the suite
+ * owns is unusable configuration (exit 2). Messages never echo a header value, a passphrase or a
+ * proxy's credentials: `reachSecrets` hands them to the redactor as well.
+ */
+import { readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
+import { ConfigError } from './config-error.ts';
+import type { GatewayHeader, ProxySetting, Reach } from './types.ts';
+
+type Env = Record<string, string | undefined>;
+
+/** The flags of `config.ts` this module reads. */
+export interface ReachFlags {
+  proxy?: string;
+  'ca-file'?: string;
+  insecure?: boolean;
+  cert?: string;
+  key?: string;
+  'key-passphrase-env'?: string;
+  header?: string[];
+}
+
+/** The variable `CONFORMANCE_HEADERS` reads gateway headers from, one `Name: value` per line. */
+export const HEADERS_VARIABLE = 'CONFORMANCE_HEADERS';
+/** The variable `--proxy` falls back to. */
+export const PROXY_VARIABLE = 'CONFORMANCE_PROXY';
+
+export function reachOf(flags: ReachFlags, env: Env): Reach {
+  const reach: Reach = { insecure: flags.insecure === true, headers: headersOf(flags.header, env) };
+  const explicit = flags.proxy ?? (env[PROXY_VARIABLE]?.trim() || undefined);
+  if (explicit !== undefined) {
+    reach.proxy = proxySetting(explicit, flags.proxy !== undefined ? '--proxy' : PROXY_VARIABLE);
+  }
+  // curl's order: the lower-case name first.
+  const http = firstSet(env, ['http_proxy', 'HTTP_PROXY']);
+  if (http) reach.httpProxy = proxySetting(http.value, http.name);
+  const https = firstSet(env, ['https_proxy', 'HTTPS_PROXY']);
+  if (https) reach.httpsProxy = proxySetting(https.value, https.name);
+  const noProxy = firstSet(env, ['no_proxy', 'NO_PROXY']);
+  if (noProxy) reach.noProxy = noProxy.value;
+  if (flags['ca-file'] !== undefined) {
+    const file = fileFlag('--ca-file', flags['ca-file']);
+    reach.ca = { file, pem: pemOf('--ca-file', file, 'CERTIFICATE') };
+  }
+  const clientCert = clientCertOf(flags, env);
+  if (clientCert) reach.clientCert = clientCert;
+  return reach;
+}
+
+function firstSet(env: Env, names: string[]): { name: string; value: string } | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return { name, value };
+  }
+  return undefined;
+}
+
+/** A proxy URL as curl takes it: `host:port` means `http://host:port`. Never echoed: it may hold a password. */
+function proxySetting(raw: string, from: string): ProxySetting {
+  const text = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
+  } catch {
+    throw new ConfigError(
+      `${from} is not a proxy URL: give http://host:port (credentials as http://user:password@host:port)`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${from} must be an http:// or https:// proxy, not ${url.protocol}`);
+  }
+  return { url: url.href, from };
+}
+
+/** The proxy's URL fit to print: its origin, credentials left out. */
+export function shownProxy(proxy: ProxySetting): string {
+  return new URL(proxy.url).origin;
+}
+
+/**
+ * The proxy a request to `baseUrl` goes through, or undefined for a direct connection. As curl:
+ * `--proxy` for either scheme, else the scheme's variable; a host `NO_PROXY` lists (itself or a
+ * domain below it, an IP, a CIDR block, `*` for every host) goes direct. Loopback never takes a
+ * proxy from the environment (as Go's and Python's clients decide): a CI machine's proxy cannot
+ * reach the runner's own 127.0.0.1.
+ */
+export function proxyFor(baseUrl: string, reach: Reach | undefined): ProxySetting | undefined {
+  if (!reach) return undefined;
+  const url = new URL(baseUrl);
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const fromEnv = url.protocol === 'https:' ? reach.httpsProxy : reach.httpProxy;
+  const proxy = reach.proxy ?? fromEnv;
+  if (!proxy || listedIn(reach.noProxy, host, portOf(url))) return undefined;
+  if (!reach.proxy && isLoopback(host)) return undefined;
+  return proxy;
+}
+
+function portOf(url: URL): number {
+  return Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+}
+
+/** curl's `NO_PROXY`: comma- or space-separated hosts, domains (leading dot optional), IPs, CIDR, `*`. */
+export function listedIn(noProxy: string | undefined, host: string, port: number): boolean {
+  const entries = (noProxy ?? '').split(/[,\s]+/).filter(Boolean);
+  return entries.some((entry) => entryMatches(entry.toLowerCase(), host, port));
+}
+
+function entryMatches(entry: string, host: string, port: number): boolean {
+  if (entry === '*') return true;
+  const cidr = /^([0-9a-f:.]+)\/(\d{1,3})$/.exec(entry);
+  if (cidr?.[1] && cidr[2]) return inBlock(host, cidr[1], Number(cidr[2]));
+  const withPort = /^(.+):(\d+)$/.exec(entry);
+  const name = (withPort?.[1] ?? entry).replace(/^\[|\]$/g, '').replace(/^\*?\./, '');
+  if (withPort?.[2] && Number(withPort[2]) !== port && isIP(entry) === 0) return false;
+  const bare = isIP(entry) !== 0 ? entry : name;
+  return host === bare || host.endsWith(`.${bare}`);
+}
+
+function inBlock(host: string, network: string, prefix: number): boolean {
+  const family = isIP(network) === 6 ? 'ipv6' : 'ipv4';
+  if (isIP(host) === 0 || isIP(network) === 0) return false;
+  const block = new BlockList();
+  try {
+    block.addSubnet(network, prefix, family);
+  } catch {
+    return false;
+  }
+  return block.check(host, isIP(host) === 6 ? 'ipv6' : 'ipv4');
+}
+
+function fileFlag(flag: string, raw: string): string {
+  if (raw.trim() === '') throw new ConfigError(`${flag} needs a file`);
+  return resolve(raw);
+}
+
+/** The file's text, which must hold a PEM block of that label (`CERTIFICATE`, `PRIVATE KEY`). */
+function pemOf(flag: string, file: string, label: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError(`${flag} ${file} cannot be read (${code})`);
+  }
+  if (!new RegExp(`-----BEGIN [A-Z ]*${label}-----`).test(text)) {
+    throw new ConfigError(`${flag} ${file} holds no PEM ${label.toLowerCase()} (-----BEGIN ${label}-----)`);
+  }
+  return text;
+}
+
+/** `--cert` and `--key` together, the key decrypted with its passphrase and matching the certificate. */
+function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
+  const passphraseName = flags['key-passphrase-env'];
+  if (flags.cert === undefined && flags.key === undefined) {
+    if (passphraseName !== undefined)
+      throw new ConfigError('--key-passphrase-env goes with --cert and --key');
+    return undefined;
+  }
+  if (flags.cert === undefined || flags.key === undefined) {
+    throw new ConfigError('a client certificate needs both --cert FILE and --key FILE (PEM)');
+  }
+  const certFile = fileFlag('--cert', flags.cert);
+  const keyFile = fileFlag('--key', flags.key);
+  const clientCert: NonNullable<Reach['clientCert']> = {
+    certFile,
+    cert: pemOf('--cert', certFile, 'CERTIFICATE'),
+    keyFile,
+    key: pemOf('--key', keyFile, 'PRIVATE KEY'),
+  };
+  if (passphraseName !== undefined) {
+    const passphrase = env[passphraseName];
+    if (!passphrase) {
+      throw new ConfigError(
+        `--key-passphrase-env names ${passphraseName}, which is not set: export the key's passphrase in it`,
+      );
+    }
+    clientCert.passphrase = passphrase;
+    clientCert.passphraseVariable = passphraseName;
+  }
+  usableIdentity(clientCert, passphraseName);
+  return clientCert;
+}
+
+/** Node's own check of the pair: a key that does not decrypt or does not match fails here, not mid-run. */
+function usableIdentity(
+  clientCert: NonNullable<Reach['clientCert']>,
+  passphraseName: string | undefined,
+): void {
+  try {
+    createSecureContext({ cert: clientCert.cert, key: clientCert.key, passphrase: clientCert.passphrase });
+  } catch (error) {
+    const reason = (error as Error).message;
+    if (/bad decrypt|passphrase|interrupted or cancelled|decode/i.test(reason)) {
+      throw new ConfigError(
+        passphraseName
+          ? `--key ${clientCert.keyFile} does not decrypt with the passphrase in ${passphraseName}`
+          : `--key ${clientCert.keyFile} is encrypted: name the variable holding its passphrase with --key-passphrase-env NAME`,
+      );
+    }
+    if (/mismatch/i.test(reason)) {
+      throw new ConfigError(`--key ${clientCert.keyFile} is not the key of --cert ${clientCert.certFile}`);
+    }
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} with --key ${clientCert.keyFile} is not usable: ${reason}`,
+    );
+  }
+}
+
+/** Headers the suite sets itself; a gateway header may not replace them. */
+const OWN_HEADERS: Record<string, string> = {
+  'x-api-key': 'the suite sends the keys itself, from CONFORMANCE_API_KEY and the other key variables',
+  authorization:
+    'the suite sends the keys itself (Authorization: Bearer), from CONFORMANCE_API_KEY and the other key variables',
+  'proxy-authorization': "put the proxy's credentials in its URL: --proxy http://user:password@host:port",
+  host: 'the host comes from --base-url',
+  'content-length': 'the client sets it',
+  'transfer-encoding': 'the client sets it',
+  connection: 'the client sets it',
+  'keep-alive': 'the client sets it',
+  te: 'the client sets it',
+  upgrade: 'the client sets it',
+};
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `CONFORMANCE_HEADERS` lines, then `--header` flags; a later header of the same name replaces an earlier one. */
+function headersOf(flags: string[] | undefined, env: Env): GatewayHeader[] {
+  const lines = (env[HEADERS_VARIABLE] ?? '').split(/\r?\n/).map((line) => line.trim());
+  const given = [
+    ...lines
+      .map((line, i) => ({ line, where: `${HEADERS_VARIABLE} line ${i + 1}` }))
+      .filter((g) => g.line !== ''),
+    ...(flags ?? []).map((line, i) => ({ line, where: `--header #${i + 1}` })),
+  ];
+  const byName = new Map<string, GatewayHeader>();
+  for (const { line, where } of given) {
+    const header = headerOf(line, where);
+    byName.set(header.name.toLowerCase(), header);
+  }
+  return [...byName.values()];
+}
+
+/** One `Name: value`; a message names the header, never its value. */
+function headerOf(line: string, where: string): GatewayHeader {
+  const colon = line.indexOf(':');
+  const name = colon < 0 ? '' : line.slice(0, colon).trim();
+  if (!TOKEN.test(name))
+    throw new ConfigError(`${where} is not 'Name: value' (e.g. --header 'X-Gateway-Token: ...')`);
+  const value = line.slice(colon + 1).trim();
+  const own = OWN_HEADERS[name.toLowerCase()];
+  if (own) throw new ConfigError(`${where} sets ${name}, which --header cannot set: ${own}`);
+  if (value === '') throw new ConfigError(`${where} (${name}) has no value`);
+  if (/[\0\r\n]/.test(value)) throw new ConfigError(`${where} (${name}) holds a control character`);
+  return { name, value, variable: `CONFORMANCE_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}` };
+}
+
+/**
+ * A header value shorter than this is no secret (`X-Debug: 1`), and the redactor, which replaces a
+ * short value wherever it stands as a word, would turn every `1` of a report into a variable. The
+ * client never shows any header value itself: reproductions always name the variable.
+ */
+const SECRET_HEADER_LENGTH = 8;
+
+/**
+ * The secrets of the reach, by the name reports show instead: gateway header values, the proxy's
+ * credentials (decoded; the redactor also finds their URL-encoded form), the key's passphrase.
+ */
+export function reachSecrets(reach: Reach | undefined): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  if (!reach) return secrets;
+  for (const header of reach.headers) {
+    if (header.value.length >= SECRET_HEADER_LENGTH) secrets[header.variable] = header.value;
+  }
+  for (const proxy of [reach.proxy, reach.httpProxy, reach.httpsProxy]) {
+    if (!proxy) continue;
+    const { username, password } = new URL(proxy.url);
+    const prefix = proxy.from === '--proxy' ? PROXY_VARIABLE : proxy.from.toUpperCase();
+    // A user name is no secret unless long enough to be one (a short one would mangle reports).
+    if (username.length >= SECRET_HEADER_LENGTH) secrets[`${prefix}_USER`] = safeDecode(username);
+    if (password) secrets[`${prefix}_PASSWORD`] = safeDecode(password);
+  }
+  const cert = reach.clientCert;
+  if (cert?.passphrase && cert.passphraseVariable) secrets[cert.passphraseVariable] = cert.passphrase;
+  return secrets;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
