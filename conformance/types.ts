@@ -5,6 +5,7 @@
  */
 
 import type { CredentialKeyName, ResultClass } from '../spec/facts.ts';
+import type { NearMiss } from './near-miss.ts';
 
 /** The configured keys' variable names (CONTRACT.md), one home: spec/facts.ts. */
 export { CREDENTIAL_KEY_NAMES as KEY_NAMES } from '../spec/facts.ts';
@@ -46,6 +47,8 @@ export type Via = 'bearer' | 'x-api-key';
 export interface KeyUse {
   key: KeyName;
   via: Via;
+  /** Sends this edit of the key instead (`near-miss.ts`), derived at send time, never stored. */
+  nearMiss?: NearMiss;
 }
 
 export interface RequestSpec {
@@ -68,6 +71,8 @@ export interface RequestInfo {
   url: string;
   /** Names of the configured keys sent, e.g. `CONFORMANCE_API_KEY`. */
   keys: KeyName[];
+  /** Near misses of configured keys sent instead of the keys themselves (their values are derived, never stored). */
+  nearMisses?: { key: KeyName; nearMiss: NearMiss }[];
   headers: Record<string, string>;
   body?: string;
   curl: string;

@@ -7,6 +7,7 @@ import type { Exchange, ResponseData } from '../client.ts';
 import { FULL_LIMIT } from '../shared-fetches.ts';
 import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
+import { isPlannedUrl } from './planned.ts';
 import {
   advisory,
   counted,
@@ -54,12 +55,16 @@ function judge(
 const FAULT_KINDS = new Set(['timeout', 'reset', 'protocol', 'network', 'refused', 'connect', 'dns']);
 const HTML_MEDIA = /^(?:text\/html|application\/xhtml\+xml)$/;
 
-/** Why an exchange shows a fault of the target (5xx, cut connection, HTML page), or undefined. */
-function faultOf(exchange: Exchange): string | undefined {
+/**
+ * Why an exchange shows a fault of the target (5xx, cut connection, HTML page), or undefined. A 501
+ * from a planned endpoint (§4.4, not active) is no fault: Not Implemented is a fitting answer.
+ */
+function faultOf(exchange: Exchange, baseUrl: string): string | undefined {
   const { response, error } = exchange;
   if (error && FAULT_KINDS.has(error.kind)) return `${error.kind}: ${error.message}`;
   if (!response) return undefined;
-  if (response.status >= 500) return `answered ${describe(response)}`;
+  const notActive = response.status === 501 && isPlannedUrl(baseUrl, exchange.request.url);
+  if (response.status >= 500 && !notActive) return `answered ${describe(response)}`;
   if (response.mediaType !== undefined && HTML_MEDIA.test(response.mediaType))
     return `an HTML page: ${describe(response)}`;
   return undefined;
@@ -335,7 +340,7 @@ export const envelopeChecks: Check[] = [
     async run(ctx) {
       const sent = ctx.client.exchanges.filter((e) => e.response || (e.error && e.error.kind !== 'budget'));
       const findings = sent.flatMap((exchange) => {
-        const problem = faultOf(exchange);
+        const problem = faultOf(exchange, ctx.config.baseUrl);
         return problem ? [{ exchange, problem }] : [];
       });
       return judge('a complete, non-5xx, non-HTML answer to every request', findings, sent.length);
