@@ -10,6 +10,7 @@
 import type { ContractValidator } from '../spec/contract.ts';
 import { WALKS_PATH, WALKS_READ_SCOPE } from '../spec/contract.ts';
 import type { HttpClient } from './client.ts';
+import { acceptedInOtherHeader } from './header-retry.ts';
 import { PRIMARY } from './key-uses.ts';
 import { mockWarning } from './target.ts';
 import type { NetworkFailure, PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
@@ -48,8 +49,12 @@ async function diagnose(
     if (prefixed) return { stop: prefixed, warnings: [] };
   }
   if (!isJson(response)) return { stop: notJsonStop(url, response), warnings: [] };
-  if (response.status === 401 || response.status === 403) return { stop: keyStop(response), warnings: [] };
   const warnings: string[] = [];
+  if (response.status === 401 || response.status === 403) {
+    const otherHeader = await acceptedInOtherHeader(client, response.status);
+    if (!otherHeader) return { stop: keyStop(response), warnings: [] };
+    warnings.push(otherHeader);
+  }
   if (response.status === 404) {
     warnings.push(
       `GET ${url} answered 404: if the API sits behind a path prefix, include it in --base-url (https://host/prefix)`,

@@ -31,6 +31,7 @@ const FLOORS: Record<string, number> = {
   'operations.ts': FLOOR.target,
   'drift.ts': FLOOR.target,
   'shared-fetches.ts': FLOOR.target,
+  'header-retry.ts': FLOOR.target,
   // The checks and their registry.
   'checks/check.ts': FLOOR.checks,
   'checks/sample.ts': FLOOR.checks,
