@@ -40,7 +40,7 @@ export const plannedChecks: Check[] = [
     title: 'The planned endpoints (lists, SMS campaigns, signs) serve no data, to any key',
     area: 'not-found',
     level: 'required',
-    mock: 'run',
+    mock: { skip: 'the mock serves the live spec only; it answers other paths with its own problem+json' },
     hint: 'Planned endpoints are not active: answer them with a refusal in the error envelope (404, 501 or 403 all fit), never with data.',
     async run(ctx) {
       const expected = 'no data from any planned endpoint (any status and code)';
