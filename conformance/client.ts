@@ -17,6 +17,7 @@ import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
 import { KEY_PREFIX } from '../spec/facts.ts';
 import { nearMissLabel, nearMissOf } from './near-miss.ts';
+import { RESPONSE_CAP_FLAG } from './types.ts';
 import type {
   Exchange,
   FailureKind,
@@ -243,7 +244,7 @@ export class HttpClient {
         controller.abort();
         return this.dead({
           kind: 'too-large',
-          message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+          message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
         });
       }
       chunks.push(chunk);
@@ -295,7 +296,7 @@ export class HttpClient {
         if (code === 'ERR_BUFFER_TOO_LARGE') {
           return {
             kind: 'too-large',
-            message: `the answer (status ${status}) decoded from ${name} exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+            message: `the answer (status ${status}) decoded from ${name} exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
           };
         }
         return {

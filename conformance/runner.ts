@@ -16,6 +16,7 @@ import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
 import { summarize } from './summary.ts';
 import { profileOf } from './target.ts';
+import { overCap } from './types.ts';
 
 export { summarize } from './summary.ts';
 import type { Check, CheckContext } from './checks/check.ts';
@@ -133,6 +134,10 @@ export async function runSuiteWithTraffic(
       coverage: coverageOf(ctx, results),
     };
     if (pre) report.preflight = pre;
+    const cut = ctx.client.exchanges.filter((e) => overCap(e.error));
+    if (cut.length > 0) {
+      report.overCap = cut.map((e) => `${e.request.method} ${e.request.url}: ${e.error?.message ?? ''}`);
+    }
     if (unreachable) {
       report.unreachable = unreachable;
       report.summary.verdict = 'fail';

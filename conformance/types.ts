@@ -112,6 +112,14 @@ export type FailureKind =
   /** Not sent: the target stopped answering, so the suite stopped asking. */
   | 'gave-up';
 
+/** The flag that caps an answer's size: a `too-large` failure that names it was cut at the cap. */
+export const RESPONSE_CAP_FLAG = '--max-response-bytes';
+
+/** An answer cut off at the size cap: legal perhaps, but too large to judge (not the deployment's fault). */
+export function overCap(error: NetworkFailure | undefined): boolean {
+  return error?.kind === 'too-large' && error.message.includes(RESPONSE_CAP_FLAG);
+}
+
 export interface NetworkFailure {
   kind: FailureKind;
   message: string;
@@ -240,6 +248,11 @@ export interface Report {
    * silent, rejecting the key, behind a base URL that holds the API prefix, or not answering JSON.
    */
   unreachable?: string;
+  /**
+   * Answers cut off at `--max-response-bytes`, one line each: the checks they cut were not judged,
+   * and a run that otherwise passes ends with exit status 2 (issue 24).
+   */
+  overCap?: string[];
   /** What the pre-flight asked before any check, and what it found (CLI runs). */
   preflight?: PreflightSummary;
   summary: ReportSummary;

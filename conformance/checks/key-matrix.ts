@@ -11,6 +11,7 @@ import { NEAR_MISSES, nearMissLabel, nearMissOf } from '../near-miss.ts';
 import { isObject } from '../shared-fetches.ts';
 import type { Asking } from '../target.ts';
 import type { KeyName, Outcome, Via } from '../types.ts';
+import { overCap } from '../types.ts';
 import { MALFORMED, MOCK_KEYS, realWalkIds, refusedEverywhere } from './auth.ts';
 import type { Check, CheckContext } from './check.ts';
 import {
@@ -18,6 +19,7 @@ import {
   counted,
   describe,
   errorEnvelopeProblem,
+  noAnswer,
   refusal,
   refusedWithEnvelope,
   verdict,
@@ -116,6 +118,8 @@ interface Judged {
   label: string;
   exchange: Exchange;
   problem?: string;
+  /** Larger than --max-response-bytes: not judged. */
+  cut?: true;
 }
 
 /** Every cell of the roles whose key is configured, asked concurrently (the client bounds it). */
@@ -131,6 +135,7 @@ async function matrix(ctx: CheckContext, detailId: string, mine: ReadonlySet<unk
       const path = endpoint === 'list' ? WALKS_PATH : walkPath(detailId);
       const exchange = await ctx.client.send({ ...role.asking(via ?? 'bearer'), path });
       const label = `${role.name} × ${via ? HEADER[via] : 'no header'} × ${endpoint}`;
+      if (overCap(exchange.error)) return { label, exchange, cut: true };
       const missing = exchange.response ? undefined : `no answer: ${exchange.error?.message ?? ''}`;
       const problem = missing ?? role.problem(ctx, { exchange, endpoint, mine });
       return problem ? { label, exchange, problem } : { label, exchange };
@@ -162,10 +167,18 @@ export const keyMatrixChecks: Check[] = [
       const [detailId] = await realWalkIds(ctx);
       const list = await ctx.data.list200();
       const mine = new Set((list.walks ?? []).map((w) => (isObject(w) ? w.id : undefined)));
-      const cells = await matrix(ctx, detailId as string, mine);
+      const asked = await matrix(ctx, detailId as string, mine);
+      const cells = asked.filter((c) => !c.cut);
+      if (cells.length === 0) return noAnswer(expected, (asked[0] as Judged).exchange) as Outcome;
       const failing = cells.filter((c) => c.problem);
       const skipped = unset(ctx);
-      const passed = `${cells.length} cells hold${skipped.length ? ` (not configured: ${skipped.join(', ')})` : ''}`;
+      const notes = [
+        ...(skipped.length ? [`not configured: ${skipped.join(', ')}`] : []),
+        ...(cells.length < asked.length
+          ? [`${asked.length - cells.length} larger than --max-response-bytes, not judged`]
+          : []),
+      ];
+      const passed = `${cells.length} cells hold${notes.length ? ` (${notes.join('; ')})` : ''}`;
       const outcome = verdict(
         expected,
         failing.map((c) => `${c.label}: ${c.problem}`),
