@@ -15,6 +15,7 @@ import { SuiteData } from './shared-fetches.ts';
 import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
 import { summarize } from './summary.ts';
+import { securityView } from './security-view.ts';
 import { profileOf } from './target.ts';
 import { overCap } from './types.ts';
 
@@ -132,6 +133,7 @@ export async function runSuiteWithTraffic(
       results,
       drift: unreachable ? { judged: 0, findings: [], omitted: 0 } : driftSection(ctx.client.exchanges, ctx),
       coverage: coverageOf(ctx, results),
+      security: securityView(results),
     };
     if (pre) report.preflight = pre;
     const cut = ctx.client.exchanges.filter((e) => overCap(e.error));

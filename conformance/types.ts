@@ -265,6 +265,19 @@ export interface Report {
   comparison?: Comparison;
   /** What the run looked at and what it could not (reports made before it have none). */
   coverage?: Coverage;
+  /** The checks by the OWASP API Security Top 10 (2023) category they cover (`security-view.ts`). */
+  security?: SecurityCategory[];
+}
+
+/** One OWASP API Security Top 10 (2023) category and how its checks fared in a run. */
+export interface SecurityCategory {
+  /** `API1:2023` */
+  id: string;
+  name: string;
+  status: 'pass' | 'fail' | 'not judged';
+  /** The ids of the checks that cover it, in report order. */
+  checks: string[];
+  failed: string[];
 }
 
 /** What a run covered: the seed, the sample, the statuses seen per operation, the records per requirement. */

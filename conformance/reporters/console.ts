@@ -4,6 +4,7 @@
  * (the file reports hold them all). `--quiet` keeps only the failures and the verdict; `--verbose`
  * shows every section and every example. Colour only when the CLI says the output is a terminal.
  */
+import { securityLine } from '../security-view.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
@@ -44,6 +45,7 @@ export function consoleReport(report: Report, options: ConsoleOptions = {}): str
     if (verbosity === 'verbose') lines.push('', areaTable(report.results));
     lines.push(...failureLines(report, verbosity, paint, more));
     if (verbosity !== 'quiet') lines.push(...middleLines(report, verbosity, more));
+    if (verbosity !== 'quiet' && report.security) lines.push('', securityLine(report.security));
   }
   lines.push('', verdictLine(report, paint));
   lines.push(...pathLines(options.reportPaths ?? []));

@@ -21,6 +21,7 @@ const FLOORS: Record<string, number> = {
   'config-error.ts': FLOOR.ground,
   'key-uses.ts': FLOOR.ground,
   'near-miss.ts': FLOOR.ground,
+  'security-view.ts': FLOOR.ground,
   'curl.ts': FLOOR.ground,
   'redact.ts': FLOOR.ground,
   'summary.ts': FLOOR.ground,
