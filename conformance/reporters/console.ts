@@ -155,7 +155,13 @@ function verdictLine(report: Report, paint: Paint): string {
   const expectations = report.expectations
     ? `, ${summary.expectedFailures} expected failure(s), ${summary.fixedExpectedFailures} expected failure(s) no longer failing`
     : '';
-  const verdict = summary.verdict === 'pass' ? paint.good('PASS') : paint.bad('FAIL');
+  // Answers over the size cap leave a run that otherwise passes unjudged (exit 2, D-RESPONSE-CAP).
+  const unjudged = summary.verdict === 'pass' && report.overCap !== undefined;
+  const verdict = unjudged
+    ? paint.bad(`NOT JUDGED (${report.overCap?.length} answer(s) larger than --max-response-bytes)`)
+    : summary.verdict === 'pass'
+      ? paint.good('PASS')
+      : paint.bad('FAIL');
   return (
     `Verdict: ${verdict} — ${summary.requiredFailures} required check(s) failed${expectations} ` +
     `(${summary.pass} passed, ${summary.fail} failed, ${summary.advisory} advisory, ${summary.skip} skipped, ${summary.inconclusive} inconclusive)`

@@ -27,5 +27,6 @@ describe('answers larger than --max-response-bytes', () => {
     );
     expect(run.stderr).toContain('Raise --max-response-bytes to judge it.');
     expect(run.stdout).not.toMatch(/✗ WALKS-LIST/);
+    expect(run.stdout).toMatch(/Verdict: NOT JUDGED \(\d+ answer\(s\) larger than --max-response-bytes\)/);
   });
 });
