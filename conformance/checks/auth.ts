@@ -99,7 +99,7 @@ export function refusedEverywhere(
 }
 
 /** Canonical JSON: object keys sorted, list items ordered by id, so equal data compares equal. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) {
     const items = value.map(canonical);
     return `[${value.every((v) => isObject(v) && typeof v.id === 'string') ? items.sort().join(',') : items.join(',')}]`;
@@ -113,7 +113,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'undefined';
 }
 
-const dataOf = (exchange: Exchange) => (exchange.response?.json as { data?: unknown } | undefined)?.data;
+export const dataOf = (exchange: Exchange) => (exchange.response?.json as { data?: unknown } | undefined)?.data;
 
 export const authChecks: Check[] = [
   {

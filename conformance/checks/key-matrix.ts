@@ -12,7 +12,7 @@ import { isObject } from '../shared-fetches.ts';
 import type { Asking } from '../target.ts';
 import type { KeyName, Outcome, Via } from '../types.ts';
 import { overCap } from '../types.ts';
-import { MALFORMED, MOCK_KEYS, realWalkIds, refusedEverywhere } from './auth.ts';
+import { canonical, dataOf, MALFORMED, MOCK_KEYS, realWalkIds, refusedEverywhere } from './auth.ts';
 import type { Check, CheckContext } from './check.ts';
 import {
   answersAs,
@@ -118,6 +118,9 @@ const ROLES: readonly Role[] = [
 const endpointsFor = (detailId: string | undefined): Endpoint[] => (detailId ? ['list', 'detail'] : ['list']);
 
 interface Judged {
+  role: string;
+  via: Via | undefined;
+  endpoint: Endpoint;
   label: string;
   exchange: Exchange;
   problem?: string;
@@ -142,12 +145,31 @@ async function matrix(
       const path = endpoint === 'list' ? WALKS_PATH : walkPath(detailId as string);
       const exchange = await ctx.client.send({ ...role.asking(via ?? 'bearer'), path });
       const label = `${role.name} × ${via ? HEADER[via] : 'no header'} × ${endpoint}`;
-      if (overCap(exchange.error)) return { label, exchange, cut: true };
+      const cell: Judged = { role: role.name, via, endpoint, label, exchange };
+      if (overCap(exchange.error)) return { ...cell, cut: true };
       const missing = exchange.response ? undefined : `no answer: ${exchange.error?.message ?? ''}`;
       const problem = missing ?? role.problem(ctx, { exchange, endpoint, mine });
-      return problem ? { label, exchange, problem } : { label, exchange };
+      return problem ? { ...cell, problem } : cell;
     }),
   );
+}
+
+/**
+ * A role gets the same outcome whichever header carries it: where both headers got data for the
+ * same role and endpoint, it is the same data (a header resolving a key to another campaign shows).
+ */
+function headerMismatches(cells: Judged[]): string[] {
+  const served = new Map<string, Judged[]>();
+  for (const cell of cells) {
+    if (cell.problem || cell.exchange.response?.status !== 200 || !cell.via) continue;
+    const group = `${cell.role} × ${cell.endpoint}`;
+    served.set(group, [...(served.get(group) ?? []), cell]);
+  }
+  return [...served].flatMap(([group, pair]) => {
+    const [a, b] = pair;
+    if (!a || !b || canonical(dataOf(a.exchange)) === canonical(dataOf(b.exchange))) return [];
+    return [`${group}: ${HEADER.bearer} and ${HEADER['x-api-key']} give different data`];
+  });
 }
 
 /** What each cell answered, for the details of a passing run (status and code only). */
@@ -187,13 +209,9 @@ export const keyMatrixChecks: Check[] = [
           : []),
       ];
       const passed = `${cells.length} cells hold${notes.length ? ` (${notes.join('; ')})` : ''}`;
-      const outcome = verdict(
-        expected,
-        failing.map((c) => `${c.label}: ${c.problem}`),
-        passed,
-        (failing[0] ?? cells[0])?.exchange,
-      );
-      const details = failing.length
+      const problems = [...failing.map((c) => `${c.label}: ${c.problem}`), ...headerMismatches(cells)];
+      const outcome = verdict(expected, problems, passed, (failing[0] ?? cells[0])?.exchange);
+      const details = problems.length
         ? outcome.details
         : cells.map((c) => `${c.label}: ${answerOf(c.exchange)}`);
       return counted(

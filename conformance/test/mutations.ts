@@ -593,6 +593,16 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
+    name: 'x-api-key-other-campaign-as-empty',
+    breaks: 'AUTH-013',
+    description: "x-api-key resolves the other campaign's key to the empty campaign",
+    alone: true,
+    request: (req, v, world) =>
+      v.via === 'x-api-key' && v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY'
+        ? setHeader(req, 'x-api-key', world.credentials.CONFORMANCE_EMPTY_CAMPAIGN_KEY)
+        : undefined,
+  },
+  {
     name: 'key-prefix-compared',
     breaks: 'AUTH-014',
     description: 'a key is compared on all but its last two characters',
