@@ -15,9 +15,13 @@ const CATEGORIES: readonly { id: string; name: string; areas?: Area[]; ids?: str
   { id: 'API9:2023', name: 'Improper Inventory Management', ids: ['PLANNED-001', 'NOT-FOUND-005'] },
 ];
 
-/** fail: a check of it failed; pass: one passed and none failed; not judged: none passed or failed. */
+/**
+ * fail: a check of it failed; advisory: drift was found but does not fail the run (no `--strict`);
+ * pass: one passed and none failed; not judged: none passed or failed.
+ */
 function statusOf(results: CheckResult[]): SecurityCategory['status'] {
   if (results.some((r) => r.status === 'fail')) return 'fail';
+  if (results.some((r) => r.drift && r.status === 'advisory')) return 'advisory';
   return results.some((r) => r.status === 'pass') ? 'pass' : 'not judged';
 }
 

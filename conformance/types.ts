@@ -274,7 +274,8 @@ export interface SecurityCategory {
   /** `API1:2023` */
   id: string;
   name: string;
-  status: 'pass' | 'fail' | 'not judged';
+  /** `advisory`: drift found that fails only under `--strict`. */
+  status: 'pass' | 'fail' | 'advisory' | 'not judged';
   /** The ids of the checks that cover it, in report order. */
   checks: string[];
   failed: string[];

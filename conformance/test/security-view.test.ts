@@ -53,11 +53,17 @@ describe('the security view', () => {
     const view = securityView([
       { id: 'PLANNED-001', area: 'not-found', status: 'fail' },
       { id: 'NOT-FOUND-001', area: 'not-found', status: 'fail' },
-      { id: 'DRIFT-001', area: 'drift', status: 'pass' },
+      { id: 'DRIFT-001', area: 'drift', drift: true, status: 'pass' },
     ] as Report['results']);
     const byId = Object.fromEntries(view.map((c) => [c.id, c]));
     expect(byId['API9:2023']).toMatchObject({ status: 'fail', checks: ['PLANNED-001'] });
     expect(byId['API3:2023']).toMatchObject({ status: 'pass', checks: ['DRIFT-001'] });
+    const lenient = securityView([
+      { id: 'DRIFT-001', area: 'drift', drift: true, status: 'advisory' },
+      { id: 'DRIFT-002', area: 'drift', drift: true, status: 'pass' },
+    ] as Report['results']);
+    // Drift found without --strict: reported, not passed, not failed.
+    expect(lenient.find((c) => c.id === 'API3:2023')?.status).toBe('advisory');
   });
 
   it('is one line of the console report', () => {
