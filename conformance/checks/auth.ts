@@ -113,7 +113,8 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'undefined';
 }
 
-export const dataOf = (exchange: Exchange) => (exchange.response?.json as { data?: unknown } | undefined)?.data;
+export const dataOf = (exchange: Exchange) =>
+  (exchange.response?.json as { data?: unknown } | undefined)?.data;
 
 export const authChecks: Check[] = [
   {
