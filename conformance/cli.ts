@@ -108,6 +108,15 @@ function printOutcome(
     reportPaths: options.written,
   });
   io.stdout(redact(text));
+  if (report.overCap) io.stderr(redact(overCapLines(report.overCap)));
+}
+
+/** Which answer was larger than the cap, and the flag that raises it (two lines). */
+function overCapLines(cut: string[]): string {
+  const more = cut.length > 1 ? ` (and ${cut.length - 1} more)` : '';
+  return `conformance: an answer larger than the size cap was not judged: ${cut[0]}${more}.
+Raise --max-response-bytes to judge it.
+`;
 }
 
 function errorMessage(error: unknown): string {
@@ -117,6 +126,8 @@ function errorMessage(error: unknown): string {
 
 export function exitStatusOf(report: Report): number {
   if (report.unreachable) return EXIT.unusable;
+  // Answers too large to judge leave the run unjudged, unless a required check failed anyway.
+  if (report.overCap && report.summary.verdict === 'pass') return EXIT.unusable;
   return report.summary.verdict === 'pass' ? EXIT.pass : EXIT.fail;
 }
 

@@ -16,10 +16,13 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { type Dispatcher, request } from 'undici';
 import { KEY_PREFIX } from '../spec/facts.ts';
+import { nearMissLabel, nearMissOf } from './near-miss.ts';
+import { RESPONSE_CAP_FLAG } from './types.ts';
 import type {
   Exchange,
   FailureKind,
   KeyName,
+  KeyUse,
   NetworkFailure,
   RequestInfo,
   RequestSpec,
@@ -98,8 +101,8 @@ export class HttpClient {
   private deadInARow = 0;
   /** Until when every request waits, after a 429 asked the client to slow down (ms since the epoch). */
   private pausedUntil = 0;
-  /** Random per run; reports show it as a shell expression that makes another one. */
-  private readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
+  /** Random per run; reports show it as a shell expression that makes another one. Public for the echo check. */
+  readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   private lastDeadMessage = '';
 
   constructor(private readonly options: ClientOptions) {
@@ -140,9 +143,10 @@ export class HttpClient {
   }
 
   private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
-    const { wire, display, keys } = this.headersOf(spec);
+    const { wire, display, keys, nearMisses } = this.headersOf(spec);
     const url = this.urlOf(spec);
     const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
+    if (nearMisses) info.nearMisses = nearMisses;
     if (spec.body !== undefined) info.body = spec.body;
     info.curl = curlOf(info, this.curlArgs);
     const exchange: Exchange = { seq: ++this.seq, request: info, durationMs: 0, retries: 0 };
@@ -251,7 +255,7 @@ export class HttpClient {
         controller.abort();
         return this.dead({
           kind: 'too-large',
-          message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+          message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
         });
       }
       chunks.push(chunk);
@@ -303,7 +307,7 @@ export class HttpClient {
         if (code === 'ERR_BUFFER_TOO_LARGE') {
           return {
             kind: 'too-large',
-            message: `the answer (status ${status}) decoded from ${name} exceeded ${this.options.maxResponseBytes} bytes and was cut off`,
+            message: `the answer (status ${status}) decoded from ${name} exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
           };
         }
         return {
@@ -340,6 +344,7 @@ export class HttpClient {
     wire: Record<string, string>;
     display: Record<string, string>;
     keys: KeyName[];
+    nearMisses?: RequestInfo['nearMisses'];
   } {
     // `identity` unless a check asks for a coding: a deployment may compress a request that names
     // none (RFC 9110 §12.5.3), and the suite must not fail it for that.
@@ -350,16 +355,17 @@ export class HttpClient {
     };
     const display: Record<string, string> = {};
     const keys: KeyName[] = [];
+    let nearMisses: RequestInfo['nearMisses'];
     for (const use of spec.auth === undefined ? [] : [spec.auth].flat()) {
-      const value = this.options.keys[use.key];
-      if (value === undefined) throw new Error(`${use.key} is not configured`);
-      keys.push(use.key);
+      const { value, shown } = this.keyOf(use);
+      if (use.nearMiss) (nearMisses ??= []).push({ key: use.key, nearMiss: use.nearMiss });
+      else keys.push(use.key);
       if (use.via === 'bearer') {
         wire.authorization = `Bearer ${value}`;
-        display.Authorization = `Bearer $${use.key}`;
+        display.Authorization = `Bearer ${shown}`;
       } else {
         wire['x-api-key'] = value;
-        display['x-api-key'] = `$${use.key}`;
+        display['x-api-key'] = shown;
       }
     }
     if (spec.madeUpKey === 'bearer') {
@@ -382,7 +388,17 @@ export class HttpClient {
       wire['content-type'] = 'application/json';
       display['Content-Type'] = 'application/json';
     }
-    return { wire, display, keys };
+    return { wire, display, keys, ...(nearMisses ? { nearMisses } : {}) };
+  }
+
+  /** A configured key's value (or its near miss, derived now) and how reports show it. */
+  private keyOf(use: KeyUse): { value: string; shown: string } {
+    const configured = this.options.keys[use.key];
+    if (configured === undefined) throw new Error(`${use.key} is not configured`);
+    if (!use.nearMiss) return { value: configured, shown: `$${use.key}` };
+    const value = nearMissOf(configured, use.nearMiss);
+    if (value === undefined) throw new Error(`${use.key} has no near miss "${use.nearMiss}"`);
+    return { value, shown: `<${nearMissLabel(use.key, use.nearMiss)}>` };
   }
 
   private acquire(): Promise<void> {

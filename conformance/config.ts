@@ -286,7 +286,7 @@ const FLAGS = {
   'max-response-bytes': {
     type: 'string',
     value: 'N',
-    help: `Larger answers are cut off and fail (default ${DEFAULTS.maxResponseBytes})`,
+    help: `Larger answers are cut off and not judged: exit 2 unless a required check failed (default ${DEFAULTS.maxResponseBytes})`,
   },
   'max-retry-wait': {
     type: 'string',

@@ -11,6 +11,7 @@ import type { ContractValidator } from '../spec/contract.ts';
 import { WALKS_PATH, WALKS_READ_SCOPE } from '../spec/contract.ts';
 import { errorEnvelopeProblem } from './checks/outcome.ts';
 import type { HttpClient } from './client.ts';
+import { acceptedInOtherHeader } from './header-retry.ts';
 import { PRIMARY } from './key-uses.ts';
 import { reachStop } from './reach-stops.ts';
 import { mockWarning } from './target.ts';
@@ -53,9 +54,13 @@ async function diagnose(
     (response.status === 401 || response.status === 403) && errorEnvelopeProblem({ contract }, response);
   if (inFront) return { stop: gatewayStop(url, response, config), warnings: [] };
   if (!isJson(response)) return { stop: notJsonStop(url, response, client), warnings: [] };
-  if (response.status === 401 || response.status === 403) return { stop: keyStop(response), warnings: [] };
-  if (response.status === 404) return { stop: notFoundStop(url, response, contract), warnings: [] };
   const warnings: string[] = [];
+  if (response.status === 401 || response.status === 403) {
+    const otherHeader = await acceptedInOtherHeader(client, response.status);
+    if (!otherHeader) return { stop: keyStop(response), warnings: [] };
+    warnings.push(otherHeader);
+  }
+  if (response.status === 404) return { stop: notFoundStop(url, response, contract), warnings: [] };
   if (config.reach?.insecure && config.baseUrl.startsWith('https:')) {
     warnings.push(`--insecure: the TLS certificate of ${config.baseUrl} was not verified`);
   }

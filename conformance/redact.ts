@@ -10,6 +10,7 @@
  * occurs, even glued to other characters (`%3D` + key in a doubly encoded URL): never printed.
  */
 import { KEY_PREFIX } from '../spec/facts.ts';
+import { nearMissOf } from './near-miss.ts';
 import type { KeyName } from './types.ts';
 
 export type Redactor = (text: string) => string;
@@ -25,9 +26,20 @@ const WORD = '[\\p{L}\\p{N}_.-]';
 
 /** Keys by name, and the other secrets of a run (gateway header values, proxy credentials) by theirs. */
 export function redactorFor(...keySets: Partial<Record<KeyName | string, string>>[]): Redactor {
-  const named = keySets
+  const configured = keySets
     .flatMap((keys) => Object.entries(keys))
     .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
+  // The near miss that shares no run with its key (AUTH-014 sends it; a target may echo it) is the
+  // key in all but letter case: as secret as the key. The other near misses share its runs.
+  const named = configured.flatMap(([name, value]): [string, string][] => {
+    const flipped = value.length >= SECRET_LENGTH ? nearMissOf(value, 'case-flipped') : undefined;
+    return flipped
+      ? [
+          [name, value],
+          [name, flipped],
+        ]
+      : [[name, value]];
+  });
   const forms = named
     .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, `$${name}`, value] as const))
     .sort((a, b) => b[0].length - a[0].length);

@@ -15,8 +15,10 @@ import { SuiteData } from './shared-fetches.ts';
 import { driftSection } from './drift.ts';
 import { operationMatcher } from './operations.ts';
 import { summarize } from './summary.ts';
+import { securityView } from './security-view.ts';
 import { profileOf } from './target.ts';
 import { shownProxy } from './reach.ts';
+import { overCap } from './types.ts';
 
 export { summarize } from './summary.ts';
 import type { Check, CheckContext } from './checks/check.ts';
@@ -133,10 +135,15 @@ export async function runSuiteWithTraffic(
       results,
       drift: unreachable ? { judged: 0, findings: [], omitted: 0 } : driftSection(ctx.client.exchanges, ctx),
       coverage: coverageOf(ctx, results),
+      security: securityView(results),
     };
     if (pre) report.preflight = pre;
     const reach = reachSummaryOf(config, ctx.client);
     if (reach) report.target.reach = reach;
+    const cut = ctx.client.exchanges.filter((e) => overCap(e.error));
+    if (cut.length > 0) {
+      report.overCap = cut.map((e) => `${e.request.method} ${e.request.url}: ${e.error?.message ?? ''}`);
+    }
     if (unreachable) {
       report.unreachable = unreachable;
       report.summary.verdict = 'not judged';

@@ -5,6 +5,7 @@
  */
 
 import type { CredentialKeyName, ResultClass } from '../spec/facts.ts';
+import type { NearMiss } from './near-miss.ts';
 
 /** The configured keys' variable names (CONTRACT.md), one home: spec/facts.ts. */
 export { CREDENTIAL_KEY_NAMES as KEY_NAMES } from '../spec/facts.ts';
@@ -102,6 +103,8 @@ export type Via = 'bearer' | 'x-api-key';
 export interface KeyUse {
   key: KeyName;
   via: Via;
+  /** Sends this edit of the key instead (`near-miss.ts`), derived at send time, never stored. */
+  nearMiss?: NearMiss;
 }
 
 export interface RequestSpec {
@@ -124,6 +127,8 @@ export interface RequestInfo {
   url: string;
   /** Names of the configured keys sent, e.g. `CONFORMANCE_API_KEY`. */
   keys: KeyName[];
+  /** Near misses of configured keys sent instead of the keys themselves (their values are derived, never stored). */
+  nearMisses?: { key: KeyName; nearMiss: NearMiss }[];
   headers: Record<string, string>;
   body?: string;
   curl: string;
@@ -166,6 +171,14 @@ export type FailureKind =
   | 'budget'
   /** Not sent: the target stopped answering, so the suite stopped asking. */
   | 'gave-up';
+
+/** The flag that caps an answer's size: a `too-large` failure that names it was cut at the cap. */
+export const RESPONSE_CAP_FLAG = '--max-response-bytes';
+
+/** An answer cut off at the size cap: legal perhaps, but too large to judge (not the deployment's fault). */
+export function overCap(error: NetworkFailure | undefined): boolean {
+  return error?.kind === 'too-large' && error.message.includes(RESPONSE_CAP_FLAG);
+}
 
 export interface NetworkFailure {
   kind: FailureKind;
@@ -305,6 +318,11 @@ export interface Report {
    * silent, rejecting the key, behind a base URL that holds the API prefix, or not answering JSON.
    */
   unreachable?: string;
+  /**
+   * Answers cut off at `--max-response-bytes`, one line each: the checks they cut were not judged,
+   * and a run that otherwise passes ends with exit status 2 (issue 24).
+   */
+  overCap?: string[];
   /** What the pre-flight asked before any check, and what it found (CLI runs). */
   preflight?: PreflightSummary;
   summary: ReportSummary;
@@ -317,6 +335,20 @@ export interface Report {
   comparison?: Comparison;
   /** What the run looked at and what it could not (reports made before it have none). */
   coverage?: Coverage;
+  /** The checks by the OWASP API Security Top 10 (2023) category they cover (`security-view.ts`). */
+  security?: SecurityCategory[];
+}
+
+/** One OWASP API Security Top 10 (2023) category and how its checks fared in a run. */
+export interface SecurityCategory {
+  /** `API1:2023` */
+  id: string;
+  name: string;
+  /** `advisory`: drift found that fails only under `--strict`. */
+  status: 'pass' | 'fail' | 'advisory' | 'not judged';
+  /** The ids of the checks that cover it, in report order. */
+  checks: string[];
+  failed: string[];
 }
 
 /** What a run covered: the seed, the sample, the statuses seen per operation, the records per requirement. */

@@ -72,6 +72,20 @@ export const WALKS_PATH = pathOfOperation('listWalks');
 /** The path template of one walk, operation `getWalk` of the spec: `/api/v1/walks/{id}`. */
 export const WALK_PATH_TEMPLATE = pathOfOperation('getWalk');
 
+/**
+ * The planned, not active endpoints (written spec §4.4), as `spec/planned.openapi.yaml` lists them.
+ * Named here, since the conformance package ships only the live spec; a test holds the list to the
+ * planned document's paths.
+ */
+export const PLANNED_PATH_TEMPLATES = [
+  '/api/v1/lists',
+  '/api/v1/lists/{id}',
+  '/api/v1/sms/campaigns',
+  '/api/v1/sms/campaigns/{id}',
+  '/api/v1/signs',
+  '/api/v1/signs/{id}',
+] as const;
+
 /** The path of one walk: the template's only parameter filled with the id, percent-encoded. */
 export function walkPath(id: string): string {
   return WALK_PATH_TEMPLATE.replace(/\{[^}]+\}/, encodeURIComponent(id));

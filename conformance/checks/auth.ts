@@ -31,13 +31,13 @@ const UNUSABLE_KEY = 'unauthorized';
 const TWO_KEYS = 'conflicting_credentials';
 const NO_SCOPE_CODE = 'forbidden';
 
-const MOCK_KEYS = { skip: 'the mock only checks that a key is present; it cannot tell keys apart' };
+export const MOCK_KEYS = { skip: 'the mock only checks that a key is present; it cannot tell keys apart' };
 
 /**
  * Walk ids that exist, so refusals are tested on real data: the first listed walk, the first with
  * stops and the last (an unknown id when the campaign lists none).
  */
-async function realWalkIds(ctx: CheckContext): Promise<string[]> {
+export async function realWalkIds(ctx: CheckContext): Promise<string[]> {
   const walks = await ctx.data.sample();
   const picks = [walks[0], walks.find((w) => typeof w.count === 'number' && w.count > 0), walks.at(-1)];
   const ids = [...new Set(picks.filter((w) => w !== undefined).map((w) => w.id))];
@@ -71,9 +71,18 @@ async function refusedOnBoth(
   return refusedEverywhere(ctx, await bothEndpoints(ctx, spec), what);
 }
 
-function refusedEverywhere(ctx: CheckContext, exchanges: Exchange[], what: string): Outcome {
+/** Refused, with no data, on every exchange; `what` names each request's credentials in the failure. */
+export function refusedEverywhere(
+  ctx: CheckContext,
+  exchanges: Exchange[],
+  what: string | ((exchange: Exchange) => string),
+): Outcome {
   const outcomes = exchanges.map((exchange) =>
-    refusedWithEnvelope(ctx, exchange, `${what} (${exchange.request.url})`),
+    refusedWithEnvelope(
+      ctx,
+      exchange,
+      `${typeof what === 'string' ? what : what(exchange)} (${exchange.request.url})`,
+    ),
   );
   const failing = outcomes.filter((o) => o.status === 'fail');
   const chosen = worst(outcomes);
@@ -90,7 +99,7 @@ function refusedEverywhere(ctx: CheckContext, exchanges: Exchange[], what: strin
 }
 
 /** Canonical JSON: object keys sorted, list items ordered by id, so equal data compares equal. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) {
     const items = value.map(canonical);
     return `[${value.every((v) => isObject(v) && typeof v.id === 'string') ? items.sort().join(',') : items.join(',')}]`;
@@ -104,7 +113,8 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'undefined';
 }
 
-const dataOf = (exchange: Exchange) => (exchange.response?.json as { data?: unknown } | undefined)?.data;
+export const dataOf = (exchange: Exchange) =>
+  (exchange.response?.json as { data?: unknown } | undefined)?.data;
 
 export const authChecks: Check[] = [
   {
@@ -343,7 +353,7 @@ export const authChecks: Check[] = [
 ];
 
 /** Credentials no deployment can accept. Literal values: none of them is a key. */
-const MALFORMED: Record<string, string>[] = [
+export const MALFORMED: Record<string, string>[] = [
   { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' },
   { Authorization: 'Bearer not-a-key' },
   { 'x-api-key': 'not-a-key' },

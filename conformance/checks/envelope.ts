@@ -7,6 +7,7 @@ import type { Exchange, ResponseData } from '../client.ts';
 import { FULL_LIMIT } from '../shared-fetches.ts';
 import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
+import { isPlannedUrl } from './planned.ts';
 import {
   advisory,
   counted,
@@ -23,10 +24,17 @@ function answered(ctx: CheckContext): Answered[] {
   return ctx.client.exchanges.filter((e): e is Answered => e.response !== undefined);
 }
 
-/** Answers that carry a body to judge: not HEAD, not 204/304. */
+/**
+ * Answers that carry a body to judge: not HEAD, not 204, not a redirect (3xx, 304 included). A
+ * redirect is a legal answer to another spelling of a path (AUTH-015); on a live path the checks
+ * that expect its data fail it.
+ */
 function withBody(ctx: CheckContext): Answered[] {
   return answered(ctx).filter(
-    (e) => e.request.method !== 'HEAD' && e.response.status !== 204 && e.response.status !== 304,
+    (e) =>
+      e.request.method !== 'HEAD' &&
+      e.response.status !== 204 &&
+      (e.response.status < 300 || e.response.status > 399),
   );
 }
 
@@ -51,15 +59,21 @@ function judge(
 }
 
 /** Failures that are the target's doing; a spent budget, a given-up run and a bad coding are judged elsewhere. */
-const FAULT_KINDS = new Set(['timeout', 'reset', 'protocol', 'network', 'refused', 'connect', 'dns']);
+// A TLS failure after the pre-flight's handshake succeeded is the target's; a proxy failing mid-run
+// is the tester's own network, never blamed on the API.
+const FAULT_KINDS = new Set(['timeout', 'reset', 'protocol', 'network', 'refused', 'connect', 'dns', 'tls']);
 const HTML_MEDIA = /^(?:text\/html|application\/xhtml\+xml)$/;
 
-/** Why an exchange shows a fault of the target (5xx, cut connection, HTML page), or undefined. */
-function faultOf(exchange: Exchange): string | undefined {
+/**
+ * Why an exchange shows a fault of the target (5xx, cut connection, HTML page), or undefined. A 501
+ * from a planned endpoint (§4.4, not active) is no fault: Not Implemented is a fitting answer.
+ */
+function faultOf(exchange: Exchange, baseUrl: string): string | undefined {
   const { response, error } = exchange;
   if (error && FAULT_KINDS.has(error.kind)) return `${error.kind}: ${error.message}`;
   if (!response) return undefined;
-  if (response.status >= 500) return `answered ${describe(response)}`;
+  const notActive = response.status === 501 && isPlannedUrl(baseUrl, exchange.request.url);
+  if (response.status >= 500 && !notActive) return `answered ${describe(response)}`;
   if (response.mediaType !== undefined && HTML_MEDIA.test(response.mediaType))
     return `an HTML page: ${describe(response)}`;
   return undefined;
@@ -335,7 +349,7 @@ export const envelopeChecks: Check[] = [
     async run(ctx) {
       const sent = ctx.client.exchanges.filter((e) => e.response || (e.error && e.error.kind !== 'budget'));
       const findings = sent.flatMap((exchange) => {
-        const problem = faultOf(exchange);
+        const problem = faultOf(exchange, ctx.config.baseUrl);
         return problem ? [{ exchange, problem }] : [];
       });
       return judge('a complete, non-5xx, non-HTML answer to every request', findings, sent.length);

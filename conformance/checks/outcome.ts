@@ -5,6 +5,7 @@
 import type { ContractValidator } from '../../spec/contract.ts';
 import { statusOfError } from '../../spec/facts.ts';
 import type { Exchange, Judged, Outcome, ResponseData, Status } from '../types.ts';
+import { overCap } from '../types.ts';
 
 /** What the envelope helpers need of a check's context. */
 interface Judge {
@@ -69,6 +70,8 @@ export function noAnswer(expected: string, exchange: Exchange): Outcome | undefi
   const error = exchange.error ?? { kind: 'network', message: 'no answer' };
   const actual = `no usable answer to ${exchange.request.method} ${exchange.request.url}: ${error.message}`;
   if (error.kind === 'budget') return inconclusive(expected, actual, exchange);
+  // Larger than the cap: not judged, and the run says so (exit 2 unless a required check failed).
+  if (overCap(error)) return inconclusive(expected, `${actual}: not judged`, exchange);
   return fail(expected, actual, exchange, {
     hint: 'The target must answer every request completely within the timeout, as valid HTTP.',
   });

@@ -5,9 +5,13 @@ import { consistencyChecks } from './consistency.ts';
 import { driftChecks } from './drift.ts';
 import { envelopeChecks } from './envelope.ts';
 import { isolationChecks } from './isolation.ts';
+import { keyEchoChecks } from './key-echo.ts';
+import { keyMatrixChecks } from './key-matrix.ts';
 import { limitsChecks } from './limits.ts';
 import { methodsChecks } from './methods.ts';
 import { notFoundChecks } from './not-found.ts';
+import { pathVariantChecks } from './path-variants.ts';
+import { plannedChecks } from './planned.ts';
 import { walkDetailChecks } from './walk-detail.ts';
 import { walksListChecks } from './walks-list.ts';
 
@@ -17,8 +21,12 @@ export const CHECKS: readonly Check[] = [
   ...walkDetailChecks,
   ...consistencyChecks,
   ...authChecks,
+  ...keyMatrixChecks,
+  ...pathVariantChecks,
+  ...keyEchoChecks,
   ...isolationChecks,
   ...notFoundChecks,
+  ...plannedChecks,
   ...limitsChecks,
   ...methodsChecks,
   ...driftChecks,

@@ -3,7 +3,8 @@ import type { Stop, WalkDetail, WalkSummary } from '../../spec/types.ts';
 import type { Exchange } from '../client.ts';
 import type { CheckContext } from './check.ts';
 import type { Judged, Outcome } from '../types.ts';
-import { describe, fail, inconclusive } from './outcome.ts';
+import { overCap } from '../types.ts';
+import { describe, fail, inconclusive, noAnswer } from './outcome.ts';
 
 export interface JudgedWalk {
   summary: WalkSummary;
@@ -21,6 +22,8 @@ export async function judgedWalks(ctx: CheckContext, expected: string): Promise<
   const sampled = await ctx.data.sampledDetails();
   if (sampled.length === 0) {
     const view = await ctx.data.list200();
+    // A list larger than --max-response-bytes is not judged: the run says so (exit 2).
+    if (!view.walks && overCap(view.exchange.error)) return noAnswer(expected, view.exchange) as Outcome;
     return view.walks
       ? inconclusive(expected, 'the campaign lists no walk whose detail could be sampled', view.exchange)
       : fail(

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { OpenApiDocument } from '../../spec/contract.ts';
 import { stopStatusesOf } from '../../spec/contract.ts';
 import { isObject } from '../shared-fetches.ts';
+import { overCap, RESPONSE_CAP_FLAG } from '../types.ts';
 import type { Check } from './check.ts';
 import { advisory, counted, describe, inconclusive, verdict } from './outcome.ts';
 import { judgedWalks, walkCoverage, walkLabel } from './sample.ts';
@@ -34,7 +35,15 @@ export const walkDetailChecks: Check[] = [
         const view = await ctx.data.list200();
         return inconclusive(expected, 'no listed walk to fetch', view.exchange);
       }
-      const failed = sampled.filter(({ view }) => !view.walk);
+      // An answer larger than --max-response-bytes is not judged (the run reports it, exit 2).
+      const failed = sampled.filter(({ view }) => !view.walk && !overCap(view.exchange.error));
+      if (failed.length === 0 && sampled.every(({ view }) => !view.walk)) {
+        return inconclusive(
+          expected,
+          `every detail was larger than ${RESPONSE_CAP_FLAG}`,
+          sampled[0]?.view.exchange,
+        );
+      }
       if (failed.length > 0 && failed.every(({ view }) => view.exchange.error?.kind === 'budget')) {
         return inconclusive(
           expected,

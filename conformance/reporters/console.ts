@@ -4,6 +4,7 @@
  * (the file reports hold them all). `--quiet` keeps only the failures and the verdict; `--verbose`
  * shows every section and every example. Colour only when the CLI says the output is a terminal.
  */
+import { securityLine } from '../security-view.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
@@ -44,6 +45,7 @@ export function consoleReport(report: Report, options: ConsoleOptions = {}): str
     if (verbosity === 'verbose') lines.push('', areaTable(report.results));
     lines.push(...failureLines(report, verbosity, paint, more));
     if (verbosity !== 'quiet') lines.push(...middleLines(report, verbosity, more));
+    if (verbosity !== 'quiet' && report.security) lines.push('', securityLine(report.security));
   }
   // --quiet keeps no header, but an unverified certificate is said on every run.
   if (verbosity === 'quiet' && report.target.reach?.insecure) {
@@ -165,7 +167,13 @@ function verdictLine(report: Report, paint: Paint): string {
   const expectations = report.expectations
     ? `, ${summary.expectedFailures} expected failure(s), ${summary.fixedExpectedFailures} expected failure(s) no longer failing`
     : '';
-  const verdict = summary.verdict === 'pass' ? paint.good('PASS') : paint.bad('FAIL');
+  // Answers over the size cap leave a run that otherwise passes unjudged (exit 2, D-RESPONSE-CAP).
+  const unjudged = summary.verdict === 'pass' && report.overCap !== undefined;
+  const verdict = unjudged
+    ? paint.bad(`NOT JUDGED (${report.overCap?.length} answer(s) larger than --max-response-bytes)`)
+    : summary.verdict === 'pass'
+      ? paint.good('PASS')
+      : paint.bad('FAIL');
   return (
     `Verdict: ${verdict} — ${summary.requiredFailures} required check(s) failed${expectations} ` +
     `(${summary.pass} passed, ${summary.fail} failed, ${summary.advisory} advisory, ${summary.skip} skipped, ${summary.inconclusive} inconclusive)`

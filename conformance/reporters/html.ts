@@ -27,6 +27,7 @@ export function htmlReport(report: Report): string {
         tiles(report),
         comparisonSection(report),
         failuresSection(report),
+        securitySection(report),
         expectationsSection(report),
         driftSection(report),
         advisoriesSection(report),
@@ -311,6 +312,23 @@ function coverageSection(report: Report): string {
     'coverage',
     'Coverage',
     `<p>${esc(coverageHeadline(coverage))}.</p><h3>Documented statuses observed</h3><table>${operations}</table><h3>Judged per requirement</h3><table><tr><th>requirement</th><th>judged</th></tr>${requirements}</table><h3>Not covered</h3>${gaps}`,
+  );
+}
+
+/** The checks by OWASP API Security Top 10 (2023) category, and how each category fared. */
+function securitySection(report: Report): string {
+  if (!report.security) return '';
+  const rows = report.security
+    .map((c) => {
+      const status = c.status === 'fail' ? `FAIL: ${c.failed.join(', ')}` : c.status;
+      const tone = c.status === 'fail' ? 'bad' : c.status === 'pass' ? 'good' : '';
+      return `<tr><td><b>${esc(c.id)}</b></td><td>${esc(c.name)}</td><td class="${tone}">${esc(status)}</td><td>${esc(c.checks.join(', '))}</td></tr>`;
+    })
+    .join('');
+  return section(
+    'security',
+    'Security view (OWASP API Security Top 10, 2023)',
+    `<table><tr><th>category</th><th>risk</th><th>status</th><th>checks</th></tr>${rows}</table>`,
   );
 }
 

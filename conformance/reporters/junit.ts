@@ -3,6 +3,7 @@
  * a skipped test case (as pytest reports xfail); an expected failure that passed is a failure. The
  * drift listing is the drift suite's system-out; the comparison has a suite of its own.
  */
+import { securityLine } from '../security-view.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
 import {
@@ -55,6 +56,7 @@ export function junitReport(report: Report): string {
   }
   out.push(...reachSuite(report));
   out.push(...coverageSuite(report));
+  out.push(...securitySuite(report));
   const since = comparisonLines(report);
   if (since.length > 0) {
     out.push('  <testsuite name="comparison" tests="0" failures="0" skipped="0">');
@@ -116,6 +118,22 @@ function coverageSuite(report: Report): string[] {
     ...properties.map(([name, value]) => `      <property name="${xml(name)}" value="${xml(value)}"/>`),
     '    </properties>',
     `    <system-out>${xml(coverageLines(report).join('\n'))}</system-out>`,
+    '  </testsuite>',
+  ];
+}
+
+/** The OWASP API Security Top 10 (2023) view as properties: `owasp.API1:2023` = `pass: ISOLATION-001, ...`. */
+function securitySuite(report: Report): string[] {
+  if (!report.security) return [];
+  return [
+    '  <testsuite name="security" tests="0" failures="0" skipped="0">',
+    '    <properties>',
+    ...report.security.map(
+      (c) =>
+        `      <property name="${xml(`owasp.${c.id}`)}" value="${xml(`${c.status}${c.failed.length ? ` (failed: ${c.failed.join(', ')})` : ''}: ${c.name}; ${c.checks.join(', ')}`)}"/>`,
+    ),
+    '    </properties>',
+    `    <system-out>${xml(securityLine(report.security))}</system-out>`,
     '  </testsuite>',
   ];
 }

@@ -184,7 +184,7 @@ describe('ENVELOPE-010 against other deployments', () => {
   it('cuts a gzip bomb off at the response size cap', async () => {
     const result = resultOf(await strictRun('bomb'), 'ENVELOPE-010');
     expect(result.actual).toBe(
-      `no usable answer to Accept-Encoding: gzip: the answer (status 200) decoded from gzip exceeded ${CAP} bytes and was cut off`,
+      `no usable answer to Accept-Encoding: gzip: the answer (status 200) decoded from gzip exceeded ${CAP} bytes and was cut off (--max-response-bytes)`,
     );
     expect(result.response).toBeUndefined();
   });

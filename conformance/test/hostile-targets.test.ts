@@ -217,7 +217,7 @@ describe('the conformance command line against hostile targets', () => {
     expect(JSON.stringify(report.results)).toMatch(/not JSON/);
   });
 
-  it('a target that sends 50 MB: the client stops reading at the cap instead of buffering it', async () => {
+  it('a target that sends 50 MB: the client stops reading at the cap instead of buffering it, exit 2 (not judged)', async () => {
     const written: number[] = [];
     const url = await serve((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -226,7 +226,12 @@ describe('the conformance command line against hostile targets', () => {
       const sent = pourBytes(res, 50 * 1024 * 1024);
       onClose(res, () => written.push(sent()));
     });
-    expectCleanFailure(await conformance(url), new RegExp(`exceeded ${SIZE_CAP} bytes and was cut off`));
+    // Larger than the cap is not judged (issue 24): exit 2, naming the answer and the flag.
+    const run = await conformance(url);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`exceeded ${SIZE_CAP} bytes and was cut off`));
+    expect(run.stderr).toContain('Raise --max-response-bytes to judge it.');
+    expect(run.report?.overCap?.length).toBeGreaterThan(0);
     expect(written.length).toBeGreaterThan(0);
     // What the server managed to push before the client hung up: socket buffers, not 50 MB.
     expect(Math.max(...written)).toBeLessThan(16 * 1024 * 1024);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../runner.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 import type { MutationServer } from './mutations.ts';
-import { MUTATIONS, startMutationServer } from './mutations.ts';
+import { LEGAL_VARIANTS, MUTATIONS, startMutationServer } from './mutations.ts';
 
 let target: MutationServer;
 
@@ -26,6 +26,13 @@ describe('mutation self-test', () => {
     expect(requiredFailures(report)).toEqual([]);
   });
 
+  for (const legal of LEGAL_VARIANTS) {
+    it(`passes a deployment where ${legal.description} (${legal.name}): no false alarm`, async () => {
+      const report = await runSuite(configFor(target.urlOf(legal), target.world.credentials));
+      expect(requiredFailures(report)).toEqual([]);
+    });
+  }
+
   for (const mutation of MUTATIONS) {
     it(`fails ${mutation.breaks} when ${mutation.description} (${mutation.name})`, async () => {
       const config = configFor(target.urlOf(mutation), target.world.credentials, {
@@ -35,6 +42,9 @@ describe('mutation self-test', () => {
       const result = resultOf(report, mutation.breaks);
       expect(result.status, `${result.id}: ${result.actual}`).toBe('fail');
       expect(report.summary.verdict).toBe('fail');
+      if (mutation.alone) {
+        expect(requiredFailures(report).map((line) => line.split(':')[0])).toEqual([mutation.breaks]);
+      }
       if (mutation.strictOnly) {
         const lenient = await runSuite({ ...config, strict: false });
         expect(resultOf(lenient, mutation.breaks).status).toBe('advisory');

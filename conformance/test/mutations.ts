@@ -67,15 +67,17 @@ export interface Mutation {
   description: string;
   /** Drift: caught only under --strict (and the run passes without it). */
   strictOnly?: true;
+  /** No other required check fails: the named check alone catches it (the proof a new check is needed). */
+  alone?: true;
   request?: (req: Forwarded, view: RequestView, world: World) => void;
-  response?: (answer: Answer, view: RequestView, world: World) => Answer | undefined;
+  response?: (answer: Answer, view: RequestView, world: World, request: Forwarded) => Answer | undefined;
 }
 
 /** Applies `fault` to one answer in twenty it could apply to, from the seventh on (a counter per variant). */
 function oneInTwenty(fault: NonNullable<Mutation['response']>): NonNullable<Mutation['response']> {
   let seen = 0;
-  return (answer, view, world) => {
-    const faulty = fault(answer, view, world);
+  return (answer, view, world, request) => {
+    const faulty = fault(answer, view, world, request);
     if (faulty === undefined) return undefined;
     seen++;
     return seen % 20 === 7 ? faulty : undefined;
@@ -95,6 +97,12 @@ function setHeader(req: Forwarded, name: string, value: string | undefined): voi
   }
   if (value !== undefined) kept.push(name, value);
   req.headers = kept;
+}
+
+/** The key a request carries, from either header (Bearer first), as sent. */
+function tokenOf(req: Forwarded): string | undefined {
+  const bearer = /^bearer\s+(.+)$/i.exec(headerOf(req, 'authorization') ?? '')?.[1];
+  return bearer ?? headerOf(req, 'x-api-key');
 }
 
 /** The first `name` header's value. */
@@ -574,6 +582,67 @@ export const MUTATIONS: Mutation[] = [
         ? errorAnswer(401, 'unauthorized', 'The API key is not valid.')
         : undefined,
   },
+  {
+    name: 'x-api-key-ignores-revocation',
+    breaks: 'AUTH-013',
+    description: 'x-api-key has a second, weaker auth path that does not check revocation',
+    alone: true,
+    request: (req, v, world) =>
+      v.via === 'x-api-key' && v.key === 'CONFORMANCE_REVOKED_KEY'
+        ? setHeader(req, 'x-api-key', world.credentials.CONFORMANCE_API_KEY)
+        : undefined,
+  },
+  {
+    name: 'x-api-key-other-campaign-as-empty',
+    breaks: 'AUTH-013',
+    description: "x-api-key resolves the other campaign's key to the empty campaign",
+    alone: true,
+    request: (req, v, world) =>
+      v.via === 'x-api-key' && v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY'
+        ? setHeader(req, 'x-api-key', world.credentials.CONFORMANCE_EMPTY_CAMPAIGN_KEY)
+        : undefined,
+  },
+  {
+    name: 'key-prefix-compared',
+    breaks: 'AUTH-014',
+    description: 'a key is compared on all but its last two characters',
+    alone: true,
+    request: (req, v, world) => {
+      const primary = world.credentials.CONFORMANCE_API_KEY;
+      const token = tokenOf(req);
+      if (
+        v.key === 'unknown' &&
+        token &&
+        token.length >= primary.length - 1 &&
+        token.startsWith(primary.slice(0, -2))
+      ) {
+        setKey(req, world, 'CONFORMANCE_API_KEY');
+      }
+    },
+  },
+  {
+    name: 'trailing-slash-unguarded',
+    breaks: 'AUTH-015',
+    description: 'auth is bound to the exact list path; /api/v1/walks/ serves the walks to anyone',
+    alone: true,
+    request: (req, v, world) =>
+      v.path === '/api/v1/walks/' && v.key !== 'CONFORMANCE_API_KEY'
+        ? setKey(req, world, 'CONFORMANCE_API_KEY')
+        : undefined,
+  },
+  {
+    name: 'key-echoed-in-header',
+    breaks: 'AUTH-017',
+    description: 'answers repeat the first 16 characters of the key body in X-Debug-Key',
+    alone: true,
+    response: (a, _v, _world, req) => {
+      const token = tokenOf(req);
+      const body = token?.startsWith('svc_sk_live_') ? token.slice('svc_sk_live_'.length) : undefined;
+      return body && body.length >= 16
+        ? { ...a, headers: { ...a.headers, 'x-debug-key': body.slice(0, 16) } }
+        : undefined;
+    },
+  },
   // isolation
   {
     name: 'other-campaign-lists-ours',
@@ -646,6 +715,18 @@ export const MUTATIONS: Mutation[] = [
           }
         : undefined,
   },
+  {
+    name: 'planned-lists-served',
+    breaks: 'PLANNED-001',
+    description: 'the planned /api/v1/lists serves saved lists',
+    alone: true,
+    response: (_a, v) =>
+      /^\/api\/v1\/lists\/?$/.test(v.path)
+        ? success([
+            { id: 'list-1', name: 'Doors', count: 3, source: 'query', created_at: '2026-01-01T00:00:00Z' },
+          ])
+        : undefined,
+  },
   // limits
   ...BAD_LIMITS.map((bad): Mutation => ({
     name: `limit-500-${bad.id.toLowerCase()}`,
@@ -714,16 +795,50 @@ export const MUTATIONS: Mutation[] = [
   },
 ];
 
+/** Answers a correct deployment may give: the suite must pass each (no false alarm). */
+export type LegalVariant = Omit<Mutation, 'breaks' | 'strictOnly' | 'alone'>;
+
+export const LEGAL_VARIANTS: LegalVariant[] = [
+  {
+    name: 'planned-501',
+    description: 'the planned endpoints answer 501 not_implemented in the error envelope',
+    response: (_a, v) =>
+      /^\/api\/v1\/(lists|sms|signs)(\/|$)/.test(v.path)
+        ? errorAnswer(501, 'not_implemented', 'This endpoint is planned and not active yet.')
+        : undefined,
+  },
+  {
+    name: 'path-variants-redirect',
+    description:
+      'other spellings of the live paths redirect (308) to the canonical path, with or without a key',
+    response: (_a, v) => {
+      const canonical = v.path
+        .replace(/\/+$/, '')
+        .replace(/\/\/+/g, '/')
+        .replace(/%77/gi, 'w')
+        .replace(/\/WALKS(?=\/|$)/, '/walks');
+      if (canonical === v.path || !/^\/api\/v1\/walks(\/[^/]+)?$/.test(canonical)) return undefined;
+      return { status: 308, headers: { location: canonical }, body: Buffer.alloc(0) };
+    },
+  },
+  {
+    name: 'refusals-403',
+    description: 'revoked, unknown and malformed keys get 403 unauthenticated instead of 401',
+    response: (a) =>
+      a.status === 401 ? errorAnswer(403, 'unauthenticated', 'The API key is not valid.') : undefined,
+  },
+];
+
 export interface MutationServer extends Listening {
   world: World;
-  urlOf(mutation: Mutation | 'none'): string;
+  urlOf(mutation: LegalVariant | 'none'): string;
 }
 
 /** The reference server behind a proxy that applies the variant named in the path. */
 export async function startMutationServer(): Promise<MutationServer> {
   const reference = await startReferenceServer({ log: false });
   const world = worldOf(generateDataset(), reference.credentials);
-  const byName = new Map(MUTATIONS.map((m) => [m.name, m]));
+  const byName = new Map<string, LegalVariant>([...MUTATIONS, ...LEGAL_VARIANTS].map((m) => [m.name, m]));
   const upstream = new URL(reference.baseUrl);
   const agent = new Agent({ keepAlive: true });
   const listening = await listen(
@@ -747,7 +862,7 @@ export async function startMutationServer(): Promise<MutationServer> {
           path: forwarded.url,
           headers: forwarded.headers,
         },
-        (answer) => relay(answer, res, (got) => mutation?.response?.(got, view, world) ?? got),
+        (answer) => relay(answer, res, (got) => mutation?.response?.(got, view, world, forwarded) ?? got),
       );
       out.once('error', () => res.destroy());
       req.pipe(out);

@@ -3,6 +3,7 @@
  * bodies, messages and headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 import { redactorFor } from '../redact.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite } from '../runner.ts';
@@ -83,6 +84,15 @@ describe('redaction by whole token', () => {
         '{"error":{"message":"key $CONFORMANCE_API_KEY is not valid"},"next":"xx","exact":"$CONFORMANCE_API_KEY"}',
       ].join('\n'),
     );
+  });
+
+  it('replaces the key with its letter case flipped (a near miss AUTH-014 sends), whole or cut short', () => {
+    const key = `${KEY_PREFIX}AbCdEfGh0123456789ijklMNOP`;
+    const flipped = `${KEY_PREFIX}aBcDeFgH0123456789IJKLmnop`;
+    const redact = redactorFor({ CONFORMANCE_API_KEY: key });
+    expect(redact(`echo: ${flipped}.`)).toBe('echo: $CONFORMANCE_API_KEY.');
+    // Cut short: the runs it shares with the key (its digits) and the rest may be named apart.
+    expect(redact(`cut: ${flipped.slice(0, 30)}…`)).toMatch(/^cut: (\$CONFORMANCE_API_KEY)+…$/);
   });
 
   it('leaves a text without the key byte for byte', () => {

@@ -53,7 +53,8 @@ describe('the suite against the reference server', () => {
   });
 
   it('stays within the request budget', () => {
-    expect(live.requests.sent).toBeLessThanOrEqual(500);
+    // The budget of issue 24 (the key matrix, near misses, path variants, planned endpoints): 600.
+    expect(live.requests.sent).toBeLessThanOrEqual(600);
     expect(live.requests.memoized).toBeGreaterThan(0);
   });
 

@@ -9,7 +9,7 @@ import { DEFAULTS } from '../config.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
 import type { Listening } from './harness.ts';
-import { configFor, listen, pourBytes, resultOf } from './harness.ts';
+import { configFor, listen, pourBytes, requiredFailures, resultOf } from './harness.ts';
 
 const KEYS = { CONFORMANCE_API_KEY: 'svc_sk_live_hostiletargettestkey000000000001' };
 const opened: Listening[] = [];
@@ -98,12 +98,16 @@ describe('hostile targets', () => {
     expectCleanFailures(await run(url), /closed before a complete answer|target stopped answering/);
   });
 
-  it('cuts off a 50 MB answer at the size cap', async () => {
+  it('cuts off a 50 MB answer at the size cap, and judges nothing it cut (issue 24)', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       pourBytes(res, 50 * 1024 * 1024);
     });
-    expectCleanFailures(await run(url), /exceeded 65536 bytes and was cut off/);
+    const report = await run(url);
+    // Larger than --max-response-bytes is not a deployment fault: not judged, and named in the report.
+    expect(requiredFailures(report)).toEqual([]);
+    expect(resultOf(report, 'WALKS-LIST-001').status).toBe('inconclusive');
+    expect(report.overCap?.[0]).toMatch(/exceeded 65536 bytes and was cut off \(--max-response-bytes\)/);
   });
 
   it('never follows a redirect, so the key never reaches another origin', async () => {

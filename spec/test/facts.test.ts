@@ -4,6 +4,7 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
+import { PLANNED_PATH_TEMPLATES, PLANNED_SPEC_PATH } from '../facts.ts';
 import {
   ERROR_STATUSES,
   errorStatusesOf,
@@ -82,6 +83,12 @@ describe('the facts named in spec/facts.ts agree with the spec', () => {
   it('KEY_PREFIX is the prefix of the bearer format the spec documents', () => {
     const bearer = doc.components?.securitySchemes?.bearerAuth as OpenAPIV3_1.HttpSecurityScheme;
     expect(bearer.bearerFormat).toBe(`${KEY_PREFIX}<KEY_BODY>`);
+  });
+
+  it('PLANNED_PATH_TEMPLATES are the paths of spec/planned.openapi.yaml', () => {
+    expect([...PLANNED_PATH_TEMPLATES].sort()).toEqual(
+      Object.keys(loadSpec(PLANNED_SPEC_PATH).paths ?? {}).sort(),
+    );
   });
 
   it('WALKS_READ_SCOPE is the one scope each live operation requires', () => {
