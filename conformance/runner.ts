@@ -4,12 +4,12 @@
  */
 import type { ContractValidator } from '../spec/contract.ts';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createContractValidator, LIVE_SPEC_PATH, loadSpec, WEB_BASE_URL_NAME } from '../spec/contract.ts';
 import { CHECKS } from './checks/registry.ts';
 import type { Exchange } from './client.ts';
 import { HttpClient } from './client.ts';
 import { ConfigError } from './config-error.ts';
+import { readConfigFile } from './config-file.ts';
 import { TOOL_NAME, VERSION } from './tool.ts';
 import { SuiteData } from './shared-fetches.ts';
 import { driftSection } from './drift.ts';
@@ -44,12 +44,7 @@ const compiled = new Map<string, Contracts>();
 export function contractsFor(path: string = LIVE_SPEC_PATH): Contracts {
   const known = compiled.get(path);
   if (known) return known;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`--spec ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
+  const text = readConfigFile(`--spec ${path}`, path);
   let contracts: Contracts;
   try {
     const doc = loadSpec(path);

@@ -4,7 +4,7 @@
  */
 import type { Exchange, RequestSpec } from '../client.ts';
 import { KEY_PREFIX, statusOfError, walkPath, WALKS_PATH, WALKS_READ_SCOPE } from '../../spec/facts.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import { NO_SCOPE, OTHER, PRIMARY, PRIMARY_X_API_KEY, REVOKED } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Outcome } from '../types.ts';

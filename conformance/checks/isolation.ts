@@ -5,7 +5,7 @@
  */
 import type { Exchange } from '../client.ts';
 import type { SampledWalk } from '../shared-fetches.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import { OTHER, PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Judged, Outcome } from '../types.ts';

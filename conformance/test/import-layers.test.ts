@@ -19,6 +19,7 @@ const FLOORS: Record<string, number> = {
   'types.ts': FLOOR.ground,
   'tool.ts': FLOOR.ground,
   'config-error.ts': FLOOR.ground,
+  'config-file.ts': FLOOR.ground,
   'key-uses.ts': FLOOR.ground,
   'curl.ts': FLOOR.ground,
   'redact.ts': FLOOR.ground,
