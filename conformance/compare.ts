@@ -9,8 +9,6 @@ import { readConfigFile } from './config-file.ts';
 import { driftKey } from './drift.ts';
 import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from './types.ts';
 
-export type { CheckChange, Comparison, PreviousReport } from './types.ts';
-
 const STATUSES: readonly string[] = RESULT_CLASSES;
 
 /** Reads a previous JSON report. Throws ConfigError when it is not one. */

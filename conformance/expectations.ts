@@ -11,8 +11,6 @@ import type { Check } from './checks/check.ts';
 import { summarize } from './summary.ts';
 import type { ExpectationState, ExpectedFailure, Report } from './types.ts';
 
-export type { ExpectationState, ExpectationsReport, ExpectedFailure, ExpectedFailureMark } from './types.ts';
-
 const ENTRY_FIELDS = new Set(['id', 'reason']);
 
 /** Reads and checks the file (JSON or YAML: a list of `{ id, reason }`). Throws ConfigError. */

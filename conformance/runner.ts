@@ -4,7 +4,8 @@
  */
 import type { ContractValidator } from '../spec/contract.ts';
 import { createHash } from 'node:crypto';
-import { createContractValidator, LIVE_SPEC_PATH, loadSpec, WEB_BASE_URL_NAME } from '../spec/contract.ts';
+import { createContractValidator, loadSpec } from '../spec/contract.ts';
+import { LIVE_SPEC_PATH, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { CHECKS } from './checks/registry.ts';
 import type { Exchange } from './client.ts';
 import { HttpClient } from './client.ts';
@@ -17,7 +18,6 @@ import { operationMatcher } from './operations.ts';
 import { summarize } from './summary.ts';
 import { profileOf } from './target.ts';
 
-export { summarize } from './summary.ts';
 import type { Check, CheckContext } from './checks/check.ts';
 import type {
   CheckResult,

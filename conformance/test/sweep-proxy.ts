@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import type { RunningServer, StartOptions } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import type { KeyName } from '../types.ts';
-import { KEY_NAMES } from '../types.ts';
+import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import type { Listening } from './harness.ts';
 import { listen } from './harness.ts';
 
@@ -116,7 +116,7 @@ function keyOf(req: IncomingMessage, credentials: RunningServer['credentials']):
   const header = req.headers['x-api-key'];
   const token = bearer ?? (typeof header === 'string' ? header : undefined);
   if (token === undefined && req.headers.authorization === undefined) return undefined;
-  return KEY_NAMES.find((name) => credentials[name] === token) ?? 'unknown';
+  return CREDENTIAL_KEY_NAMES.find((name) => credentials[name] === token) ?? 'unknown';
 }
 
 async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {

@@ -9,7 +9,7 @@ import {
   launchNpm,
   waitForGroupGone,
 } from '../../mock/test/child-launcher.ts';
-import { DEFAULT_WEB_BASE_URL } from '../../reference-server/config.ts';
+import { DEFAULT_WEB_BASE_URL } from '../../reference-server/web-base-url.ts';
 
 const HOST = '127.0.0.1';
 let launched: Launched | undefined;

@@ -4,17 +4,15 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
+import { loadSpec, operationsOf, resolveRef } from '../contract.ts';
 import {
   ERROR_STATUSES,
   errorStatusesOf,
   KEY_PREFIX,
   LIMIT,
-  loadSpec,
-  operationsOf,
-  resolveRef,
   statusOfError,
   WALKS_READ_SCOPE,
-} from '../contract.ts';
+} from '../facts.ts';
 
 const doc = loadSpec();
 
