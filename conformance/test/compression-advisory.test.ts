@@ -16,8 +16,8 @@ import type { Exchange } from '../client.ts';
 import { harOf } from '../har.ts';
 import { runSuite, runSuiteWithTraffic } from '../runner.ts';
 import type { Report } from '../types.ts';
-import type { Listening } from './harness.ts';
-import { configFor, listen, requiredFailures, resultOf } from './harness.ts';
+import { type Listening, listen } from '../../test-support/listen.ts';
+import { configFor, requiredFailures, resultOf } from './harness.ts';
 
 /** Bytes of `GET /api/v1/walks?limit=200` as sent, measured apart from the suite. */
 async function listBytes(server: RunningServer, acceptEncoding?: string): Promise<number> {

@@ -15,7 +15,7 @@ import type { Report } from '../types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
-import { MUTATIONS, startMutationServer } from './mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
 
 let server: DriftServer;
 let strict: { report: Report; exchanges: readonly Exchange[] };

@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ImportGraph } from './import-graph.ts';
-import { circlesOf, scanImports, unplaced, upwardImports } from './import-graph.ts';
+import type { ImportGraph } from '../../test-support/import-graph.ts';
+import { circlesOf, scanImports, unplaced, upwardImports } from '../../test-support/import-graph.ts';
 
 const FLOOR = { ground: 0, target: 1, checks: 2, runner: 3, reporters: 4, cli: 5 } as const;
 

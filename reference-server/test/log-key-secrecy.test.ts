@@ -14,7 +14,7 @@ import { KEY_PREFIX } from '../../spec/facts.ts';
 import { Keyring } from '../auth/keyring.ts';
 import { jsonLines } from '../log.ts';
 import { activeWalksOf, datasetFor, rawRequest, startTestServer, type TestServer } from './harness.ts';
-import { listeningUrl, startServerProcess } from './server-process.ts';
+import { listeningUrl, startServerProcess } from '../../test-support/server-process.ts';
 
 const dataset = datasetFor();
 const demoKeys = Object.values(demoCredentials({ seed: dataset.seed }));

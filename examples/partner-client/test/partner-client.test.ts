@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, type RunningPrism, startPrism } from '../../../mock/prism.ts';
-import { listeningUrl, startServerProcess } from '../../../reference-server/test/server-process.ts';
+import { listeningUrl, startServerProcess } from '../../../test-support/server-process.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

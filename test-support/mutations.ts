@@ -5,24 +5,15 @@
  * `/v/<name>`, so each variant is a base URL: `http://127.0.0.1:<port>/v/<name>`.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  Agent,
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  request,
-  type ServerResponse,
-} from 'node:http';
-import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
-import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
-import { generateDataset } from '../../fixtures/index.ts';
-import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../types.ts';
-import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
-import { BAD_LIMITS } from '../checks/limits.ts';
-import type { Listening } from './harness.ts';
-import { listen } from './harness.ts';
+import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, request, type ServerResponse } from 'node:http';
+import { stopStatusesOf, loadSpec } from '../spec/contract.ts';
+import type { Dataset, DemoCredentials, Walk } from '../fixtures/index.ts';
+import { generateDataset } from '../fixtures/index.ts';
+import { startReferenceServer } from '../reference-server/start.ts';
+import type { KeyName } from '../conformance/types.ts';
+import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
+import { BAD_LIMITS } from '../conformance/checks/limits.ts';
+import { type Listening, listen } from './listen.ts';
 
 export interface World {
   credentials: DemoCredentials & { CONFORMANCE_WEB_BASE_URL: string };
