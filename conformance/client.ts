@@ -29,17 +29,6 @@ import type {
 import { USER_AGENT } from './tool.ts';
 import { curlOf } from './curl.ts';
 
-export type {
-  Exchange,
-  FailureKind,
-  KeyUse,
-  NetworkFailure,
-  RequestInfo,
-  RequestSpec,
-  ResponseData,
-  Via,
-} from './types.ts';
-
 /** How reports show the made-up key: any such key reproduces the request. */
 export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;
 

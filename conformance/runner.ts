@@ -7,7 +7,16 @@ import { createHash } from 'node:crypto';
 import { createContractValidator, loadSpec } from '../spec/contract.ts';
 import { LIVE_SPEC_PATH, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { CHECKS } from './checks/registry.ts';
-import type { Exchange } from './client.ts';
+import type {
+  Exchange,
+  CheckResult,
+  Coverage,
+  Outcome,
+  PreflightSummary,
+  Report,
+  SpecIdentity,
+  SuiteConfig,
+} from './types.ts';
 import { HttpClient } from './client.ts';
 import { ConfigError } from './config-error.ts';
 import { readConfigFile } from './config-file.ts';
@@ -19,15 +28,6 @@ import { summarize } from './summary.ts';
 import { profileOf } from './target.ts';
 
 import type { Check, CheckContext } from './checks/check.ts';
-import type {
-  CheckResult,
-  Coverage,
-  Outcome,
-  PreflightSummary,
-  Report,
-  SpecIdentity,
-  SuiteConfig,
-} from './types.ts';
 
 interface Contracts {
   open: ContractValidator;
