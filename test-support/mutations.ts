@@ -5,7 +5,15 @@
  * `/v/<name>`, so each variant is a base URL: `http://127.0.0.1:<port>/v/<name>`.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, request, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  request,
+  type ServerResponse,
+} from 'node:http';
 import { stopStatusesOf, loadSpec } from '../spec/contract.ts';
 import type { Dataset, DemoCredentials, Walk } from '../fixtures/index.ts';
 import { generateDataset } from '../fixtures/index.ts';

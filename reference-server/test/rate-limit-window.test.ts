@@ -7,7 +7,16 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.ts';
 import { resolveConfig } from '../config.ts';
-import { activeWalksOf, bearer, datasetFor, errorOf, rawRequest, startTestServer, type TestServer, validBody } from './harness.ts';
+import {
+  activeWalksOf,
+  bearer,
+  datasetFor,
+  errorOf,
+  rawRequest,
+  startTestServer,
+  type TestServer,
+  validBody,
+} from './harness.ts';
 import { listeningUrl, startServerProcess } from '../../test-support/server-process.ts';
 
 const LIMIT = 3;

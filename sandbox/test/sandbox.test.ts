@@ -2,7 +2,13 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { freePort } from '../../mock/prism.ts';
-import { isListening, type Launched, killGroup, launchNpm, waitForGroupGone } from '../../test-support/child-launcher.ts';
+import {
+  isListening,
+  type Launched,
+  killGroup,
+  launchNpm,
+  waitForGroupGone,
+} from '../../test-support/child-launcher.ts';
 import { DEFAULT_WEB_BASE_URL } from '../../reference-server/web-base-url.ts';
 
 const HOST = '127.0.0.1';
