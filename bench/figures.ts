@@ -3,7 +3,8 @@
  * factors and the verdict on each target. Pure functions, so a test can check them on numbers it
  * chose.
  */
-import { type LoadFigures, median } from './load.ts';
+import { median } from '../measure/statistics.ts';
+import type { LoadFigures } from './load.ts';
 
 export const TARGETS = {
   /** Reference CPU per request ÷ the Node floor's, per endpoint, coding and data set: at most this. */

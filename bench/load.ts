@@ -3,9 +3,8 @@
  * the serving process itself), throughput, latency percentiles and failures become `LoadFigures`,
  * several targets compared round by round.
  */
-import { autocannon, type AutocannonResult } from './autocannon.ts';
-
-export type { AutocannonResult };
+import { autocannon, type AutocannonResult } from '../measure/autocannon.ts';
+import { median } from '../measure/statistics.ts';
 
 export interface LoadFigures {
   /** CPU time (user + system) of the serving process per completed request, in µs: the median of the rounds. */
@@ -173,14 +172,4 @@ export function combineRuns(runs: readonly RunFigures[]): LoadFigures {
     bytesPerRequest: requests > 0 ? sum((run) => run.bytes) / requests : 0,
     durationS: sum((run) => run.durationS),
   };
-}
-
-/** The middle value; the mean of the two middle ones for an even count; 0 for none. */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

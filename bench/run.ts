@@ -25,7 +25,8 @@ import {
   type TargetName,
   verdictsOf,
 } from './figures.ts';
-import { compareLoad, type LoadTarget, median } from './load.ts';
+import { median } from '../measure/statistics.ts';
+import { compareLoad, type LoadTarget } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { ROOT, type ServerChild, spawnServer } from './processes.ts';
 import { benchmarkedAnswers, checkSameBytes, LIST_PATH, revalidation, writeServedBytes } from './served.ts';

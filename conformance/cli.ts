@@ -8,9 +8,11 @@ import { dirname } from 'node:path';
 import { CHECKS } from './checks/registry.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
 import { UsageError, usageMessage } from '../command-line/flags.ts';
-import type { CliOptions, KeyName } from './config.ts';
+import type { CliOptions } from './config.ts';
+import type { KeyName, Report } from './types.ts';
 import { ConfigError } from './config-error.ts';
-import { helpFor, KEY_NAMES, parseCli } from './config.ts';
+import { helpFor, parseCli } from './config.ts';
+import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
 import { applyExpectedFailures, loadExpectedFailures } from './expectations.ts';
 import { harText } from './har.ts';
 import { preflight } from './preflight.ts';
@@ -22,7 +24,6 @@ import { formatReport } from './reporters/format.ts';
 import { contractsFor, runSuiteWithTraffic } from './runner.ts';
 import { selectChecks } from './selection.ts';
 import { resolveTarget } from './target.ts';
-import type { Report } from './types.ts';
 
 export interface Io {
   stdout: (text: string) => void;
@@ -145,5 +146,5 @@ async function writeReport(path: string, text: string): Promise<string> {
 }
 
 function keysOf(env: Record<string, string | undefined>): Partial<Record<KeyName, string>> {
-  return Object.fromEntries(KEY_NAMES.filter((n) => env[n]).map((n) => [n, env[n]]));
+  return Object.fromEntries(CREDENTIAL_KEY_NAMES.filter((n) => env[n]).map((n) => [n, env[n]]));
 }

@@ -35,17 +35,6 @@ import { routeOf } from './dispatcher.ts';
 import { shownProxy } from './reach.ts';
 import type { ProxySetting } from './types.ts';
 
-export type {
-  Exchange,
-  FailureKind,
-  KeyUse,
-  NetworkFailure,
-  RequestInfo,
-  RequestSpec,
-  ResponseData,
-  Via,
-} from './types.ts';
-
 /** How reports show the made-up key: any such key reproduces the request. */
 export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;
 

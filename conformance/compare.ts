@@ -3,25 +3,18 @@
  * checks newly failing and newly passing, advisories that are new or whose answer changed, drift
  * that is new and drift that is gone. The previous file is checked before anything is sent.
  */
-import { readFileSync } from 'node:fs';
 import { RESULT_CLASSES } from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
+import { readConfigFile } from './config-file.ts';
 import { driftKey } from './drift.ts';
 import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from './types.ts';
-
-export type { CheckChange, Comparison, PreviousReport } from './types.ts';
 
 const STATUSES: readonly string[] = RESULT_CLASSES;
 
 /** Reads a previous JSON report. Throws ConfigError when it is not one. */
 export function loadPreviousReport(path: string): PreviousReport {
   const flag = `--compare ${path}`;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`${flag}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
+  const text = readConfigFile(flag, path);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -12,7 +12,13 @@ import {
   readFlags,
   withEnvFile,
 } from '../command-line/flags.ts';
-import { CREDENTIAL_NAMES, type CredentialName, WALKS_READ_SCOPE, WEB_BASE_URL_NAME } from '../spec/facts.ts';
+import {
+  CREDENTIAL_NAMES,
+  type CredentialName,
+  WALKS_READ_SCOPE,
+  WEB_BASE_URL_NAME,
+  CREDENTIAL_KEY_NAMES,
+} from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
 import type { Verbosity } from './reporters/console.ts';
@@ -21,10 +27,6 @@ import { reachOf } from './reach.ts';
 import { requireTargetKeys, type TargetOptions } from './target.ts';
 import { TOOL_NAME } from './tool.ts';
 import type { KeyName } from './types.ts';
-import { KEY_NAMES } from './types.ts';
-
-export { KEY_NAMES } from './types.ts';
-export type { KeyName, SuiteConfig } from './types.ts';
 
 export const DEFAULTS = {
   profile: 'live',
@@ -105,7 +107,7 @@ export function parseCli(argv: string[], env: Env): CliOptions {
 /** The suite's configuration: flags over the environment (and the env file beneath it). */
 function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   const keys: Partial<Record<KeyName, string>> = {};
-  for (const name of KEY_NAMES) {
+  for (const name of CREDENTIAL_KEY_NAMES) {
     const value = merged[name]?.trim();
     if (value) keys[name] = value;
   }

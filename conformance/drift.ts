@@ -8,11 +8,7 @@ import type { ContractValidator } from '../spec/contract.ts';
 import { mediaTypesOf, operationsOf } from '../spec/contract.ts';
 import type { OperationMatcher } from './operations.ts';
 import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
-
 import { DRIFT_KINDS } from './types.ts';
-
-export { DRIFT_KINDS };
-export type { DriftFinding, DriftKind, DriftSection } from './types.ts';
 
 /**
  * The check whose verdict each kind decides: the DRIFT checks (advisory, failures under --strict)

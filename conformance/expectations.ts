@@ -4,26 +4,19 @@
  * passes fails the run, so the list cannot rot. The file is checked before anything is sent: an
  * unknown id, a duplicate or an entry without a reason is unusable configuration (exit status 2).
  */
-import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ConfigError } from './config-error.ts';
+import { readConfigFile } from './config-file.ts';
 import type { Check } from './checks/check.ts';
 import { summarize } from './summary.ts';
 import type { ExpectationState, ExpectedFailure, Report } from './types.ts';
-
-export type { ExpectationState, ExpectationsReport, ExpectedFailure, ExpectedFailureMark } from './types.ts';
 
 const ENTRY_FIELDS = new Set(['id', 'reason']);
 
 /** Reads and checks the file (JSON or YAML: a list of `{ id, reason }`). Throws ConfigError. */
 export function loadExpectedFailures(path: string, checks: readonly Check[]): ExpectedFailure[] {
   const flag = `--expect-failures ${path}`;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`${flag}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
+  const text = readConfigFile(flag, path);
   let parsed: unknown;
   try {
     parsed = parse(text);

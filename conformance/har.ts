@@ -7,10 +7,9 @@
  */
 import { KEY_PREFIX } from '../spec/facts.ts';
 import { STATUS_CODES } from 'node:http';
-import type { Exchange } from './client.ts';
+import type { Exchange, Report } from './types.ts';
 import { USER_AGENT } from './tool.ts';
 import type { Redactor } from './redact.ts';
-import type { Report } from './types.ts';
 
 interface HarHeader {
   name: string;

@@ -4,8 +4,7 @@
  */
 import type { ContractValidator, Operation } from '../spec/contract.ts';
 import { operationsOf } from '../spec/contract.ts';
-import type { Exchange } from './client.ts';
-import type { OperationCoverage } from './types.ts';
+import type { Exchange, OperationCoverage } from './types.ts';
 
 export interface OperationMatcher {
   /** The documented operation of this exchange, or undefined (other methods, unknown paths). */

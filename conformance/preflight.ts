@@ -8,7 +8,7 @@
  * (the client memoizes it): on a healthy target the pre-flight costs no request of its own.
  */
 import type { ContractValidator } from '../spec/contract.ts';
-import { WALKS_PATH, WALKS_READ_SCOPE } from '../spec/contract.ts';
+import { WALKS_PATH, WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { errorEnvelopeProblem } from './checks/outcome.ts';
 import type { HttpClient } from './client.ts';
 import { acceptedInOtherHeader } from './header-retry.ts';

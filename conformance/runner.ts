@@ -4,25 +4,11 @@
  */
 import type { ContractValidator } from '../spec/contract.ts';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createContractValidator, LIVE_SPEC_PATH, loadSpec, WEB_BASE_URL_NAME } from '../spec/contract.ts';
+import { createContractValidator, loadSpec } from '../spec/contract.ts';
+import { LIVE_SPEC_PATH, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { CHECKS } from './checks/registry.ts';
-import type { Exchange } from './client.ts';
-import { HttpClient } from './client.ts';
-import { ConfigError } from './config-error.ts';
-import { TOOL_NAME, VERSION } from './tool.ts';
-import { SuiteData } from './shared-fetches.ts';
-import { driftSection } from './drift.ts';
-import { operationMatcher } from './operations.ts';
-import { summarize } from './summary.ts';
-import { securityView } from './security-view.ts';
-import { profileOf } from './target.ts';
-import { shownProxy } from './reach.ts';
-import { overCap } from './types.ts';
-
-export { summarize } from './summary.ts';
-import type { Check, CheckContext } from './checks/check.ts';
 import type {
+  Exchange,
   CheckResult,
   Coverage,
   Outcome,
@@ -32,6 +18,20 @@ import type {
   SpecIdentity,
   SuiteConfig,
 } from './types.ts';
+import { HttpClient } from './client.ts';
+import { ConfigError } from './config-error.ts';
+import { readConfigFile } from './config-file.ts';
+import { TOOL_NAME, VERSION } from './tool.ts';
+import { SuiteData } from './shared-fetches.ts';
+import { driftSection } from './drift.ts';
+import { operationMatcher } from './operations.ts';
+import { summarize } from './summary.ts';
+import { profileOf } from './target.ts';
+import { securityView } from './security-view.ts';
+import { shownProxy } from './reach.ts';
+import { overCap } from './types.ts';
+
+import type { Check, CheckContext } from './checks/check.ts';
 
 interface Contracts {
   open: ContractValidator;
@@ -48,12 +48,7 @@ const compiled = new Map<string, Contracts>();
 export function contractsFor(path: string = LIVE_SPEC_PATH): Contracts {
   const known = compiled.get(path);
   if (known) return known;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`--spec ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-  }
+  const text = readConfigFile(`--spec ${path}`, path);
   let contracts: Contracts;
   try {
     const doc = loadSpec(path);

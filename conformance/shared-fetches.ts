@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LIMIT, walkPath, WALKS_PATH } from '../spec/facts.ts';
+import { isObject } from '../spec/json-value.ts';
 import type { WalkDetail, WalkSummary } from '../spec/types.ts';
 import type { HttpClient } from './client.ts';
 import type { TargetProfile } from './target.ts';
@@ -204,8 +205,4 @@ export class SuiteData {
       }),
     );
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

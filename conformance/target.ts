@@ -8,11 +8,11 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../spec/contract.ts';
-import { KEY_PREFIX, resolveRef, WALKS_READ_SCOPE, WEB_BASE_URL_NAME } from '../spec/contract.ts';
+import { resolveRef } from '../spec/contract.ts';
+import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, PRIMARY } from './key-uses.ts';
 import type { Exchange, KeyName, MockMode, RequestSpec, SuiteConfig } from './types.ts';
-import { KEY_NAMES } from './types.ts';
 
 /** What the configuration says of the target before it is resolved: no base URL means embedded. */
 export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
@@ -130,7 +130,8 @@ async function startEmbedded() {
 function withMockKeys(config: SuiteConfig): SuiteConfig {
   if (config.profile !== 'mock') return config;
   const keys: Partial<Record<KeyName, string>> = { ...config.keys };
-  for (const name of KEY_NAMES) keys[name] ??= `${KEY_PREFIX}mock${name.toLowerCase().replaceAll('_', '')}`;
+  for (const name of CREDENTIAL_KEY_NAMES)
+    keys[name] ??= `${KEY_PREFIX}mock${name.toLowerCase().replaceAll('_', '')}`;
   return { ...config, keys };
 }
 

@@ -7,8 +7,7 @@
 import type { CredentialKeyName, ResultClass } from '../spec/facts.ts';
 import type { NearMiss } from './near-miss.ts';
 
-/** The configured keys' variable names (CONTRACT.md), one home: spec/facts.ts. */
-export { CREDENTIAL_KEY_NAMES as KEY_NAMES } from '../spec/facts.ts';
+/** A configured key's variable name (CONTRACT.md); the names are `CREDENTIAL_KEY_NAMES` of spec/facts.ts. */
 export type KeyName = CredentialKeyName;
 
 export interface SuiteConfig {

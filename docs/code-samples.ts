@@ -5,7 +5,8 @@
  * injected as `x-codeSamples`, which Redoc shows beside each operation; nothing here is kept in the spec.
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { LIMIT, type OpenApiDocument, type Operation, operationsOf, resolveRef } from '../spec/contract.ts';
+import { type OpenApiDocument, type Operation, operationsOf, resolveRef } from '../spec/contract.ts';
+import { LIMIT } from '../spec/facts.ts';
 
 export interface CodeSample {
   lang: string;

@@ -10,16 +10,8 @@
  * sandbox, which ignores the header: one collection runs against both.
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
-import {
-  CREDENTIAL_KEY_NAMES,
-  type CredentialKeyName,
-  LIMIT,
-  type OpenApiDocument,
-  type Operation,
-  operationsOf,
-  resolveRef,
-  statusOfError,
-} from '../spec/contract.ts';
+import { type OpenApiDocument, type Operation, operationsOf, resolveRef } from '../spec/contract.ts';
+import { CREDENTIAL_KEY_NAMES, type CredentialKeyName, LIMIT, statusOfError } from '../spec/facts.ts';
 import { sandboxUrlOf } from './code-samples.ts';
 
 export const POSTMAN_SCHEMA = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';

@@ -9,13 +9,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { FAULT_RETRY_AFTER_S } from '../reference-server/turbulence.ts';
-import {
-  ERROR_STATUSES,
-  LIMIT,
-  type OpenApiDocument,
-  WALKS_PATH,
-  WALKS_READ_SCOPE,
-} from '../spec/contract.ts';
+import { type OpenApiDocument } from '../spec/contract.ts';
+import { ERROR_STATUSES, LIMIT, WALKS_PATH, WALKS_READ_SCOPE } from '../spec/facts.ts';
 
 export const CHANGELOG_PATH = fileURLToPath(new URL('../spec/changelog.yaml', import.meta.url));
 /** Where the sandbox serves the documents the page links to (reference-server/routes/reference-docs.ts). */

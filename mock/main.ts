@@ -16,6 +16,7 @@ import {
 } from './prism.ts';
 import type { CommandSpec } from '../command-line/flags.ts';
 import { optionsOrExit, packagedVersion, PORT_HELP, portFlag, readFlags } from '../command-line/flags.ts';
+import { onStopSignal } from '../command-line/signals.ts';
 import { KEY_PREFIX } from '../spec/facts.ts';
 
 const COMMAND = {
@@ -89,13 +90,10 @@ async function main(argv: string[]): Promise<number> {
   // (SIGKILL after a grace period), so no second Ctrl-C is ever needed.
   let stopping = false;
   let prism: RunningPrism | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+  onStopSignal((signal) => {
     stopping = true;
     void prism?.stop(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
 
   console.log(
     flags.spec === 'planned' ? 'mock: starting Prism on the PLANNED endpoints…' : 'mock: starting Prism…',

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
-import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/contract.ts';
+import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/facts.ts';
 
 /** The package's documented entry (`main`, which is also its `prism` bin), not a path inside it. */
 const PRISM_CLI = createRequire(import.meta.url).resolve('@stoplight/prism-cli');

@@ -10,8 +10,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { median } from '../bench/load.ts';
 import { type CommandSpec, optionsOrExit, readFlags } from '../command-line/flags.ts';
+import { median } from '../measure/statistics.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
 import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, scratchDir } from './packed.ts';
 

@@ -28,8 +28,6 @@ import { variantAnswers } from './variants/answers.ts';
 import { variantDataset } from './variants/dataset.ts';
 import { DEFAULT_VARIANT } from './variants/variant.ts';
 
-export type { ServerConfig } from './config.ts';
-
 export interface AppOptions {
   dataset: Dataset;
   config?: Partial<ServerConfig>;

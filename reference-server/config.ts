@@ -7,8 +7,6 @@ import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
 import { DEFAULT_VARIANT, type Variant } from './variants/variant.ts';
 
-export { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
-
 export const DEFAULT_DOCS_PATH = fileURLToPath(
   new URL('../spec/generated/api-reference.html', import.meta.url),
 );

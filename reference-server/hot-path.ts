@@ -7,23 +7,28 @@
  * It stands in front of the app through public API only: an Express app is a request listener,
  * so the server calls `hot(req, res) || app(req, res)` (`createRequestListener` in `app.ts`). It
  * serves only 200 and 304, built by the very functions the routes use (`authorize`,
- * `listAnswer`/`detailAnswer`, `beginRequest`, `sendPrepared`), and hands every other request to
- * the app untouched: a refusal, a bad `limit`, an unknown walk, another method or path, a body,
- * a missing `Host`.
+ * `listAnswer`/`detailAnswer` of `walk-answers.ts`, `beginRequest`, `sendPrepared`), and hands
+ * every other request to the app untouched: a refusal, a bad `limit`, an unknown walk, another
+ * method or path, a body, a missing `Host`.
  * `test/hot-path.test.ts` holds its answers byte-identical to the routes'.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WALKS_PATH } from '../spec/facts.ts';
+import type { Authorizer } from './auth/require-key.ts';
 import type { PreparedBody } from './envelope.ts';
 import { OUR_SENDING, sendPrepared } from './envelope.ts';
 import type { LogSink } from './log.ts';
+import type { WalkRepository } from './repository.ts';
 import { hasRequestBody } from './request-body.ts';
 import { beginRequest, lacksHost } from './request-context.ts';
-import { detailAnswer, listAnswer, WALK_PATH, WALKS_PATH, type WalksRouteOptions } from './routes/walks.ts';
+import { detailAnswer, listAnswer, WALK_PATH } from './walk-answers.ts';
 
 /** Answers the request and returns true, or returns false having touched nothing. */
 export type HotPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export interface HotPathOptions extends Pick<WalksRouteOptions, 'repository' | 'authorize'> {
+export interface HotPathOptions {
+  repository: WalkRepository;
+  authorize: Authorizer;
   log: LogSink | false;
 }
 

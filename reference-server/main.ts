@@ -13,6 +13,7 @@ import {
   readFlags,
   SEED_BOUNDS,
 } from '../command-line/flags.ts';
+import { onStopSignal } from '../command-line/signals.ts';
 import {
   DEFAULT_MAX_STOPS,
   DEFAULT_SEED,
@@ -183,10 +184,7 @@ async function start(flags: Flags, log: (record: object) => void): Promise<Runni
 
 /** SIGINT or SIGTERM: stop after open requests finish, once. */
 function stopOnSignals(running: RunningServer, log: (record: object) => void): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
+  onStopSignal((signal) => {
     log(logRecord('info', 'shutting down', { signal }));
     running.close().then(
       () => {
@@ -198,9 +196,7 @@ function stopOnSignals(running: RunningServer, log: (record: object) => void): v
         process.exit(1);
       },
     );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
 }
 
 await main(process.argv.slice(2));

@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { STOP_STATUSES } from '../fixtures/index.ts';
-import type { Campaign, Dataset, Stop, Walk } from '../fixtures/index.ts';
-import type { StatusCounts, WalkSummary } from '../spec/types.ts';
+import type { Campaign, Dataset, Walk } from '../fixtures/index.ts';
+import type { Stop, StatusCounts, WalkSummary } from '../spec/types.ts';
 import { LIMIT } from '../spec/facts.ts';
 import { entityTag, type PreparedBody, prepareBody } from './envelope.ts';
 

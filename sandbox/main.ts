@@ -17,6 +17,7 @@ import {
   SEED_BOUNDS,
   UsageError,
 } from '../command-line/flags.ts';
+import { onStopSignal } from '../command-line/signals.ts';
 import {
   freePort,
   isPortTaken,
@@ -177,12 +178,10 @@ async function serveUntilStopped(flags: SandboxFlags): Promise<number> {
     stopRequested = resolve;
   });
   let signalled = false;
-  const onSignal = (signal: NodeJS.Signals) => {
+  onStopSignal((signal) => {
     signalled = true;
     stopRequested(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
 
   console.log('sandbox: starting the reference server and the Prism mock…');
   const [server, prism] = await startBoth(flags);

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { type Dataset, demoCredentials, generateDataset } from '../fixtures/index.ts';
 import { LIMIT } from '../spec/facts.ts';
-import { type AutocannonRequest, autocannon } from '../bench/autocannon.ts';
+import { type AutocannonRequest, autocannon } from '../measure/autocannon.ts';
 import type { FromServer, ToServer } from './server.ts';
 
 export interface SoakOptions {

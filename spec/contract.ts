@@ -1,6 +1,7 @@
 /**
- * The contract as code: loads `spec/openapi.yaml` and compiles Ajv validators from it, and
- * re-exports the contract's named facts from `facts.ts`.
+ * The contract as code: loads `spec/openapi.yaml` and compiles Ajv validators from it. The
+ * contract's named facts (limit bounds, error codes, key prefix, scopes, credential names, paths)
+ * live in `facts.ts`, a light module imported from there alone.
  * The reference server's tests, the conformance suite and the spec tests all use this one module,
  * so no schema is ever written a second time.
  */
@@ -11,10 +12,6 @@ import formats from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { parse } from 'yaml';
 import { LIVE_SPEC_PATH } from './facts.ts';
-
-// The facts of the contract (limit bounds, error codes, key prefix, scope, credential names,
-// result classes) have their own light module, which start-up paths import directly.
-export * from './facts.ts';
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
 type JsonObject = Record<string, unknown>;

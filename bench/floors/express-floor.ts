@@ -4,7 +4,8 @@
  * (which is where Express sets the length, its weak ETag and answers `If-None-Match` by itself).
  */
 import express from 'express';
-import { floorArgs, JSON_CONTENT_TYPE, type ServedBody, stopOnSignals } from './served-bytes.ts';
+import { onStopSignal } from '../../command-line/signals.ts';
+import { floorArgs, JSON_CONTENT_TYPE, type ServedBody } from './served-bytes.ts';
 
 const { port, routes } = floorArgs(process.argv.slice(2));
 const app = express();
@@ -29,4 +30,7 @@ for (const [path, variants] of byPath) {
   });
 }
 const server = app.listen(port, '127.0.0.1');
-stopOnSignals(() => server.close());
+onStopSignal(() => {
+  server.close();
+  process.exit(0);
+});

@@ -11,7 +11,8 @@
  */
 import { createServer } from 'node:http';
 import { generateDataset } from '../../fixtures/index.ts';
-import { floorArgs, stopOnSignals } from './served-bytes.ts';
+import { onStopSignal } from '../../command-line/signals.ts';
+import { floorArgs } from './served-bytes.ts';
 
 const { port, routes, holdWalks } = floorArgs(process.argv.slice(2));
 /** Exported, so it stays reachable for as long as the process runs. */
@@ -28,4 +29,7 @@ const server = createServer((req, res) => {
   res.end(answer.body.bytes);
 });
 server.listen(port, '127.0.0.1');
-stopOnSignals(() => server.close());
+onStopSignal(() => {
+  server.close();
+  process.exit(0);
+});

@@ -74,13 +74,3 @@ export function floorArgs(argv: string[]): FloorArgs {
     ),
   };
 }
-
-/** Stops on SIGTERM/SIGINT like the reference server does. */
-export function stopOnSignals(close: () => void): void {
-  const stop = () => {
-    close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}

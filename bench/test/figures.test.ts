@@ -1,14 +1,8 @@
 /** What the benchmark computes from its measurements: medians, ratios, growth and verdicts. */
 import { describe, expect, it } from 'vitest';
 import { type BenchReport, growthOf, ratiosOf, TARGETS, verdictsOf } from '../figures.ts';
-import {
-  type AutocannonResult,
-  combineRuns,
-  type LoadFigures,
-  median,
-  runFigures,
-  untilQuiet,
-} from '../load.ts';
+import type { AutocannonResult } from '../../measure/autocannon.ts';
+import { combineRuns, type LoadFigures, runFigures, untilQuiet } from '../load.ts';
 
 /** Figures whose rounds each cost `cpuUs` µs per request (1,000 requests a round). */
 function figures(rounds: number[]): LoadFigures {
@@ -38,12 +32,6 @@ describe('load figures', () => {
     let spent = 0;
     const neverIdle = { cpuMs: () => (spent += 10) };
     expect(await untilQuiet([neverIdle], { ...quiet, maxWaitMs: 20 })).toBe(false);
-  });
-
-  it('takes the median of an odd and of an even number of values', () => {
-    expect(median([3, 1, 2])).toBe(2);
-    expect(median([4, 1, 3, 2])).toBe(2.5);
-    expect(median([])).toBe(0);
   });
 
   it('reads throughput over the whole run and counts every kind of failure', () => {

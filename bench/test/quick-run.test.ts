@@ -13,7 +13,7 @@ import { demoCredentials } from '../../fixtures/index.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { request } from 'undici';
 import { type BenchReport, CODINGS, type Coding, growthOf, ratiosOf, verdictsOf } from '../figures.ts';
-import { median } from '../load.ts';
+import { median } from '../../measure/statistics.ts';
 import { ROOT, TSX } from '../processes.ts';
 
 const run = promisify(execFile);

@@ -2,12 +2,11 @@
  * Authentication (§5): both headers work alike; unusable credentials are refused (the status and code
  * are the deployment's choice, reported as advisory); a key without the walks scope gets 403 forbidden.
  */
-import type { Exchange, RequestSpec } from '../client.ts';
+import type { Exchange, RequestSpec, Outcome } from '../types.ts';
 import { KEY_PREFIX, statusOfError, walkPath, WALKS_PATH, WALKS_READ_SCOPE } from '../../spec/facts.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import { NO_SCOPE, OTHER, PRIMARY, PRIMARY_X_API_KEY, REVOKED } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
-import type { Outcome } from '../types.ts';
 import {
   advisory,
   answersAs,

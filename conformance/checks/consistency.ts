@@ -4,7 +4,7 @@
  */
 import { stopStatusesOf } from '../../spec/contract.ts';
 import type { Stop } from '../../spec/types.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import type { Check } from './check.ts';
 import { counted, verdict } from './outcome.ts';
 import { judgedWalks, walkCoverage, walkLabel } from './sample.ts';

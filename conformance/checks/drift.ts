@@ -4,7 +4,7 @@
  * conformance/drift.ts, the same analysis as the reports' drift section: every difference listed
  * once, grouped by operation, status and place, with how many answers showed it.
  */
-import type { DriftKind } from '../drift.ts';
+import type { DriftKind } from '../types.ts';
 import { observeDrift } from '../drift.ts';
 import type { Check, CheckContext } from './check.ts';
 import { inconclusive, verdict } from './outcome.ts';

@@ -3,7 +3,7 @@
  * check looks at the whole traffic, so one bad answer anywhere is found, whichever check asked.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Exchange, ResponseData } from '../client.ts';
+import type { Exchange, ResponseData } from '../types.ts';
 import { FULL_LIMIT } from '../shared-fetches.ts';
 import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';

@@ -3,12 +3,11 @@
  * key sees none of this campaign's walks, this key sees none of theirs, and neither can tell such a
  * walk from an id that does not exist.
  */
-import type { Exchange } from '../client.ts';
+import type { Exchange, Judged, Outcome } from '../types.ts';
 import type { SampledWalk } from '../shared-fetches.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import { OTHER, PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
-import type { Judged, Outcome } from '../types.ts';
 import {
   answersAs,
   counted,

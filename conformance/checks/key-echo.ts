@@ -5,7 +5,7 @@
  */
 import { KEY_PREFIX } from '../../spec/facts.ts';
 import { MADE_UP_KEY_SHELL } from '../client.ts';
-import type { Exchange, ResponseData } from '../client.ts';
+import type { Exchange, ResponseData } from '../types.ts';
 import { nearMissLabel, nearMissOf } from '../near-miss.ts';
 import type { Check, CheckContext } from './check.ts';
 import { counted, inconclusive, verdict } from './outcome.ts';

@@ -5,10 +5,10 @@
  * so a deployment that compares only part of a key shows.
  */
 import { walkPath, WALKS_PATH, WALKS_READ_SCOPE } from '../../spec/facts.ts';
-import type { Exchange } from '../client.ts';
+import type { Exchange } from '../types.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from '../key-uses.ts';
 import { NEAR_MISSES, nearMissLabel, nearMissOf } from '../near-miss.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import type { Asking } from '../target.ts';
 import type { KeyName, Outcome, Via } from '../types.ts';
 import { overCap } from '../types.ts';

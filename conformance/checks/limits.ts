@@ -2,10 +2,9 @@
  * Bad `limit` values (§8 leaves the answer open): never a 5xx; either the error envelope or a
  * success that keeps 1..200 walks and never more than asked when the value means a number in range.
  */
-import { LIMIT } from '../../spec/contract.ts';
-import type { ResponseData } from '../client.ts';
+import { LIMIT } from '../../spec/facts.ts';
+import type { ResponseData, Outcome } from '../types.ts';
 import type { Check, CheckContext } from './check.ts';
-import type { Outcome } from '../types.ts';
 import {
   advisory,
   answersAs,

@@ -6,9 +6,9 @@
  * reported. (A dot segment cannot be sent: the client's URL parsing removes it before the wire.)
  */
 import { walkPath, WALKS_PATH } from '../../spec/facts.ts';
-import type { Exchange } from '../client.ts';
+import type { Exchange } from '../types.ts';
 import { PRIMARY } from '../key-uses.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import type { Asking } from '../target.ts';
 import { MOCK_KEYS, realWalkIds } from './auth.ts';
 import type { Check, CheckContext } from './check.ts';

@@ -4,7 +4,7 @@
  * a 501 there is a fitting answer, not a server error (ENVELOPE-011 knows the planned paths).
  */
 import { PLANNED_PATH_TEMPLATES } from '../../spec/facts.ts';
-import type { Exchange } from '../client.ts';
+import type { Exchange } from '../types.ts';
 import { NO_SCOPE, PRIMARY } from '../key-uses.ts';
 import type { Asking } from '../target.ts';
 import type { Check, CheckContext } from './check.ts';

@@ -1,8 +1,7 @@
 /** The walks (summary + detail) the detail and consistency checks judge: every listed walk, or the sample. */
 import type { Stop, WalkDetail, WalkSummary } from '../../spec/types.ts';
-import type { Exchange } from '../client.ts';
+import type { Exchange, Judged, Outcome } from '../types.ts';
 import type { CheckContext } from './check.ts';
-import type { Judged, Outcome } from '../types.ts';
 import { overCap } from '../types.ts';
 import { describe, fail, inconclusive, noAnswer } from './outcome.ts';
 

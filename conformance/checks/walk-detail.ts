@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenApiDocument } from '../../spec/contract.ts';
 import { stopStatusesOf } from '../../spec/contract.ts';
-import { isObject } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
 import { overCap, RESPONSE_CAP_FLAG } from '../types.ts';
 import type { Check } from './check.ts';
 import { advisory, counted, describe, inconclusive, verdict } from './outcome.ts';

@@ -1,9 +1,11 @@
 /** GET /api/v1/walks (§4.2, §2.1, §8): limits, summaries, links, the empty campaign. */
-import { LIMIT, stopStatusesOf, WEB_BASE_URL_NAME } from '../../spec/contract.ts';
+import { stopStatusesOf } from '../../spec/contract.ts';
+import { LIMIT, WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import { EMPTY_CAMPAIGN } from '../key-uses.ts';
 import type { WalkSummary } from '../../spec/types.ts';
 import type { ListView } from '../shared-fetches.ts';
-import { isObject, seededRandom } from '../shared-fetches.ts';
+import { isObject } from '../../spec/json-value.ts';
+import { seededRandom } from '../shared-fetches.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Exchange, Outcome } from '../types.ts';
 import { advisory, counted, describe, fail, inconclusive, noAnswer, pass, verdict } from './outcome.ts';

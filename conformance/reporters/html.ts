@@ -5,11 +5,9 @@
  * per area. Inline CSS only, no script, and a Content-Security-Policy
  * that forbids loading anything, so the page never reaches the network.
  */
-import type { CheckChange } from '../compare.ts';
-import type { DriftFinding } from '../drift.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../types.ts';
-import { AREAS } from '../types.ts';
+import { AREAS, type CheckChange, type DriftFinding } from '../types.ts';
 import { answers, coverageHeadline, groupDrift, judgedText } from './sections.ts';
 
 export function htmlReport(report: Report): string {

@@ -2,9 +2,7 @@
  * The report sections the text reporters share (console, and JUnit's system-out): the coverage, the
  * drift, the expected failures and the comparison with a previous report, as plain lines.
  */
-import type { CheckChange } from '../compare.ts';
-import type { DriftFinding } from '../drift.ts';
-import type { Coverage, Judged, Report } from '../types.ts';
+import type { CheckChange, DriftFinding, Coverage, Judged, Report } from '../types.ts';
 
 /** "seed 20261124, every record judged" or "seed 1, sampled 20 of 240 walks (not a full run)". */
 export function coverageHeadline(coverage: Coverage): string {

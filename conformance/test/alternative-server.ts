@@ -8,8 +8,7 @@
  * `Cache-Control: no-store`, no compression. The suite must pass it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Listening } from './harness.ts';
-import { listen } from './harness.ts';
+import { type Listening, listen } from '../../test-support/listen.ts';
 
 export const ALT_WEB_BASE_URL = 'https://field.other-canvass.example/app';
 const STATUSES = [

@@ -8,9 +8,10 @@ import { demoCredentials } from '../../fixtures/index.ts';
 import { main } from '../cli.ts';
 import { programOf } from '../config.ts';
 import type { Report } from '../types.ts';
-import { listen, runCli } from './harness.ts';
-import type { MutationServer } from './mutations.ts';
-import { MUTATIONS, startMutationServer } from './mutations.ts';
+import { runCli } from './harness.ts';
+import { listen } from '../../test-support/listen.ts';
+import type { MutationServer } from '../../test-support/mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
 
 const demo = demoCredentials();
 const expectNoKeys = (text: string) => {

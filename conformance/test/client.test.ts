@@ -4,8 +4,8 @@ import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../client.ts';
 import { USER_AGENT } from '../tool.ts';
-import type { Listening } from './harness.ts';
-import { configFor, listen } from './harness.ts';
+import { type Listening, listen } from '../../test-support/listen.ts';
+import { configFor } from './harness.ts';
 
 const KEY = 'svc_sk_live_clienttestkey00000000000000000001';
 const opened: (Listening | HttpClient)[] = [];

@@ -12,12 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
-import type { Exchange } from '../client.ts';
+import type { Exchange, Report } from '../types.ts';
 import { harOf } from '../har.ts';
 import { runSuite, runSuiteWithTraffic } from '../runner.ts';
-import type { Report } from '../types.ts';
-import type { Listening } from './harness.ts';
-import { configFor, listen, requiredFailures, resultOf } from './harness.ts';
+import { type Listening, listen } from '../../test-support/listen.ts';
+import { configFor, requiredFailures, resultOf } from './harness.ts';
 
 /** Bytes of `GET /api/v1/walks?limit=200` as sent, measured apart from the suite. */
 async function listBytes(server: RunningServer, acceptEncoding?: string): Promise<number> {

@@ -5,17 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractValidator, loadSpec } from '../../spec/contract.ts';
-import type { Exchange } from '../client.ts';
+import type { Exchange, Report } from '../types.ts';
 import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../drift.ts';
 import { operationMatcher } from '../operations.ts';
 import { redactorFor } from '../redact.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite, runSuiteWithTraffic } from '../runner.ts';
-import type { Report } from '../types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
-import { MUTATIONS, startMutationServer } from './mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
 
 let server: DriftServer;
 let strict: { report: Report; exchanges: readonly Exchange[] };

@@ -1,6 +1,8 @@
-/** What the suite's tests share: a config for a target, and small servers that listen on port 0. */
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Server as NetServer } from 'node:net';
+/**
+ * What the suite's tests share: a config for a target, an in-process run of the CLI, a hostile
+ * answer. Servers of their own listen through `test-support/listen.ts`.
+ */
+import type { ServerResponse } from 'node:http';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import { main } from '../cli.ts';
 import { DEFAULTS } from '../config.ts';
@@ -24,28 +26,6 @@ export function configFor(
   };
   if (webBaseUrl && !('webBaseUrl' in overrides)) config.webBaseUrl = webBaseUrl;
   return config;
-}
-
-export interface Listening {
-  baseUrl: string;
-  server: Server | NetServer;
-  close(): Promise<void>;
-}
-
-/** Listens on 127.0.0.1, a free port; `close` also cuts connections a hostile handler left open. */
-export async function listen(handler: RequestListener | Server | NetServer): Promise<Listening> {
-  const server = typeof handler === 'function' ? createServer(handler) : handler;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if ('closeAllConnections' in server) server.closeAllConnections();
-      }),
-  };
 }
 
 export function resultOf(report: Report, id: string): CheckResult {

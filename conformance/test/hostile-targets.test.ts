@@ -12,16 +12,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_PREFIX as PREFIX, WEB_BASE_URL_NAME } from '../../spec/facts.ts';
+import { KEY_PREFIX as PREFIX, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { main } from '../cli.ts';
-import { KEY_NAMES } from '../types.ts';
 import type { Report } from '../types.ts';
-import { type Listening, listen, pourBytes } from './harness.ts';
+import { pourBytes } from './harness.ts';
+import { type Listening, listen } from '../../test-support/listen.ts';
 
 /** Fresh secrets per run, mixed-case so that an 8-character piece of one is never there by chance. */
 const KEYS = Object.fromEntries(
-  KEY_NAMES.map((name) => [name, `${PREFIX}${randomBytes(36).toString('base64').replace(/[+/=]/g, 'x')}`]),
-) as Record<(typeof KEY_NAMES)[number], string>;
+  CREDENTIAL_KEY_NAMES.map((name) => [
+    name,
+    `${PREFIX}${randomBytes(36).toString('base64').replace(/[+/=]/g, 'x')}`,
+  ]),
+) as Record<(typeof CREDENTIAL_KEY_NAMES)[number], string>;
 const ENV = { ...KEYS, [WEB_BASE_URL_NAME]: 'https://dashboard.example' };
 /** The request timeout of the cases about targets that never finish; the others keep the default. */
 const TIMEOUT_MS = 500;

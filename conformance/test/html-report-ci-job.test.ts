@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { main } from '../cli.ts';
-import { KEY_NAMES } from '../config.ts';
+import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import type { Report } from '../types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
@@ -72,7 +72,7 @@ function runSuiteStep(baseUrl: string, reports: string, extra: Record<string, st
 
 describe('the example CI job', () => {
   it('takes every key from the environment secrets and the base URL from its variables, strict', () => {
-    for (const name of KEY_NAMES) expect(staging.env[name]).toBe(`\${{ secrets.${name} }}`);
+    for (const name of CREDENTIAL_KEY_NAMES) expect(staging.env[name]).toBe(`\${{ secrets.${name} }}`);
     expect(staging.env.CONFORMANCE_BASE_URL).toBe('${{ vars.CONFORMANCE_BASE_URL }}');
     expect(staging.env.CONFORMANCE_STRICT).toBe('1');
     const published = staging.steps.map((s) => s.uses?.split('@')[0]);

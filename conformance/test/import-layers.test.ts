@@ -4,12 +4,9 @@
  * deployment and what every check is given), the checks, the runner, the reporters, and the
  * command line on top. Every file outside `test/` has a floor in the one table below.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { ImportGraph } from './import-graph.ts';
-import { circlesOf, scanImports, unplaced, upwardImports } from './import-graph.ts';
+import { describe, expect, it } from 'vitest';
+import type { ImportGraph } from '../../test-support/import-graph.ts';
+import { circlesOf, scanImports, unplaced, upwardImports } from '../../test-support/import-graph.ts';
 
 const FLOOR = { ground: 0, target: 1, checks: 2, runner: 3, reporters: 4, cli: 5 } as const;
 
@@ -19,6 +16,7 @@ const FLOORS: Record<string, number> = {
   'types.ts': FLOOR.ground,
   'tool.ts': FLOOR.ground,
   'config-error.ts': FLOOR.ground,
+  'config-file.ts': FLOOR.ground,
   'key-uses.ts': FLOOR.ground,
   'near-miss.ts': FLOOR.ground,
   'security-view.ts': FLOOR.ground,
@@ -140,53 +138,5 @@ describe('the floor rules can fail', () => {
       missing: ['d.ts'],
       stale: ['gone.ts'],
     });
-  });
-});
-
-describe('reading imports with the compiler', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'import-graph-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('sees every form a file can load another by, and resolves each to its file', () => {
-    mkdirSync(join(dir, 'pkg'));
-    for (const name of [
-      'plain',
-      'bare',
-      'side',
-      'js',
-      'tmpl',
-      'req',
-      'eq',
-      'typeof',
-      'reexport',
-      'pkg/index',
-    ]) {
-      writeFileSync(join(dir, `${name}.ts`), 'export const x = 1;\n');
-    }
-    writeFileSync(
-      join(dir, 'main.ts'),
-      [
-        "import { x } from './plain.ts';",
-        "import type { x as y } from './bare';",
-        "import './side.ts';",
-        "import { x as z } from './js.js';",
-        'const later = await import(`./tmpl.ts`);',
-        "const required = require('./req.ts');",
-        "import eq = require('./eq.ts');",
-        "type T = typeof import('./typeof.ts');",
-        "export * from './reexport.ts';",
-        "import { x as w } from './pkg';",
-        "import { parse } from 'yaml';",
-        "import('./missing.ts');",
-        'import(`./${later}.ts`);',
-      ].join('\n'),
-    );
-    const scan = scanImports('.', dir);
-    expect(scan.graph.get('main.ts')).toEqual(
-      ['plain', 'bare', 'side', 'js', 'tmpl', 'req', 'eq', 'typeof', 'reexport', 'pkg/index'].map(
-        (name) => `${name}.ts`,
-      ),
-    );
-    expect(scan.unresolved).toEqual(['main.ts:12 ./missing.ts', 'main.ts:13 (a computed specifier)']);
   });
 });

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../runner.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
-import type { MutationServer } from './mutations.ts';
-import { LEGAL_VARIANTS, MUTATIONS, startMutationServer } from './mutations.ts';
+import type { MutationServer } from '../../test-support/mutations.ts';
+import { LEGAL_VARIANTS, MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
 
 let target: MutationServer;
 

@@ -8,8 +8,8 @@ import { redactorFor } from '../redact.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
-import type { Listening } from './harness.ts';
-import { configFor, listen } from './harness.ts';
+import { type Listening, listen } from '../../test-support/listen.ts';
+import { configFor } from './harness.ts';
 
 const KEYS = {
   CONFORMANCE_API_KEY: 'svc_sk_live_echoPrimary+/=0000000000000000001',

@@ -10,9 +10,8 @@ import { request as httpRequest } from 'node:http';
 import type { RunningServer, StartOptions } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import type { KeyName } from '../types.ts';
-import { KEY_NAMES } from '../types.ts';
-import type { Listening } from './harness.ts';
-import { listen } from './harness.ts';
+import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
+import { type Listening, listen } from '../../test-support/listen.ts';
 
 /** A request as the proxy saw it (below the gateway prefix), numbered from 1 in arrival order. */
 export interface Asked {
@@ -116,7 +115,7 @@ function keyOf(req: IncomingMessage, credentials: RunningServer['credentials']):
   const header = req.headers['x-api-key'];
   const token = bearer ?? (typeof header === 'string' ? header : undefined);
   if (token === undefined && req.headers.authorization === undefined) return undefined;
-  return KEY_NAMES.find((name) => credentials[name] === token) ?? 'unknown';
+  return CREDENTIAL_KEY_NAMES.find((name) => credentials[name] === token) ?? 'unknown';
 }
 
 async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {

@@ -2,7 +2,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LIVE_SPEC_PATH, loadSpec, operationsOf } from '../../spec/contract.ts';
+import { loadSpec, operationsOf } from '../../spec/contract.ts';
+import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
 import { buildApiReference, makeSelfContained } from '../build.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'docs-build-'));

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
-import { ERROR_STATUSES, loadSpec } from '../../spec/contract.ts';
+import { loadSpec } from '../../spec/contract.ts';
+import { ERROR_STATUSES } from '../../spec/facts.ts';
 import { changelogOf, ERROR_ADVICE, withPartnerSections } from '../sections.ts';
 
 const doc = loadSpec();

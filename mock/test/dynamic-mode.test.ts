@@ -6,7 +6,8 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContractValidator, KEY_PREFIX } from '../../spec/contract.ts';
+import { createContractValidator } from '../../spec/contract.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 import { freePort, type RunningPrism, startPrism } from '../prism.ts';
 
 const validator = createContractValidator();

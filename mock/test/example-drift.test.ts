@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { KEY_PREFIX, loadSpec } from '../../spec/contract.ts';
+import { loadSpec } from '../../spec/contract.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 import { freePort, type RunningPrism, startPrism } from '../prism.ts';
 
 // A copy of the live spec whose list example has drifted from its schema: an undocumented field.

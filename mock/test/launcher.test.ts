@@ -2,7 +2,13 @@ import { createServer, type Server } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../prism.ts';
-import { isListening, type Launched, killGroup, launch, waitForGroupGone } from './child-launcher.ts';
+import {
+  isListening,
+  type Launched,
+  killGroup,
+  launch,
+  waitForGroupGone,
+} from '../../test-support/child-launcher.ts';
 
 const HOST = '127.0.0.1';
 let launched: Launched | undefined;

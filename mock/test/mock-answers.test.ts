@@ -1,7 +1,8 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContractValidator, KEY_PREFIX, LIMIT, operationsOf, resolveRef } from '../../spec/contract.ts';
+import { createContractValidator, operationsOf, resolveRef } from '../../spec/contract.ts';
+import { KEY_PREFIX, LIMIT } from '../../spec/facts.ts';
 import { freePort, type RunningPrism, startPrism } from '../prism.ts';
 
 const validator = createContractValidator();

@@ -1,12 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createContractValidator,
-  KEY_PREFIX,
-  loadSpec,
-  operationsOf,
-  PLANNED_SPEC_PATH,
-} from '../../spec/contract.ts';
+import { createContractValidator, loadSpec, operationsOf } from '../../spec/contract.ts';
+import { KEY_PREFIX, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { freePort, type RunningPrism, startPrism } from '../prism.ts';
 
 const planned = createContractValidator(loadSpec(PLANNED_SPEC_PATH));

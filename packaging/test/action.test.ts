@@ -6,8 +6,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Listening } from '../../conformance/test/harness.ts';
-import { MUTATIONS, type MutationServer, startMutationServer } from '../../conformance/test/mutations.ts';
+import type { Listening } from '../../test-support/listen.ts';
+import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
 import {
   type ForwardProxy,
   HIDDEN_HOST,
@@ -16,7 +16,7 @@ import {
   startForwardProxy,
   startHeaderGate,
   startTerminator,
-} from '../../conformance/test/reach-parts.ts';
+} from '../../test-support/reach-parts.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { REPO_ROOT } from '../packages.ts';
 import { type ActionRun, runAction } from './action-runner.ts';

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MUTATIONS, type MutationServer, startMutationServer } from '../../conformance/test/mutations.ts';
+import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
 import type { Report } from '../../conformance/types.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { apiIdentity } from '../build.ts';

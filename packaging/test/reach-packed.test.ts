@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Listening } from '../../conformance/test/harness.ts';
+import type { Listening } from '../../test-support/listen.ts';
 import {
   type ForwardProxy,
   HIDDEN_HOST,
@@ -17,7 +17,7 @@ import {
   startForwardProxy,
   startHeaderGate,
   startTerminator,
-} from '../../conformance/test/reach-parts.ts';
+} from '../../test-support/reach-parts.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import {
   cleanup,

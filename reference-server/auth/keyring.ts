@@ -3,7 +3,8 @@
  * plaintext, so its timing says nothing about how close a guess came; revoked keys grant nothing
  * and get the answer of unknown ones (D-AUTH-REVOKED) unless a variant tells them apart.
  */
-import { type ApiKeyRecord, hashKey, type Scope } from '../../fixtures/index.ts';
+import { type ApiKeyRecord, hashKey } from '../../fixtures/index.ts';
+import type { Scope } from '../../spec/facts.ts';
 
 export interface KeyGrant {
   /** Stable id of the key record (safe to log: not the key). */

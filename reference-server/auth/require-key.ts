@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';
-import type { Scope } from '../../fixtures/index.ts';
+import type { Scope } from '../../spec/facts.ts';
 import {
   ApiError,
   type ErrorAnswer,

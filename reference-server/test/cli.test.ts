@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { demoCredentials, KEY_PREFIX } from '../../fixtures/index.ts';
+import { demoCredentials } from '../../fixtures/index.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CONTRACT_NAMES = [

@@ -13,7 +13,8 @@ import {
   type DatasetOptions,
 } from '../../fixtures/index.ts';
 import { createContractValidator } from '../../spec/contract.ts';
-import { createRequestListener, type ServerConfig } from '../app.ts';
+import { createRequestListener } from '../app.ts';
+import type { ServerConfig } from '../config.ts';
 import { createHttpServer } from '../start.ts';
 
 export const contract = createContractValidator();

@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_SPEC_PATH, loadSpec, PLANNED_SPEC_PATH } from '../../spec/contract.ts';
+import { loadSpec } from '../../spec/contract.ts';
+import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { firstServerUrlOf } from '../spec-files.ts';
 import { activeWalksOf, type Answer, bearer, errorOf, startTestServer, type TestServer } from './harness.ts';
 

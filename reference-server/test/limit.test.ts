@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WalkListEnvelope } from '../../spec/types.ts';
-import { limitValuesOf, parseLimit } from '../routes/limit.ts';
+import { limitValuesOf, parseLimit } from '../limit.ts';
 import { bearer, errorOf, startTestServer, type TestServer, validBody } from './harness.ts';
 
 let server: TestServer;

@@ -9,11 +9,12 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoCredentials, generateDataset, KEY_PREFIX } from '../../fixtures/index.ts';
+import { demoCredentials, generateDataset } from '../../fixtures/index.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 import { Keyring } from '../auth/keyring.ts';
 import { jsonLines } from '../log.ts';
 import { activeWalksOf, datasetFor, rawRequest, startTestServer, type TestServer } from './harness.ts';
-import { listeningUrl, startServerProcess } from './server-process.ts';
+import { listeningUrl, startServerProcess } from '../../test-support/server-process.ts';
 
 const dataset = datasetFor();
 const demoKeys = Object.values(demoCredentials({ seed: dataset.seed }));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_SPEC_PATH } from '../../spec/contract.ts';
+import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
 import { firstServerUrlOf } from '../spec-files.ts';
 import { bearer, startTestServer, type TestServer } from './harness.ts';
 

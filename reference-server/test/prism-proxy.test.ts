@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
-import { LIVE_SPEC_PATH } from '../../spec/contract.ts';
+import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
 import { createApp } from '../app.ts';
 import { activeWalksOf, datasetFor } from './harness.ts';
 

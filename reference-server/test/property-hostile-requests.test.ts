@@ -8,8 +8,9 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoCredentials, KEY_PREFIX } from '../../fixtures/index.ts';
-import { PLANNED_SPEC_PATH, loadSpec } from '../../spec/contract.ts';
+import { demoCredentials } from '../../fixtures/index.ts';
+import { loadSpec } from '../../spec/contract.ts';
+import { PLANNED_SPEC_PATH, KEY_PREFIX } from '../../spec/facts.ts';
 import { type Answer, contract, datasetFor, startTestServer, type TestServer } from './harness.ts';
 
 const dataset = datasetFor();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LIVE_SPEC_PATH, loadSpec, PLANNED_SPEC_PATH } from '../../spec/contract.ts';
+import { loadSpec } from '../../spec/contract.ts';
+import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,8 +3,7 @@
  * as described: each open point answers the way `--print-variant` says.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { sphericalMean } from '../../conformance/checks/consistency.ts';
-import { centroidOf } from '../repository.ts';
+import { centroidOf, sphericalCentroidOf } from '../repository.ts';
 import { CHOICES, DEFAULT_VARIANT, describeVariant, type Variant, variantOf } from '../variants/variant.ts';
 import { activeWalksOf, bearer, errorOf, startTestServer, type TestServer } from './harness.ts';
 
@@ -130,7 +129,7 @@ async function expectCentroid(server: TestServer, variant: Variant): Promise<voi
     .filter(({ located }) => located.length > 1)
     .map(({ walk, located }) => ({
       id: walk.id,
-      gap: gap(centroidOf(located) as Located, sphericalMean(located as Located[]) as Located),
+      gap: gap(centroidOf(located) as Located, sphericalCentroidOf(located) as Located),
     }))
     .sort((a, b) => b.gap - a.gap)[0];
   const detail = await server.get(`/api/v1/walks/${spread?.id}`, key);
@@ -139,7 +138,7 @@ async function expectCentroid(server: TestServer, variant: Variant): Promise<voi
     (stop): stop is Located => typeof stop.lat === 'number' && typeof stop.lng === 'number',
   );
   const planar = centroidOf(located) as Located;
-  const spherical = sphericalMean(located) as Located;
+  const spherical = sphericalCentroidOf(located) as Located;
   expect(gap(planar, spherical)).toBeGreaterThan(1e-9);
   const served = listed.get(spread?.id ?? '') as Located;
   const expected = variant.centroid === 'spherical' ? spherical : planar;

@@ -4,7 +4,8 @@
  * variant's method (D-CENTROID), so what the list says still agrees with what the detail shows
  * (written spec §2.1).
  */
-import type { Dataset, Stop, Walk } from '../../fixtures/index.ts';
+import type { Dataset, Walk } from '../../fixtures/index.ts';
+import type { Stop } from '../../spec/types.ts';
 import type { Variant } from './variant.ts';
 
 export function variantDataset(dataset: Dataset, variant: Variant): Dataset {

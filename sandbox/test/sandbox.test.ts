@@ -8,8 +8,8 @@ import {
   killGroup,
   launchNpm,
   waitForGroupGone,
-} from '../../mock/test/child-launcher.ts';
-import { DEFAULT_WEB_BASE_URL } from '../../reference-server/config.ts';
+} from '../../test-support/child-launcher.ts';
+import { DEFAULT_WEB_BASE_URL } from '../../reference-server/web-base-url.ts';
 
 const HOST = '127.0.0.1';
 let launched: Launched | undefined;

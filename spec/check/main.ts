@@ -8,7 +8,8 @@
 import { relative } from 'node:path';
 import type { CommandSpec } from '../../command-line/flags.ts';
 import { choiceFlag, optionsOrExit, readFlags, UsageError } from '../../command-line/flags.ts';
-import { LIVE_SPEC_PATH, loadSpec } from '../contract.ts';
+import { loadSpec } from '../contract.ts';
+import { LIVE_SPEC_PATH } from '../facts.ts';
 import { conformancePart } from './conformance-part.ts';
 import { diffPart } from './diff-part.ts';
 import { lintPart } from './lint-part.ts';

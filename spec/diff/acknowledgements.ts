@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { SpecDiffError } from './errors.ts';
-import { isObject } from './input.ts';
+import { isObject } from '../json-value.ts';
 import type { Acknowledgement, AcknowledgementProblem, GateResult, SpecDiff } from './types.ts';
 
 export const ACKNOWLEDGEMENTS_FILE_NAME = 'accepted-changes.yaml';

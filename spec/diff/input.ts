@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isNode, LineCounter, parseDocument, YAMLParseError } from 'yaml';
 import { loadSpec, type OpenApiDocument } from '../contract.ts';
+import { isObject } from '../json-value.ts';
 import { SpecDiffError } from './errors.ts';
 import type { SourceLocation } from './types.ts';
 import { pointerSegments } from './where.ts';
@@ -104,10 +105,6 @@ function gitPathOf(dir: string, specPath: string): string {
   } catch {
     return specPath;
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function firstLine(text: string): string {

@@ -7,7 +7,7 @@
 import { relative } from 'node:path';
 import type { CommandSpec } from '../../command-line/flags.ts';
 import { choiceFlag, helpText, readFlags, usageMessage } from '../../command-line/flags.ts';
-import { LIVE_SPEC_PATH } from '../contract.ts';
+import { LIVE_SPEC_PATH } from '../facts.ts';
 import { acknowledgementsBeside } from './acknowledgements.ts';
 import { SpecDiffError } from './errors.ts';
 import { gateSpecs } from './gate.ts';

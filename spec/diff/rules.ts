@@ -6,7 +6,8 @@
  * `test/project-rules.test.ts` shows Redocly alone rates each of them below breaking.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type OpenApiDocument, operationsOf, statusOfError } from '../contract.ts';
+import { type OpenApiDocument, operationsOf } from '../contract.ts';
+import { statusOfError } from '../facts.ts';
 import { changeIdOf } from './change-id.ts';
 import type { ClassifiedChange, EngineChange } from './types.ts';
 

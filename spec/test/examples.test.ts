@@ -1,13 +1,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
-import {
-  createContractValidator,
-  LIVE_SPEC_PATH,
-  loadSpec,
-  operationsOf,
-  PLANNED_SPEC_PATH,
-  resolveRef,
-} from '../contract.ts';
+import { createContractValidator, loadSpec, operationsOf, resolveRef } from '../contract.ts';
+import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../facts.ts';
 
 interface ExampleCase {
   label: string;

@@ -4,18 +4,17 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
-import { PLANNED_PATH_TEMPLATES, PLANNED_SPEC_PATH } from '../facts.ts';
+import { loadSpec, operationsOf, resolveRef } from '../contract.ts';
 import {
   ERROR_STATUSES,
   errorStatusesOf,
   KEY_PREFIX,
   LIMIT,
-  loadSpec,
-  operationsOf,
-  resolveRef,
+  PLANNED_PATH_TEMPLATES,
+  PLANNED_SPEC_PATH,
   statusOfError,
   WALKS_READ_SCOPE,
-} from '../contract.ts';
+} from '../facts.ts';
 
 const doc = loadSpec();
 

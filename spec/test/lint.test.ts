@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../contract.ts';
+import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../facts.ts';
 
 const run = promisify(execFile);
 const bin = (name: string) => new URL(`../../node_modules/.bin/${name}`, import.meta.url).pathname;

@@ -5,19 +5,16 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
+import { loadSpec, operationsOf, resolveRef, stopStatusesOf } from '../contract.ts';
 import {
   CREDENTIAL_NAMES,
   ERROR_STATUSES,
   KEY_PREFIX,
   LIMIT,
-  loadSpec,
-  operationsOf,
   PLANNED_SPEC_PATH,
-  resolveRef,
   SCOPES,
-  stopStatusesOf,
   WALKS_READ_SCOPE,
-} from '../contract.ts';
+} from '../facts.ts';
 import { committedWrittenFacts, sharedWrittenFacts } from './written-spec-facts.ts';
 
 const written = committedWrittenFacts();

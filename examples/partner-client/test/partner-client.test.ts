@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort, type RunningPrism, startPrism } from '../../../mock/prism.ts';
-import { killGroup, type Launched, launch, redacted } from '../../../mock/test/child-launcher.ts';
-import { listeningUrl, startServerProcess } from '../../../reference-server/test/server-process.ts';
+import { killGroup, type Launched, launch, redacted } from '../../../test-support/child-launcher.ts';
+import { listeningUrl, startServerProcess } from '../../../test-support/server-process.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

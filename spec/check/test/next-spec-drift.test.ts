@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LIVE_SPEC_PATH } from '../../contract.ts';
+import { LIVE_SPEC_PATH } from '../../facts.ts';
 import { envWithoutTarget, NEW_FIELD, OLD_FIELD, writeRenamedSpec } from './renamed-field.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

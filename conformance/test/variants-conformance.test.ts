@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, type StartOptions, startReferenceServer } from '../start.ts';
-import type { Report } from '../../conformance/types.ts';
-import { DEFAULT_VARIANT, type Variant, variantOf } from '../variants/variant.ts';
+import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-server/start.ts';
+import type { Report } from '../types.ts';
+import { DEFAULT_VARIANT, type Variant, variantOf } from '../../reference-server/variants/variant.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dir: string;

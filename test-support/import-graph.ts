@@ -192,3 +192,79 @@ export function circlesOf(graph: ImportGraph): string[][] {
   for (const node of graph.keys()) if (!index.has(node)) visit(node);
   return circles;
 }
+
+/** The table entry a path stands under: the longest entry that is the path or a folder holding it. */
+export function entryOf(path: string, entries: Iterable<string>): string | undefined {
+  let found: string | undefined;
+  for (const entry of entries) {
+    const holds = path === entry || (entry.endsWith('/') && path.startsWith(entry));
+    if (holds && (found === undefined || entry.length > found.length)) found = entry;
+  }
+  return found;
+}
+
+/**
+ * The graph as the files' owners see it: an import of a support file (shared test support, which
+ * stands on no floor of its own) counts as the imports that file makes, followed through other
+ * support files, so whatever a test reaches through support is the test's own reach.
+ */
+export function reachThroughSupport(graph: ImportGraph, isSupport: (file: string) => boolean): ImportGraph {
+  const through = new Map<string, Set<string>>();
+  const reachOf = (file: string, seen: Set<string>): Set<string> => {
+    const known = through.get(file);
+    if (known) return known;
+    const reach = new Set<string>();
+    for (const imported of graph.get(file) ?? []) {
+      if (!isSupport(imported)) reach.add(imported);
+      else if (!seen.has(imported))
+        for (const next of reachOf(imported, new Set([...seen, imported]))) reach.add(next);
+    }
+    through.set(file, reach);
+    return reach;
+  };
+  return new Map([...graph].map(([file]) => [file, [...reachOf(file, new Set([file]))]]));
+}
+
+/** One node per owner (`ownerOf`: a folder, say), an arrow where a file of one imports a file of another. */
+export function ownerGraph(graph: ImportGraph, ownerOf: (file: string) => string | undefined): ImportGraph {
+  const arrows = new Map<string, Set<string>>();
+  for (const [file, imports] of graph) {
+    const owner = ownerOf(file);
+    if (owner === undefined) continue;
+    const to = arrows.get(owner) ?? new Set<string>();
+    arrows.set(owner, to);
+    for (const imported of imports) {
+      const other = ownerOf(imported);
+      if (other !== undefined && other !== owner) to.add(other);
+    }
+  }
+  return new Map([...arrows].map(([owner, to]) => [owner, [...to].sort()]));
+}
+
+/**
+ * Names a module hands on from another (`export … from`, or `export { x }` of an imported `x`), as
+ * `file:line`: each such name has two import paths.
+ */
+export function reExportsOf(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const imported = new Set<string>();
+  for (const statement of source.statements) {
+    const bindings = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+    if (bindings?.name) imported.add(bindings.name.text);
+    const named = bindings?.namedBindings;
+    if (named && ts.isNamespaceImport(named)) imported.add(named.name.text);
+    if (named && ts.isNamedImports(named))
+      for (const element of named.elements) imported.add(element.name.text);
+  }
+  const handedOn = (statement: ts.ExportDeclaration) =>
+    statement.moduleSpecifier !== undefined ||
+    (statement.exportClause !== undefined &&
+      ts.isNamedExports(statement.exportClause) &&
+      statement.exportClause.elements.some((e) => imported.has((e.propertyName ?? e.name).text)));
+  return source.statements
+    .filter((statement) => ts.isExportDeclaration(statement) && handedOn(statement))
+    .map(
+      (statement) =>
+        `${fileName}:${source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1}`,
+    );
+}

@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { KEY_PREFIX } from '../../spec/facts.ts';
+import { KEY_PREFIX } from '../spec/facts.ts';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export interface Launched {
   child: ChildProcess;

@@ -2,8 +2,8 @@
  * The `limit` query parameter (written spec §4.2, D-LIMIT): decimal digits only, 1..200, default
  * 50; empty, repeated, signed, exponent, hex or fractional forms are refused.
  */
-import { LIMIT } from '../../spec/facts.ts';
-import { MAX_LIMIT } from '../repository.ts';
+import { LIMIT } from '../spec/facts.ts';
+import { MAX_LIMIT } from './repository.ts';
 
 export const DEFAULT_LIMIT = LIMIT.default;
 const DIGITS = /^[0-9]+$/;

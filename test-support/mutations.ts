@@ -14,15 +14,14 @@ import {
   request,
   type ServerResponse,
 } from 'node:http';
-import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
-import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
-import { generateDataset } from '../../fixtures/index.ts';
-import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../config.ts';
-import { KEY_NAMES } from '../config.ts';
-import { BAD_LIMITS } from '../checks/limits.ts';
-import type { Listening } from './harness.ts';
-import { listen } from './harness.ts';
+import { stopStatusesOf, loadSpec } from '../spec/contract.ts';
+import type { Dataset, DemoCredentials, Walk } from '../fixtures/index.ts';
+import { generateDataset } from '../fixtures/index.ts';
+import { startReferenceServer } from '../reference-server/start.ts';
+import type { KeyName } from '../conformance/types.ts';
+import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
+import { BAD_LIMITS } from '../conformance/checks/limits.ts';
+import { type Listening, listen } from './listen.ts';
 
 export interface World {
   credentials: DemoCredentials & { CONFORMANCE_WEB_BASE_URL: string };
@@ -909,7 +908,7 @@ function viewOf(req: Forwarded, headers: IncomingHttpHeaders, world: World): Req
   const key =
     token === undefined && authorization === undefined
       ? undefined
-      : (KEY_NAMES.find((name) => world.credentials[name] === token) ?? 'unknown');
+      : (CREDENTIAL_KEY_NAMES.find((name) => world.credentials[name] === token) ?? 'unknown');
   return {
     method: req.method,
     path: url.pathname,

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export function startServerProcess(args: string[]): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', ...args], {

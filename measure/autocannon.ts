@@ -1,7 +1,8 @@
 /**
- * autocannon's programmatic API, typed for the part the benchmark and the soak use (the package ships
- * no types). Used as published: the benchmark judges each server by its own CPU time, so what the
- * client spends (autocannon keeps every body as text) does not enter the figures.
+ * The load generator: autocannon's programmatic API, typed for the part the benchmark and the soak
+ * use (the package ships no types). Used as published: the benchmark judges each server by its own
+ * CPU time, so what the client spends (autocannon keeps every body as text) does not enter the
+ * figures.
  */
 import { createRequire } from 'node:module';
 

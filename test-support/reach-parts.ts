@@ -18,7 +18,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { SecureVersion } from 'node:tls';
-import { type Listening, listen } from './harness.ts';
+import { type Listening, listen } from './listen.ts';
 
 /** A host name no resolver knows (RFC 2606): only the test's proxy maps it to 127.0.0.1. */
 export const HIDDEN_HOST = 'staging.canvassing.invalid';
