@@ -410,7 +410,8 @@ function codingOf(header: string | string[] | undefined): string {
   return value === '' ? NO_CODING : value;
 }
 
-function responseOf(
+/** An answer as the checks judge it, from its status, headers and (decoded) content. */
+export function responseOf(
   status: number,
   raw: Record<string, string | string[] | undefined>,
   buffer: Buffer,
