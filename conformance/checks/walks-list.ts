@@ -108,7 +108,7 @@ export function parseWalkLink(value: unknown, kind: 'dashboard' | 'open'): WalkL
 }
 
 /** The links of every walk, or the problems found in them. */
-function linksOf(walks: WalkSummary[]): {
+export function linksOf(walks: WalkSummary[]): {
   links: { walk: WalkSummary; web: WalkLink; app: WalkLink }[];
   problems: string[];
 } {

@@ -17,6 +17,7 @@ import type { Exchange } from '../types.ts';
 import { entryLine } from './entry.ts';
 
 export interface SummaryFacts {
+  name: unknown;
   count: unknown;
   counts: unknown;
   lat: unknown;
@@ -25,6 +26,7 @@ export interface SummaryFacts {
 }
 
 interface DetailFacts {
+  name: unknown;
   stops: Stop[];
   line: string;
 }
@@ -65,6 +67,7 @@ const lineOf = (exchange: Exchange) => entryLine(exchange.seq, exchange.request.
 
 /** Summaries against details, walk by walk (CONSISTENCY-001, -002, -003). */
 export class WalkPairs {
+  readonly name = tally(declared('WALK-DETAIL-002'), 'detail name equal to the summary’s', 'walks');
   readonly count = tally(declared('CONSISTENCY-001'), 'count = number of stops', 'walks');
   readonly counts = tally(
     declared('CONSISTENCY-002'),
@@ -82,7 +85,7 @@ export class WalkPairs {
   constructor(private readonly statuses: readonly string[]) {}
 
   get tallies(): CrossTally[] {
-    return [this.count, this.counts, this.centroid];
+    return [this.name, this.count, this.counts, this.centroid];
   }
 
   /** A list answer: each walk's summary; a detail that came first is compared with it now. */
@@ -90,7 +93,14 @@ export class WalkPairs {
     const line = lineOf(exchange);
     for (const walk of walks) {
       if (!isObject(walk) || typeof walk.id !== 'string') continue;
-      const facts = { count: walk.count, counts: walk.counts, lat: walk.lat, lng: walk.lng, line };
+      const facts = {
+        name: walk.name,
+        count: walk.count,
+        counts: walk.counts,
+        lat: walk.lat,
+        lng: walk.lng,
+        line,
+      };
       this.summaries.set(walk.id, facts);
       const detail = this.waiting.get(walk.id);
       if (detail) {
@@ -107,7 +117,7 @@ export class WalkPairs {
     const stops = data.stops.map((s) =>
       isObject(s) ? { lat: s.lat, lng: s.lng, status: s.status } : s,
     ) as Stop[];
-    const detail = { stops, line: lineOf(exchange) };
+    const detail = { name: data.name, stops, line: lineOf(exchange) };
     const summary = this.summaries.get(data.id);
     if (summary) this.compare(data.id, summary, detail, exchange);
     else if (!this.waiting.has(data.id)) this.waiting.set(data.id, detail);
@@ -116,6 +126,15 @@ export class WalkPairs {
   private compare(id: string, summary: SummaryFacts, detail: DetailFacts, exchange: Exchange): void {
     const where = `walk ${id} (summary ${summary.line}, detail ${detail.line})`;
     const { stops } = detail;
+    note(
+      this.name,
+      exchange,
+      summary.name === detail.name
+        ? []
+        : [
+            `${where}: detail name ${JSON.stringify(detail.name)} ≠ list name ${JSON.stringify(summary.name)}`,
+          ],
+    );
     note(
       this.count,
       exchange,
@@ -156,47 +175,127 @@ function note(into: CrossTally, exchange: Exchange, problems: string[]): void {
   for (const problem of problems) if (into.problems.length < MAX_PROBLEMS) into.problems.push(problem);
 }
 
-interface Owner {
-  campaign: string;
-  identity: string;
-  line: string;
-}
-
 /**
- * Which campaign answered each walk (TRAFFIC-003). A key's campaign is the slug its list answers'
- * links name; a key the file never shows a list to counts as a campaign of its own.
+ * Which keys were answered each walk (TRAFFIC-003), judged once the whole file is read. A key's
+ * campaign is the slug most of its list answers' links name (a leaked walk or two do not change
+ * it); a key the file never shows a list to counts as a campaign of its own.
  */
 export class WalkOwners {
   readonly tally = tally(WALK_ISOLATION, 'each walk id answered to keys of one campaign only', 'walks');
-  private readonly owners = new Map<string, Owner>();
-  private readonly slugs = new Map<string, string>();
+  /** Per walk id: each key it was answered to, with the first entry that showed it. */
+  private readonly answeredTo = new Map<string, Map<string, string>>();
+  /** Per key: how many walks of its list answers link under each campaign slug. */
+  private readonly slugCounts = new Map<string, Map<string, number>>();
+  private firstShared: Exchange | undefined;
 
   /** A 200 answer carrying these walks, to a request with this key (undefined: no key). */
   add(walks: unknown[], exchange: Exchange, identity: string | undefined, isList: boolean): void {
     if (identity === undefined) return;
-    if (isList && !this.slugs.has(identity)) {
-      const first = walks.find(isObject);
-      const link = first ? parseWalkLink(first.web_url, 'dashboard') : undefined;
-      if (link && typeof link !== 'string') this.slugs.set(identity, `campaign ${link.slug}`);
-    }
-    const campaign = this.slugs.get(identity) ?? 'a campaign the file does not name';
     const line = lineOf(exchange);
     for (const walk of walks) {
       if (!isObject(walk) || typeof walk.id !== 'string') continue;
-      this.tally.judged++;
       this.tally.example ??= exchange;
-      const owner = this.owners.get(walk.id);
-      if (!owner) {
-        this.owners.set(walk.id, { campaign, identity, line });
-        continue;
+      if (isList) this.countSlug(identity, walk.web_url);
+      const keys = this.answeredTo.get(walk.id) ?? new Map<string, string>();
+      if (keys.size === 0) this.answeredTo.set(walk.id, keys);
+      if (!keys.has(identity)) {
+        keys.set(identity, line);
+        if (keys.size === 2) this.firstShared ??= exchange;
       }
-      const ownerCampaign = this.slugs.get(owner.identity) ?? owner.campaign;
-      if (owner.identity === identity || (ownerCampaign === campaign && !campaign.startsWith('a campaign')))
-        continue;
-      note(this.tally, exchange, [
-        `walk ${walk.id}: answered to one key (${ownerCampaign}) in ${owner.line} and to another (${campaign}) in ${line}`,
-      ]);
-      this.tally.judged--;
     }
+  }
+
+  private countSlug(identity: string, webUrl: unknown): void {
+    const link = parseWalkLink(webUrl, 'dashboard');
+    if (typeof link === 'string') return;
+    const counts = this.slugCounts.get(identity) ?? new Map<string, number>();
+    counts.set(link.slug, (counts.get(link.slug) ?? 0) + 1);
+    this.slugCounts.set(identity, counts);
+  }
+
+  private campaignOf(identity: string): string {
+    const counts = [...(this.slugCounts.get(identity) ?? [])].sort((a, b) => b[1] - a[1]);
+    return counts[0] ? `campaign ${counts[0][0]}` : `a key whose campaign the file does not show`;
+  }
+
+  /** The verdict's tally, once every entry is read. */
+  finish(): CrossTally {
+    const { tally: into } = this;
+    for (const [walk, keys] of this.answeredTo) {
+      into.judged++;
+      if (keys.size < 2) continue;
+      const owners = [...keys].map(([identity, line]) => ({
+        campaign: this.campaignOf(identity),
+        identity,
+        line,
+      }));
+      const campaigns = new Set(
+        owners.map((o) => (o.campaign.startsWith('campaign') ? o.campaign : o.identity)),
+      );
+      if (campaigns.size < 2) continue;
+      into.first ??= this.firstShared;
+      if (into.problems.length < MAX_PROBLEMS)
+        into.problems.push(
+          `walk ${walk}: answered to keys of ${campaigns.size} campaigns: ${owners.map((o) => `${o.campaign} in ${o.line}`).join('; ')}`,
+        );
+    }
+    this.answeredTo.clear();
+    return into;
+  }
+}
+
+export const LIST_SIZES: CheckDeclaration = {
+  id: 'TRAFFIC-006',
+  section: '§4.2, §8',
+  title: 'The lists one key got within a minute agree on one campaign size M: each holds min(limit, M) walks',
+  area: 'walks-list',
+  level: 'required',
+  hint: 'Return min(limit, walks in the campaign) walks: a shorter page (a default below 50, a limit cut short) hides walks for good.',
+};
+
+/** Answers closer in time than this are taken to see the same campaign (walks come and go). */
+const SAME_CAMPAIGN_MS = 60_000;
+
+interface SizeWindow {
+  /** Sizes below the bound asked: each says M exactly. */
+  exact: Map<number, string>;
+  /** The largest list: M is at least this. */
+  least?: { walks: number; line: string };
+}
+
+/**
+ * TRAFFIC-006: a list of k walks asked with bound b says M = k when k < b, and M ≥ k otherwise;
+ * the lists of one key within a minute must agree on one M.
+ */
+export class ListSizes {
+  readonly tally = tally(LIST_SIZES, 'min(limit, M) walks in every list of one key, one M', 'list answers');
+  private readonly windows = new Map<string, SizeWindow>();
+
+  add(walks: number, bound: number, exchange: Exchange, identity: string | undefined): void {
+    if (identity === undefined) return;
+    this.tally.example ??= exchange;
+    const key = `${identity} ${Math.floor((exchange.startedAt ?? 0) / SAME_CAMPAIGN_MS)}`;
+    const window = this.windows.get(key) ?? { exact: new Map<number, string>() };
+    this.windows.set(key, window);
+    const line = `${lineOf(exchange)} (${walks} walks)`;
+    this.tally.judged++;
+    const before = this.problemOf(window);
+    if (walks < bound && !window.exact.has(walks)) window.exact.set(walks, line);
+    if (!window.least || walks > window.least.walks) window.least = { walks, line };
+    const after = this.problemOf(window);
+    if (after && !before) {
+      this.tally.first ??= exchange;
+      if (this.tally.problems.length < MAX_PROBLEMS) this.tally.problems.push(after);
+    }
+  }
+
+  private problemOf(window: SizeWindow): string | undefined {
+    const exact = [...window.exact];
+    if (exact.length > 1)
+      return `one key's lists say the campaign has ${exact.map(([m, line]) => `${m} walks (${line})`).join(' and ')}`;
+    const [only] = exact;
+    if (only && window.least && window.least.walks > only[0])
+      return `${only[1]} holds fewer walks than asked, so the campaign has ${only[0]}, yet ${window.least.line}`;
+    return undefined;
   }
 }

@@ -4,7 +4,7 @@
  * At the end the tallies become the same results a live run reports, so every reporter, the
  * expected failures and the comparison work on them unchanged.
  */
-import type { ContractValidator } from '../../spec/contract.ts';
+import type { ContractValidator, Operation } from '../../spec/contract.ts';
 import { stopStatusesOf } from '../../spec/contract.ts';
 import type { Check, CheckContext } from '../checks/check.ts';
 import { DRIFT_RULES, driftOutcome, judgeableBy } from '../checks/drift.ts';
@@ -17,21 +17,22 @@ import type { CheckDeclaration } from '../runner.ts';
 import { resultOf } from '../runner.ts';
 import { isObject } from '../shared-fetches.ts';
 import type { CheckResult, Exchange, OperationCoverage, Outcome, SuiteConfig } from '../types.ts';
-import { WalkOwners, WalkPairs, WALK_ISOLATION, type CrossTally } from './cross.ts';
+import { LIST_SIZES, ListSizes, WalkOwners, WalkPairs, WALK_ISOLATION, type CrossTally } from './cross.ts';
 import type { Answered, ExchangeRule } from './rules.ts';
-import { EXCHANGE_RULES, TRAFFIC_CHECK_IDS, TRAFFIC_DRIFT_IDS } from './rules.ts';
+import { EXCHANGE_RULES, limitBound, TRAFFIC_CHECK_IDS, TRAFFIC_DRIFT_IDS } from './rules.ts';
 
 /** Findings kept per rule; the count of the rest is still reported. */
 const MAX_PROBLEMS = 500;
 
 /** Every rule `--traffic` judges, in report order. */
 export function trafficRules(): CheckDeclaration[] {
-  const cross = ['CONSISTENCY-001', 'CONSISTENCY-002', 'CONSISTENCY-003'].map(checkById);
+  const cross = ['WALK-DETAIL-002', 'CONSISTENCY-001', 'CONSISTENCY-002', 'CONSISTENCY-003'].map(checkById);
   return [
     ...TRAFFIC_CHECK_IDS.map(checkById),
     ...EXCHANGE_RULES,
     ...cross,
     WALK_ISOLATION,
+    LIST_SIZES,
     ...TRAFFIC_DRIFT_IDS.map(checkById),
   ];
 }
@@ -105,6 +106,7 @@ export class TrafficJudge {
   private readonly driftAnswers = new Map<string, number>();
   private readonly pairs: WalkPairs;
   private readonly owners = new WalkOwners();
+  private readonly sizes = new ListSizes();
   private readonly statuses: string[];
   private readonly seenStatuses = new Map<string, Map<string, number>>();
   private readonly context: CheckContext;
@@ -172,7 +174,7 @@ export class TrafficJudge {
     const operation = this.operations.operationOf(exchange);
     if (!operation || exchange.request.method === 'HEAD') return;
     this.countStatus(operation.operationId, exchange.response.status);
-    this.addRules(operation.operationId, exchange);
+    this.addRules(operation, exchange);
     this.addCross(operation.operationId, exchange, identity);
   }
 
@@ -190,13 +192,14 @@ export class TrafficJudge {
     this.seenStatuses.set(operationId, seen);
   }
 
-  private addRules(operationId: string, exchange: Answered): void {
+  private addRules(operation: Operation, exchange: Answered): void {
+    const { operationId } = operation;
     const { json } = exchange.response;
-    if (json === undefined) return;
     const line = `#${exchange.seq} ${exchange.request.method} ${exchange.request.url}`;
     for (const { rule, tally } of this.rules) {
       if (!rule.appliesTo(operationId, exchange.response.status)) continue;
-      const problems = rule.judge(json, exchange, this.statuses);
+      if (json === undefined && !rule.statusOnly) continue;
+      const problems = rule.judge(json, exchange, this.statuses, operation);
       record(
         tally,
         exchange,
@@ -210,6 +213,9 @@ export class TrafficJudge {
     const data = isObject(exchange.response.json) ? exchange.response.json.data : undefined;
     if (operationId === 'listWalks' && Array.isArray(data)) {
       this.pairs.addList(data, exchange);
+      // A bad limit's answer is the deployment's choice (§8): it says nothing of the campaign's size.
+      const limit = limitBound(exchange.request.url);
+      if (limit.valid) this.sizes.add(data.length, limit.bound, exchange, identity);
       this.owners.add(data, exchange, identity, true);
     } else if (operationId === 'getWalk' && isObject(data)) {
       this.pairs.addDetail(data, exchange);
@@ -225,7 +231,9 @@ export class TrafficJudge {
     const outcomes = new Map<string, Outcome>([
       ...this.checks.map(({ check, tally }) => [check.id, outcomeOf(tally)] as const),
       ...this.rules.map(({ rule, tally }) => [rule.id, outcomeOf(tally)] as const),
-      ...[...this.pairs.tallies, this.owners.tally].map((t) => [t.rule.id, outcomeOf(t)] as const),
+      ...[...this.pairs.tallies, this.owners.finish(), this.sizes.tally].map(
+        (t) => [t.rule.id, outcomeOf(t)] as const,
+      ),
       ...TRAFFIC_DRIFT_IDS.map(
         (id) => [id, driftOutcome(id, observations, this.driftAnswers.get(id) ?? 0)] as const,
       ),

@@ -5,7 +5,11 @@
  * titles and levels are the live checks' own where the requirement is the same one, and new
  * `TRAFFIC-` ids where only a recording can ask it that way.
  */
-import { LIMIT } from '../../spec/facts.ts';
+import type { Operation } from '../../spec/contract.ts';
+import { LIMIT, statusOfError } from '../../spec/facts.ts';
+import { expectedRefusal, refusal } from '../checks/outcome.ts';
+import type { WalkSummary } from '../../spec/types.ts';
+import { linksOf } from '../checks/walks-list.ts';
 import { checkById } from '../checks/registry.ts';
 import type { CheckDeclaration } from '../runner.ts';
 import { isObject } from '../shared-fetches.ts';
@@ -34,10 +38,12 @@ export interface ExchangeRule extends CheckDeclaration {
   expected: string;
   /** What one judged record is, plural (`walk details`). */
   unit: string;
+  /** Judges the status alone, so answers without a JSON body count too. */
+  statusOnly?: true;
   /** Whether the rule applies to answers of this operation with this status. */
   appliesTo(operationId: string, status: number): boolean;
   /** The problems of one answer's body (empty when it holds), each naming the walk. */
-  judge(json: unknown, exchange: Answered, statuses: readonly string[]): string[];
+  judge(json: unknown, exchange: Answered, statuses: readonly string[], operation: Operation): string[];
 }
 
 /** A live check's declaration, to restate its rule over one recorded answer. */
@@ -45,6 +51,9 @@ function declared(id: string): CheckDeclaration {
   const { section, title, area, level, decision, hint } = checkById(id);
   return { id, section, title, area, level, hint, ...(decision ? { decision } : {}) };
 }
+
+/** The codes the written spec pairs with a status (§7's table): forbidden (403), not_found (404). */
+const WRITTEN_CODES: readonly string[] = ['forbidden', 'not_found'];
 
 const isDetail = (operationId: string, status: number) => operationId === 'getWalk' && status === 200;
 const isList = (operationId: string, status: number) => operationId === 'listWalks' && status === 200;
@@ -69,20 +78,100 @@ function walksOf(json: unknown): unknown[] | undefined {
  * range, the default without one, and the maximum of §8 whatever else was sent (§8 leaves the
  * answer to a bad limit open, but never more than the maximum).
  */
-export function limitBound(url: string): { bound: number; asked: string } {
+export function limitBound(url: string): { bound: number; asked: string; valid: boolean } {
   const values = new URL(url).searchParams.getAll(LIMIT.name);
   if (values.length === 0)
-    return { bound: LIMIT.default, asked: `no ${LIMIT.name} (default ${LIMIT.default})` };
+    return { bound: LIMIT.default, asked: `no ${LIMIT.name} (default ${LIMIT.default})`, valid: true };
   const [only] = values;
   const n = values.length === 1 && /^\d+$/.test(only ?? '') ? Number(only) : NaN;
-  if (n >= LIMIT.minimum && n <= LIMIT.maximum) return { bound: n, asked: `${LIMIT.name}=${n}` };
+  if (n >= LIMIT.minimum && n <= LIMIT.maximum) return { bound: n, asked: `${LIMIT.name}=${n}`, valid: true };
   return {
     bound: LIMIT.maximum,
     asked: `${values.map((v) => `${LIMIT.name}=${v}`).join('&')} (at most ${LIMIT.maximum})`,
+    valid: false,
   };
 }
 
+/** Every rule over one answer, in report order. */
 export const EXCHANGE_RULES: readonly ExchangeRule[] = [
+  {
+    id: 'TRAFFIC-004',
+    section: '§4, §7',
+    title: 'Every answer of a documented operation has a status the operation documents',
+    area: 'envelope',
+    level: 'required',
+    hint: 'Answer with the statuses spec/openapi.yaml documents for the operation (an empty campaign is 200, not 404).',
+    expected: 'a status spec/openapi.yaml documents for the operation',
+    unit: 'answers',
+    statusOnly: true,
+    appliesTo: () => true,
+    judge(_json, exchange, _statuses, operation) {
+      return operation.statuses.includes(String(exchange.response.status))
+        ? []
+        : [
+            `${exchange.response.status} is not documented for ${operation.operationId} (${operation.statuses.join(', ')})`,
+          ];
+    },
+  },
+  {
+    id: 'TRAFFIC-005',
+    section: '§5.6, §4.3 rule 1, §7',
+    title: `${WRITTEN_CODES.map(refusal).join(' and ')}: each of these statuses with its code, each code with its status`,
+    area: 'not-found',
+    level: 'required',
+    hint: `Answer ${WRITTEN_CODES.map(refusal).join(' and ')} exactly as §7 pairs them: a missing scope is ${refusal('forbidden')}, an unknown walk ${refusal('not_found')}.`,
+    expected: WRITTEN_CODES.map(expectedRefusal).join('; '),
+    unit: 'error answers',
+    appliesTo: (_operationId, status) => status >= 400,
+    judge(json, exchange) {
+      const { status } = exchange.response;
+      const code = isObject(json) && isObject(json.error) ? json.error.code : undefined;
+      const pairedCode = WRITTEN_CODES.find((c) => statusOfError(c) === status);
+      if (pairedCode !== undefined && code !== pairedCode)
+        return [`${status} with error.code ${JSON.stringify(code)}, not "${pairedCode}"`];
+      if (typeof code === 'string' && WRITTEN_CODES.includes(code) && statusOfError(code) !== status)
+        return [`error.code "${code}" with status ${status}, not ${statusOfError(code)}`];
+      return [];
+    },
+  },
+  {
+    ...declared('WALKS-LIST-005'),
+    expected: 'no walk id twice in one answer',
+    unit: 'list answers',
+    appliesTo: isList,
+    judge(json) {
+      const seen = new Set<unknown>();
+      return (walksOf(json) ?? []).flatMap((walk) => {
+        const id = isObject(walk) ? walk.id : undefined;
+        const twice = seen.has(id);
+        seen.add(id);
+        return twice ? [`walk ${String(id)} appears twice`] : [];
+      });
+    },
+  },
+  {
+    ...declared('WALKS-LIST-008'),
+    expected:
+      'web_url …/dashboard/<slug>/walks/<id> and app_link …/open/<slug>/walks/<id>, same base and slug',
+    unit: 'list answers',
+    appliesTo: isList,
+    judge: (json) => linksOf((walksOf(json) ?? []) as WalkSummary[]).problems,
+  },
+  {
+    ...declared('WALKS-LIST-009'),
+    expected: 'one {web_base_url} and one <campaign_slug> across the walks of one answer',
+    unit: 'list answers',
+    appliesTo: isList,
+    judge(json) {
+      const { links } = linksOf((walksOf(json) ?? []) as WalkSummary[]);
+      const slugs = [...new Set(links.map((l) => l.web.slug))];
+      const bases = [...new Set(links.map((l) => l.web.base))];
+      return [
+        ...(slugs.length > 1 ? [`${slugs.length} slugs: ${slugs.slice(0, 4).join(', ')}`] : []),
+        ...(bases.length > 1 ? [`${bases.length} bases: ${bases.slice(0, 4).join(', ')}`] : []),
+      ];
+    },
+  },
   {
     ...declared('WALK-DETAIL-003'),
     expected: 'stops ordered by ascending position',
