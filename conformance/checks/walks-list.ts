@@ -92,15 +92,21 @@ export interface WalkLink {
   id: string;
 }
 
+/** The shape of each kind of link, compiled once: `--traffic` parses every link of every answer. */
+const LINK_SHAPES = {
+  dashboard: /^(https?:\/\/.+?)\/dashboard\/([^/?#]+)\/walks\/([^/?#]+)$/,
+  open: /^(https?:\/\/.+?)\/open\/([^/?#]+)\/walks\/([^/?#]+)$/,
+} as const;
+
 /** `{web_base_url}/<kind>/<campaign_slug>/walks/<walk_id>` taken apart, or why it cannot be. */
-export function parseWalkLink(value: unknown, kind: 'dashboard' | 'open'): WalkLink | string {
+export function parseWalkLink(value: unknown, kind: keyof typeof LINK_SHAPES): WalkLink | string {
   if (typeof value !== 'string') return `is ${JSON.stringify(value)}, not a string`;
-  const match = new RegExp(`^(https?://.+?)/${kind}/([^/?#]+)/walks/([^/?#]+)$`).exec(value);
+  const match = LINK_SHAPES[kind].exec(value);
   if (!match?.[1] || !match[2] || !match[3]) {
     return `${JSON.stringify(value)} is not shaped {web_base_url}/${kind}/<campaign_slug>/walks/<walk_id>`;
   }
   try {
-    new URL(match[1]);
+    if (!URL.canParse(match[1])) throw new Error('no base');
     return { base: match[1], slug: decodeURIComponent(match[2]), id: decodeURIComponent(match[3]) };
   } catch {
     return `${JSON.stringify(value)} has no absolute base URL`;

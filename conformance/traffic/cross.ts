@@ -10,7 +10,6 @@
 import type { Stop } from '../../spec/types.ts';
 import { centroidAccepted } from '../checks/consistency.ts';
 import { checkById } from '../checks/registry.ts';
-import { parseWalkLink } from '../checks/walks-list.ts';
 import type { CheckDeclaration } from '../runner.ts';
 import { isObject } from '../shared-fetches.ts';
 import type { Exchange } from '../types.ts';
@@ -188,14 +187,21 @@ export class WalkOwners {
   private readonly slugCounts = new Map<string, Map<string, number>>();
   private firstShared: Exchange | undefined;
 
-  /** A 200 answer carrying these walks, to a request with this key (undefined: no key). */
-  add(walks: unknown[], exchange: Exchange, identity: string | undefined, isList: boolean): void {
+  /**
+   * A 200 answer carrying these walks, to a request with this key (undefined: no key); `slugs`,
+   * for a list answer, the campaign slug each walk's links name.
+   */
+  add(walks: unknown[], exchange: Exchange, identity: string | undefined, slugs: string[] = []): void {
     if (identity === undefined) return;
     const line = lineOf(exchange);
+    if (slugs.length > 0) {
+      const counts = this.slugCounts.get(identity) ?? new Map<string, number>();
+      for (const slug of slugs) counts.set(slug, (counts.get(slug) ?? 0) + 1);
+      this.slugCounts.set(identity, counts);
+    }
     for (const walk of walks) {
       if (!isObject(walk) || typeof walk.id !== 'string') continue;
       this.tally.example ??= exchange;
-      if (isList) this.countSlug(identity, walk.web_url);
       const keys = this.answeredTo.get(walk.id) ?? new Map<string, string>();
       if (keys.size === 0) this.answeredTo.set(walk.id, keys);
       if (!keys.has(identity)) {
@@ -203,14 +209,6 @@ export class WalkOwners {
         if (keys.size === 2) this.firstShared ??= exchange;
       }
     }
-  }
-
-  private countSlug(identity: string, webUrl: unknown): void {
-    const link = parseWalkLink(webUrl, 'dashboard');
-    if (typeof link === 'string') return;
-    const counts = this.slugCounts.get(identity) ?? new Map<string, number>();
-    counts.set(link.slug, (counts.get(link.slug) ?? 0) + 1);
-    this.slugCounts.set(identity, counts);
   }
 
   private campaignOf(identity: string): string {
@@ -297,5 +295,44 @@ export class ListSizes {
     if (only && window.least && window.least.walks > only[0])
       return `${only[1]} holds fewer walks than asked, so the campaign has ${only[0]}, yet ${window.least.line}`;
     return undefined;
+  }
+}
+
+export const LISTED_FOUND: CheckDeclaration = {
+  id: 'TRAFFIC-007',
+  section: '§4.3, §4.2',
+  title: 'A walk listed to a key is found for that key: its detail is not a 404 within the minute',
+  area: 'walk-detail',
+  level: 'required',
+  hint: 'List only walks that can be fetched (no archived or deleted walk), and only the key’s own campaign’s.',
+};
+
+/**
+ * TRAFFIC-007: the walks each key was listed, with when; a detail answered 404 to the same key
+ * within a minute of the list contradicts it (a walk may be archived later, rarely that soon).
+ */
+export class ListedWalks {
+  readonly tally = tally(LISTED_FOUND, 'every walk listed to a key found for it', 'walk details');
+  private readonly listed = new Map<string, { at: number; line: string }>();
+
+  addList(walks: unknown[], exchange: Exchange, identity: string | undefined): void {
+    if (identity === undefined) return;
+    const line = lineOf(exchange);
+    for (const walk of walks) {
+      if (isObject(walk) && typeof walk.id === 'string')
+        this.listed.set(`${identity} ${walk.id}`, { at: exchange.startedAt ?? 0, line });
+    }
+  }
+
+  /** A detail answer to `identity` for the walk in its path. */
+  addDetail(walkId: string, status: number, exchange: Exchange, identity: string | undefined): void {
+    if (identity === undefined) return;
+    const listed = this.listed.get(`${identity} ${walkId}`);
+    if (!listed || Math.abs((exchange.startedAt ?? 0) - listed.at) > SAME_CAMPAIGN_MS) return;
+    note(
+      this.tally,
+      exchange,
+      status === 404 ? [`walk ${walkId}: listed in ${listed.line}, not found in ${lineOf(exchange)}`] : [],
+    );
   }
 }

@@ -98,8 +98,8 @@ export function readEntry(
   if (typeof content === 'string') return { judged: false, reason: content, line };
   const info = requestInfo(request, url);
   const shown = Object.fromEntries([...headers].filter(([name]) => !SECRET_HEADERS.has(name)));
-  const answer = responseOf(status, shown, content.bytes);
-  if (!answer.contentType && typeof response?.content?.mimeType === 'string' && content.bytes.length > 0) {
+  const answer = responseOf(status, shown, content.content);
+  if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
     // Some exporters keep the type only in `content.mimeType`.
     answer.contentType = response.content.mimeType;
     answer.mediaType = response.content.mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -152,7 +152,8 @@ const DECODERS: Record<string, (bytes: Buffer) => Buffer> = {
 const NO_BODY_STATUSES = new Set([204, 304]);
 
 interface Body {
-  bytes: Buffer;
+  /** The decoded content: the recorded text itself when it needed no decoding. */
+  content: Buffer | string;
   /** Set when the recording kept the body coded and it was decoded here. */
   coding?: string;
   wireBytes: number;
@@ -167,13 +168,23 @@ function bodyOf(
 ): Body | string {
   const text = content?.text;
   if (typeof text !== 'string') {
-    if (method === 'HEAD' || NO_BODY_STATUSES.has(status)) return { bytes: Buffer.alloc(0), wireBytes: 0 };
+    if (method === 'HEAD' || NO_BODY_STATUSES.has(status)) return { content: '', wireBytes: 0 };
     return 'no body recorded';
   }
-  const bytes = content?.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
   const coding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
-  if (coding === '' || coding === 'identity' || looksDecoded(bytes))
-    return { bytes, wireBytes: bytes.length };
+  const plain = coding === '' || coding === 'identity';
+  if (content?.encoding !== 'base64') {
+    // Text that is not JSON-looking under a coding may still be the coded bytes as latin1: rare.
+    if (plain || looksDecoded(text)) return { content: text, wireBytes: Buffer.byteLength(text) };
+  }
+  const bytes = content?.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'latin1');
+  if (plain || looksDecoded(bytes.subarray(0, 64).toString('latin1')))
+    return { content: bytes, wireBytes: bytes.length };
+  return decodedBody(bytes, coding);
+}
+
+/** Bytes undone from the codings `coding` names, last first; the bytes themselves when they do not decode. */
+function decodedBody(bytes: Buffer, coding: string): Body | string {
   let decoded: Buffer = bytes;
   try {
     for (const name of coding
@@ -188,14 +199,14 @@ function bodyOf(
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
       return `a body larger than ${MAX_BODY_BYTES} bytes once decoded`;
-    // The exporter kept the decoded text after all (the HAR spec's way): judge it as it is.
-    return { bytes, wireBytes: bytes.length };
+    // The exporter kept the decoded content after all (the HAR spec's way): judge it as it is.
+    return { content: bytes, wireBytes: bytes.length };
   }
-  return { bytes: decoded, coding, wireBytes: bytes.length };
+  return { content: decoded, coding, wireBytes: bytes.length };
 }
 
-/** JSON (or any text) starts with a printable character; coded bytes almost never do all of it. */
-function looksDecoded(bytes: Buffer): boolean {
-  const first = bytes.subarray(0, 64).toString('latin1').trimStart()[0];
+/** Decoded JSON (or an HTML page) starts like this; coded bytes almost never do. */
+function looksDecoded(text: string): boolean {
+  const first = text.slice(0, 64).trimStart()[0];
   return first === '{' || first === '[' || first === '"' || first === '<';
 }

@@ -4,7 +4,7 @@
  * At the end the tallies become the same results a live run reports, so every reporter, the
  * expected failures and the comparison work on them unchanged.
  */
-import type { ContractValidator, Operation } from '../../spec/contract.ts';
+import type { ContractValidator, Operation, ValidationResult } from '../../spec/contract.ts';
 import { stopStatusesOf } from '../../spec/contract.ts';
 import type { Check, CheckContext } from '../checks/check.ts';
 import { DRIFT_RULES, driftOutcome, judgeableBy } from '../checks/drift.ts';
@@ -17,9 +17,37 @@ import type { CheckDeclaration } from '../runner.ts';
 import { resultOf } from '../runner.ts';
 import { isObject } from '../shared-fetches.ts';
 import type { CheckResult, Exchange, OperationCoverage, Outcome, SuiteConfig } from '../types.ts';
-import { LIST_SIZES, ListSizes, WalkOwners, WalkPairs, WALK_ISOLATION, type CrossTally } from './cross.ts';
+import {
+  LIST_SIZES,
+  LISTED_FOUND,
+  ListedWalks,
+  ListSizes,
+  WalkOwners,
+  WalkPairs,
+  WALK_ISOLATION,
+  type CrossTally,
+} from './cross.ts';
 import type { Answered, ExchangeRule } from './rules.ts';
-import { EXCHANGE_RULES, limitBound, TRAFFIC_CHECK_IDS, TRAFFIC_DRIFT_IDS } from './rules.ts';
+import {
+  EXCHANGE_RULES,
+  limitBound,
+  linksOfAnswer,
+  READ_METHODS,
+  TRAFFIC_CHECK_IDS,
+  TRAFFIC_DRIFT_IDS,
+  writeProblem,
+  WRITES_REFUSED,
+} from './rules.ts';
+
+/** The walk id of a detail request: the last segment of its path. */
+function walkIdOf(url: string): string {
+  const segment = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 /** Findings kept per rule; the count of the rest is still reported. */
 const MAX_PROBLEMS = 500;
@@ -33,6 +61,8 @@ export function trafficRules(): CheckDeclaration[] {
     ...cross,
     WALK_ISOLATION,
     LIST_SIZES,
+    LISTED_FOUND,
+    WRITES_REFUSED,
     ...TRAFFIC_DRIFT_IDS.map(checkById),
   ];
 }
@@ -94,6 +124,45 @@ export interface JudgeOptions {
   closedContract: ContractValidator;
 }
 
+type Verdict = { body: unknown; key: string; result: ValidationResult };
+
+/** A validator remembering its last verdict, and answering from `known` when that one settles it. */
+function remembering(
+  contract: ContractValidator,
+  known: (body: unknown, key: string) => ValidationResult | undefined,
+): ContractValidator & { last?: Verdict } {
+  const validator: ContractValidator & { last?: Verdict } = {
+    doc: contract.doc,
+    operation: (operationId) => contract.operation(operationId),
+    documentsStatus: (operationId, status) => contract.documentsStatus(operationId, status),
+    validateSchema: (name, value) => contract.validateSchema(name, value),
+    validateResponse(operationId, status, body) {
+      const key = `${operationId} ${status}`;
+      const last = validator.last;
+      if (last && last.body === body && last.key === key) return last.result;
+      const result = known(body, key) ?? contract.validateResponse(operationId, status, body);
+      validator.last = { body, key, result };
+      return result;
+    },
+  };
+  return validator;
+}
+
+/**
+ * The open and closed validators of one judge, sparing the dearest step (validating a list of 200
+ * walks): the drift analysis validates each answer closed, then open, and ENVELOPE-005 open again.
+ * The closed schemas are the open ones plus "no other property", so an answer the closed validator
+ * accepts the open one accepts too; and an answer's open verdict is remembered for ENVELOPE-005.
+ */
+function pairedValidators(open: ContractValidator, closed: ContractValidator) {
+  const closedOne = remembering(closed, () => undefined);
+  const openOne = remembering(open, (body, key) => {
+    const last = closedOne.last;
+    return last && last.body === body && last.key === key && last.result.valid ? last.result : undefined;
+  });
+  return { open: openOne, closed: closedOne };
+}
+
 export class TrafficJudge {
   readonly operations: OperationMatcher;
   /** Entries of this API seen, and those not judged, by reason. */
@@ -107,13 +176,17 @@ export class TrafficJudge {
   private readonly pairs: WalkPairs;
   private readonly owners = new WalkOwners();
   private readonly sizes = new ListSizes();
+  private readonly listed = new ListedWalks();
+  private readonly writes = newTally(WRITES_REFUSED, 'every write answered with a 4xx', 'writes');
   private readonly statuses: string[];
   private readonly seenStatuses = new Map<string, Map<string, number>>();
   private readonly context: CheckContext;
 
   constructor(private readonly options: JudgeOptions) {
+    const { open, closed } = pairedValidators(options.contract, options.closedContract);
+    this.options = { ...options, contract: open, closedContract: closed };
     const wanted = (id: string) => !options.selected || options.selected.has(id);
-    this.operations = operationMatcher(options.contract, options.baseUrl);
+    this.operations = operationMatcher(this.options.contract, options.baseUrl);
     this.statuses = stopStatusesOf(options.contract.doc);
     this.checks = TRAFFIC_CHECK_IDS.filter(wanted).map((id) => {
       const check = checkById(id);
@@ -123,7 +196,7 @@ export class TrafficJudge {
       rule,
       tally: newTally(rule, rule.expected, rule.unit),
     }));
-    this.drift = new DriftTally({ ...options, operations: this.operations });
+    this.drift = new DriftTally({ ...this.options, operations: this.operations });
     this.pairs = new WalkPairs(this.statuses);
     this.context = this.contextFor();
   }
@@ -154,6 +227,8 @@ export class TrafficJudge {
   async add(exchange: Answered, identity: string | undefined): Promise<void> {
     this.entries++;
     this.judged++;
+    // Drift first: its closed validation spares ENVELOPE-005 its own (`pairedValidators`).
+    this.addDrift(exchange);
     const exchanges = this.context.client.exchanges as Exchange[];
     exchanges[0] = exchange;
     for (const { check, tally } of this.checks) {
@@ -170,7 +245,11 @@ export class TrafficJudge {
       );
     }
     exchanges.length = 0;
-    this.addDrift(exchange);
+    if (!READ_METHODS.has(exchange.request.method)) {
+      const problem = writeProblem(exchange);
+      const line = `#${exchange.seq} ${exchange.request.method} ${exchange.request.url}`;
+      record(this.writes, exchange, problem ? [`${line}: ${problem}`] : []);
+    }
     const operation = this.operations.operationOf(exchange);
     if (!operation || exchange.request.method === 'HEAD') return;
     this.countStatus(operation.operationId, exchange.response.status);
@@ -209,17 +288,26 @@ export class TrafficJudge {
   }
 
   private addCross(operationId: string, exchange: Answered, identity: string | undefined): void {
-    if (exchange.response.status !== 200) return;
+    const { status } = exchange.response;
+    if (operationId === 'getWalk' && (status === 200 || status === 404))
+      this.listed.addDetail(walkIdOf(exchange.request.url), status, exchange, identity);
+    if (status !== 200) return;
     const data = isObject(exchange.response.json) ? exchange.response.json.data : undefined;
     if (operationId === 'listWalks' && Array.isArray(data)) {
       this.pairs.addList(data, exchange);
+      this.listed.addList(data, exchange, identity);
       // A bad limit's answer is the deployment's choice (§8): it says nothing of the campaign's size.
       const limit = limitBound(exchange.request.url);
       if (limit.valid) this.sizes.add(data.length, limit.bound, exchange, identity);
-      this.owners.add(data, exchange, identity, true);
+      this.owners.add(
+        data,
+        exchange,
+        identity,
+        linksOfAnswer(exchange.response.json).links.map((l) => l.web.slug),
+      );
     } else if (operationId === 'getWalk' && isObject(data)) {
       this.pairs.addDetail(data, exchange);
-      this.owners.add([data], exchange, identity, false);
+      this.owners.add([data], exchange, identity);
     }
   }
 
@@ -231,7 +319,8 @@ export class TrafficJudge {
     const outcomes = new Map<string, Outcome>([
       ...this.checks.map(({ check, tally }) => [check.id, outcomeOf(tally)] as const),
       ...this.rules.map(({ rule, tally }) => [rule.id, outcomeOf(tally)] as const),
-      ...[...this.pairs.tallies, this.owners.finish(), this.sizes.tally].map(
+      [WRITES_REFUSED.id, outcomeOf(this.writes)],
+      ...[...this.pairs.tallies, this.owners.finish(), this.sizes.tally, this.listed.tally].map(
         (t) => [t.rule.id, outcomeOf(t)] as const,
       ),
       ...TRAFFIC_DRIFT_IDS.map(

@@ -92,6 +92,38 @@ export function limitBound(url: string): { bound: number; asked: string; valid: 
   };
 }
 
+const linksSeen = new WeakMap<object, ReturnType<typeof linksOf>>();
+
+/** The links of a list answer's walks, taken apart once for every rule that reads them. */
+export function linksOfAnswer(json: unknown): ReturnType<typeof linksOf> {
+  if (!isObject(json)) return { links: [], problems: [] };
+  const known = linksSeen.get(json);
+  if (known) return known;
+  const links = linksOf((walksOf(json) ?? []) as WalkSummary[]);
+  linksSeen.set(json, links);
+  return links;
+}
+
+/** Methods that only read: every other one is a write, which a read-only API refuses (§1, §4). */
+export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** TRAFFIC-008, judged on every answer of the API, documented path or not. */
+export const WRITES_REFUSED: CheckDeclaration = {
+  id: 'TRAFFIC-008',
+  section: '§1, §4',
+  title: 'Every write (POST, PUT, PATCH, DELETE...) is refused with a 4xx: the API is read-only',
+  area: 'methods',
+  level: 'required',
+  hint: 'Refuse every method but GET and HEAD with a 4xx error envelope (the project answers 405 with Allow: GET, HEAD).',
+};
+
+/** Why a recorded write was not refused, or undefined. */
+export function writeProblem(exchange: Answered): string | undefined {
+  if (READ_METHODS.has(exchange.request.method)) return undefined;
+  const { status } = exchange.response;
+  return status >= 400 && status <= 499 ? undefined : `${exchange.request.method} answered ${status}`;
+}
+
 /** Every rule over one answer, in report order. */
 export const EXCHANGE_RULES: readonly ExchangeRule[] = [
   {
@@ -155,7 +187,7 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
       'web_url …/dashboard/<slug>/walks/<id> and app_link …/open/<slug>/walks/<id>, same base and slug',
     unit: 'list answers',
     appliesTo: isList,
-    judge: (json) => linksOf((walksOf(json) ?? []) as WalkSummary[]).problems,
+    judge: (json) => linksOfAnswer(json).problems,
   },
   {
     ...declared('WALKS-LIST-009'),
@@ -163,7 +195,7 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
     unit: 'list answers',
     appliesTo: isList,
     judge(json) {
-      const { links } = linksOf((walksOf(json) ?? []) as WalkSummary[]);
+      const { links } = linksOfAnswer(json);
       const slugs = [...new Set(links.map((l) => l.web.slug))];
       const bases = [...new Set(links.map((l) => l.web.base))];
       return [
@@ -214,6 +246,26 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
         .filter((s) => !isObject(s) || !statuses.includes(s.status as string))
         .slice(0, 2)
         .map((s) => `${detail.walk}: status ${JSON.stringify(isObject(s) ? s.status : s)}`);
+    },
+  },
+  {
+    ...declared('WALK-DETAIL-006'),
+    expected: 'unique non-empty string stop ids',
+    unit: 'walk details',
+    appliesTo: isDetail,
+    judge(json) {
+      const detail = stopsOf(json);
+      if (!detail) return [];
+      const seen = new Set<unknown>();
+      const problems: string[] = [];
+      for (const stop of detail.stops) {
+        const id = isObject(stop) ? stop.id : undefined;
+        if (typeof id !== 'string' || id === '')
+          problems.push(`${detail.walk}: stop id ${JSON.stringify(id)}`);
+        else if (seen.has(id)) problems.push(`${detail.walk}: stop id ${id} appears twice`);
+        seen.add(id);
+      }
+      return problems.slice(0, 2);
     },
   },
   {

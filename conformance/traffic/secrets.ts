@@ -102,13 +102,19 @@ function safeDecode(text: string): string {
 }
 
 /**
- * Who asked, without saying who: a digest of the key the request carried (its `Authorization`
- * credentials or its `x-api-key`), so two requests can be told to come from different keys.
- * Never shown; undefined for a request without a key.
+ * Who asked, without saying who: a digest of the key the request carried, in `Authorization:
+ * Bearer` or `x-api-key` (the same key in either is the same caller; two different keys at once
+ * are a caller of their own, since which one a deployment reads is open, §5.9), so two requests
+ * can be told to come from different keys. Never shown; undefined for a request without a key.
  */
 export function keyIdentity(headers: ReadonlyMap<string, string>): string | undefined {
-  const authorization = headers.get('authorization');
-  const key = headers.get('x-api-key') ?? authorization?.replace(/^bearer\s+/i, '');
-  if (key === undefined || key.trim() === '') return undefined;
-  return createHash('sha256').update(key.trim()).digest('hex').slice(0, 16);
+  const bearer =
+    headers
+      .get('authorization')
+      ?.trim()
+      .replace(/^bearer\s+/i, '') ?? '';
+  const apiKey = headers.get('x-api-key')?.trim() ?? '';
+  const keys = [...new Set([bearer, apiKey].filter((k) => k !== ''))];
+  if (keys.length === 0) return undefined;
+  return createHash('sha256').update(keys.join('\n')).digest('hex').slice(0, 16);
 }
