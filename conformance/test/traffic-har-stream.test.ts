@@ -30,6 +30,7 @@ const TRICKY = [
   { request: { url: 'https://a.example/api/v1/walks?x="}]', method: 'GET' } },
   { response: { content: { text: '{"ok":true,"data":[{"name":"a \\"quoted\\" {name}"}]}' } } },
   { comment: 'back\\slash at the end\\', nested: [[{}], { '"key"': ['[', ']', '{', '}'] }] },
+  { runs: ['\\"', '\\\\"\\', 'a\\\\\\"b', '\\'.repeat(7)] },
   { unicode: 'é ✓ 𝄞 \u0000 \n', number: -1.5e3, flags: [true, false, null] },
 ];
 

@@ -37,6 +37,8 @@ class Scanner {
   private readonly keys: (string | undefined)[] = [];
   private inString = false;
   private escaped = false;
+  /** Backslashes just before where a skipped string's reading resumes (they escape what follows). */
+  private slashRun = 0;
   /** Bytes of the string being read, when it may be a key or a wanted value (short ones only). */
   private text: number[] | undefined;
   private lastString: string | undefined;
@@ -79,38 +81,60 @@ class Scanner {
     if (this.inEntry) this.pieces.push(chunk.subarray(this.entryStart));
   }
 
-  /** Reads string bytes from `i`; returns where reading goes on. */
+  /** Reads string bytes from `from`; returns where reading goes on. */
   private readString(chunk: Buffer, from: number): number {
-    let i = from;
+    if (this.text === undefined && !this.escaped) return this.skipString(chunk, from);
+    const byte = chunk[from] as number;
     if (this.escaped) {
       this.escaped = false;
-      this.text?.push(chunk[i] as number);
-      return i + 1;
+      this.text?.push(byte);
+      return from + 1;
     }
-    if (this.text === undefined) {
-      // A long string's bytes are not wanted: jump to the next quote or backslash.
-      const quote = chunk.indexOf(QUOTE, i);
-      const slash = chunk.indexOf(BACKSLASH, i);
-      const next = slash !== -1 && (quote === -1 || slash < quote) ? slash : quote;
-      if (next === -1) return chunk.length;
-      i = next;
-    }
-    const byte = chunk[i] as number;
     if (byte === BACKSLASH) {
       this.escaped = true;
-      return i + 1;
+      return from + 1;
     }
     if (byte === QUOTE) {
-      this.inString = false;
-      this.lastString = this.text ? Buffer.from(this.text).toString('utf8') : undefined;
-      this.text = undefined;
-      if (this.expectValue) this.valueRead(this.lastString);
-      this.expectValue = false;
-      return i + 1;
+      this.closeString();
+      return from + 1;
     }
     this.text?.push(byte);
     if (this.text && this.text.length > MAX_KEY) this.text = undefined;
-    return i + 1;
+    return from + 1;
+  }
+
+  /**
+   * A string whose bytes are not wanted (a body, most of a recording): jumps from quote to quote,
+   * and a quote ends the string unless an odd run of backslashes stands before it. The run may
+   * have begun in the previous chunk (`slashRun`).
+   */
+  private skipString(chunk: Buffer, from: number): number {
+    let i = from;
+    for (;;) {
+      const quote = chunk.indexOf(QUOTE, i);
+      const end = quote === -1 ? chunk.length : quote;
+      let run = 0;
+      while (end - run - 1 >= i && chunk[end - run - 1] === BACKSLASH) run++;
+      if (end - run === i) run += this.slashRun;
+      if (quote === -1) {
+        this.slashRun = run;
+        return chunk.length;
+      }
+      this.slashRun = 0;
+      if (run % 2 === 0) {
+        this.closeString();
+        return quote + 1;
+      }
+      i = quote + 1;
+    }
+  }
+
+  private closeString(): void {
+    this.inString = false;
+    this.lastString = this.text ? Buffer.from(this.text).toString('utf8') : undefined;
+    this.text = undefined;
+    if (this.expectValue) this.valueRead(this.lastString);
+    this.expectValue = false;
   }
 
   private structural(byte: number, chunk: Buffer, at: number): void {
@@ -120,6 +144,7 @@ class Scanner {
     }
     if (byte === QUOTE) {
       this.inString = true;
+      this.slashRun = 0;
       // Only strings outside the entries are worth reading (keys, version, creator name).
       this.text = this.stack.length <= 3 ? [] : undefined;
       this.lastString = undefined;
