@@ -98,6 +98,17 @@ const LINK_SHAPES = {
   open: /^(https?:\/\/.+?)\/open\/([^/?#]+)\/walks\/([^/?#]+)$/,
 } as const;
 
+/** Whether a link's base parses as a URL, remembered: a deployment has one or two bases. */
+const basesSeen = new Map<string, boolean>();
+function isAbsoluteBase(base: string): boolean {
+  let known = basesSeen.get(base);
+  if (known === undefined) {
+    known = URL.canParse(base);
+    if (basesSeen.size < 64) basesSeen.set(base, known);
+  }
+  return known;
+}
+
 /** `{web_base_url}/<kind>/<campaign_slug>/walks/<walk_id>` taken apart, or why it cannot be. */
 export function parseWalkLink(value: unknown, kind: keyof typeof LINK_SHAPES): WalkLink | string {
   if (typeof value !== 'string') return `is ${JSON.stringify(value)}, not a string`;
@@ -106,7 +117,7 @@ export function parseWalkLink(value: unknown, kind: keyof typeof LINK_SHAPES): W
     return `${JSON.stringify(value)} is not shaped {web_base_url}/${kind}/<campaign_slug>/walks/<walk_id>`;
   }
   try {
-    if (!URL.canParse(match[1])) throw new Error('no base');
+    if (!isAbsoluteBase(match[1])) throw new Error('no base');
     return { base: match[1], slug: decodeURIComponent(match[2]), id: decodeURIComponent(match[3]) };
   } catch {
     return `${JSON.stringify(value)} has no absolute base URL`;

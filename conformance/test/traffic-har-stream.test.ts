@@ -78,12 +78,18 @@ describe('reading HAR entries as a stream', () => {
     ['log.entries that is not an array', '{"log":{"entries":{}}}', /has no log.entries array/],
     ['a file cut short', '{"log":{"entries":[{"a":1},{"b":', /it ends in the middle of its JSON/],
     ['brackets that do not match', '{"log":{"entries":[}]}', /its brackets do not match/],
+    [
+      'an entry that is not JSON, without quoting it (it may hold a key)',
+      '{"log":{"entries":[{"a":1},{"key": svc_sk_live_abcdefabcdef}]}}',
+      /is not a HAR file: entry 2 is not valid JSON$/,
+    ],
   ];
   for (const [what, text, message] of notHar) {
     it(`refuses ${what} in one line naming the file`, async () => {
       const path = write(text);
       await expect(entriesOf(path)).rejects.toThrow(message);
       await expect(entriesOf(path)).rejects.toThrow(path);
+      await expect(entriesOf(path)).rejects.not.toThrow(/svc_sk_live_/);
     });
   }
 

@@ -226,6 +226,20 @@ describe('judging a recording of the reference server', () => {
   }
 });
 
+describe('reports of a recording', () => {
+  it('take --expect-failures of the rules a recording is judged by, and --compare with a previous report', async () => {
+    const broken = fileOf(base.map((r, i) => (i === 0 ? { ...r, url: `${r.url}?limit=2` } : r)));
+    const expected = join(dir, 'expected.yaml');
+    writeFileSync(expected, '- id: TRAFFIC-001\n  reason: the gateway caps nothing yet\n');
+    const previous = join(dir, 'previous.json');
+    await runCli(['--traffic', fileOf(base), '--reporter', 'json', '--output', previous]);
+    const run = await runCli(['--traffic', broken, '--expect-failures', expected, '--compare', previous]);
+    expect(run.status, run.stdout).toBe(0);
+    expect(run.stdout).toContain('TRAFFIC-001');
+    expect(run.stdout).toMatch(/newly failing|NEWLY FAILING|expected failure/i);
+  });
+});
+
 describe('secrets in a recording', () => {
   it('never prints a key, a cookie or a key in a query string, in any output or report', async () => {
     // An answer that echoes the key, so the failure's excerpt would carry it.
@@ -286,6 +300,12 @@ describe('files that cannot be judged (exit status 2)', () => {
     expect(ambiguous.stderr).toContain('choose one with --base-url');
     const chosen = await runCli(['--traffic', path, '--base-url', server.baseUrl]);
     expect(chosen.status, chosen.stdout).toBe(0);
+  });
+
+  it('--har with --traffic: nothing is sent, so nothing can be recorded', async () => {
+    const run = await runCli(['--traffic', 'any.har', '--har', join(dir, 'out.har')]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--har has nothing to record');
   });
 
   it('lists the rules a recording is judged by, which need no key', async () => {

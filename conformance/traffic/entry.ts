@@ -131,7 +131,15 @@ function requestInfo(request: RecordedRequest, url: string): RequestInfo {
   if (request.headers.has('x-api-key')) headers['x-api-key'] = '$CONFORMANCE_API_KEY';
   else if (request.headers.has('authorization')) headers.Authorization = 'Bearer $CONFORMANCE_API_KEY';
   const info: Omit<RequestInfo, 'curl'> = { method: request.method, url, keys: [], headers };
-  return { ...info, curl: curlOf(info) };
+  // Written only for the few exchanges a report shows: a recording has thousands.
+  let curl: string | undefined;
+  return {
+    ...info,
+    get curl() {
+      curl ??= curlOf(info);
+      return curl;
+    },
+  };
 }
 
 /** The codings this reader undoes, synchronously (an entry is judged before the next is read). */

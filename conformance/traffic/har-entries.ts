@@ -49,6 +49,8 @@ class Scanner {
   private inEntry = false;
   private entryStart = 0;
   private sawEntries = false;
+  /** Entries read so far. */
+  private entries = 0;
   private started = false;
 
   constructor(private readonly onEntry: (entry: unknown) => void) {}
@@ -188,7 +190,15 @@ class Scanner {
     const bytes = this.pieces.length === 1 ? (this.pieces[0] as Buffer) : Buffer.concat(this.pieces);
     this.pieces = [];
     this.inEntry = false;
-    this.onEntry(JSON.parse(bytes.toString('utf8')));
+    this.entries++;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      // Not the parser's message: it quotes the text, which may hold a key.
+      throw new Error(`entry ${this.entries} is not valid JSON`);
+    }
+    this.onEntry(entry);
   }
 
   end(): void {
