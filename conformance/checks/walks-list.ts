@@ -149,6 +149,21 @@ export function linksOf(walks: WalkSummary[]): {
   return { links, problems };
 }
 
+/** The slugs and bases the links use, and the problem when there is more than one of either. */
+export function linkSpread(links: { web: WalkLink }[]): {
+  slugs: string[];
+  bases: string[];
+  problems: string[];
+} {
+  const slugs = [...new Set(links.map((l) => l.web.slug))];
+  const bases = [...new Set(links.map((l) => l.web.base))];
+  const problems = [
+    ...(slugs.length > 1 ? [`${slugs.length} slugs: ${slugs.slice(0, 4).join(', ')}`] : []),
+    ...(bases.length > 1 ? [`${bases.length} bases: ${bases.slice(0, 4).join(', ')}`] : []),
+  ];
+  return { slugs, bases, problems };
+}
+
 /** Every `counts` object of an answer's walks (list items, or a detail's data), with where it is. */
 function countsIn(exchange: Exchange): { where: string; counts: unknown }[] {
   const data = (exchange.response?.json as { data?: unknown } | undefined)?.data;
@@ -462,12 +477,7 @@ export const walksListChecks: Check[] = [
       const { links } = linksOf(list.walks);
       if (links.length < 2)
         return inconclusive(expected, `only ${links.length} walks with usable links`, list.view.exchange);
-      const slugs = [...new Set(links.map((l) => l.web.slug))];
-      const bases = [...new Set(links.map((l) => l.web.base))];
-      const problems = [
-        ...(slugs.length > 1 ? [`${slugs.length} slugs: ${slugs.slice(0, 4).join(', ')}`] : []),
-        ...(bases.length > 1 ? [`${bases.length} bases: ${bases.slice(0, 4).join(', ')}`] : []),
-      ];
+      const { slugs, bases, problems } = linkSpread(links);
       return verdict(expected, problems, `slug ${slugs[0]} on ${bases[0]}`, list.view.exchange);
     },
   },

@@ -9,7 +9,8 @@ import type { Operation } from '../../spec/contract.ts';
 import { LIMIT, statusOfError } from '../../spec/facts.ts';
 import { expectedRefusal, refusal } from '../checks/outcome.ts';
 import type { WalkSummary } from '../../spec/types.ts';
-import { linksOf } from '../checks/walks-list.ts';
+import { numberingProblem, orderProblem, statusProblems, stopIdProblems } from '../checks/walk-detail.ts';
+import { linkSpread, linksOf } from '../checks/walks-list.ts';
 import { checkById } from '../checks/registry.ts';
 import type { CheckDeclaration } from '../runner.ts';
 import { isObject } from '../shared-fetches.ts';
@@ -64,8 +65,6 @@ function stopsOf(json: unknown): { walk: string; stops: unknown[] } | undefined 
   if (!isObject(data) || !Array.isArray(data.stops)) return undefined;
   return { walk: `walk ${String(data.id)}`, stops: data.stops };
 }
-
-const positionsOf = (stops: unknown[]) => stops.map((s) => (isObject(s) ? s.position : undefined));
 
 /** The walks of a list answer, when `data` is an array. */
 function walksOf(json: unknown): unknown[] | undefined {
@@ -194,15 +193,7 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
     expected: 'one {web_base_url} and one <campaign_slug> across the walks of one answer',
     unit: 'list answers',
     appliesTo: isList,
-    judge(json) {
-      const { links } = linksOfAnswer(json);
-      const slugs = [...new Set(links.map((l) => l.web.slug))];
-      const bases = [...new Set(links.map((l) => l.web.base))];
-      return [
-        ...(slugs.length > 1 ? [`${slugs.length} slugs: ${slugs.slice(0, 4).join(', ')}`] : []),
-        ...(bases.length > 1 ? [`${bases.length} bases: ${bases.slice(0, 4).join(', ')}`] : []),
-      ];
-    },
+    judge: (json) => linkSpread(linksOfAnswer(json).links).problems,
   },
   {
     ...declared('WALK-DETAIL-003'),
@@ -211,12 +202,8 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
     appliesTo: isDetail,
     judge(json) {
       const detail = stopsOf(json);
-      if (!detail) return [];
-      const positions = positionsOf(detail.stops);
-      const at = positions.findIndex((p, i) => i > 0 && !((p as number) > (positions[i - 1] as number)));
-      return at > 0
-        ? [`${detail.walk}: position ${String(positions[at])} follows ${String(positions[at - 1])}`]
-        : [];
+      const problem = detail && orderProblem(detail.stops);
+      return problem ? [`${detail.walk}: ${problem}`] : [];
     },
   },
   {
@@ -226,12 +213,8 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
     appliesTo: isDetail,
     judge(json) {
       const detail = stopsOf(json);
-      if (!detail) return [];
-      const sorted = positionsOf(detail.stops).sort((a, b) => Number(a) - Number(b));
-      const at = sorted.findIndex((p, i) => p !== i + 1);
-      return at >= 0
-        ? [`${detail.walk}: expected position ${at + 1}, found ${JSON.stringify(sorted[at])}`]
-        : [];
+      const problem = detail && numberingProblem(detail.stops);
+      return problem ? [`${detail.walk}: ${problem}`] : [];
     },
   },
   {
@@ -241,11 +224,7 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
     appliesTo: isDetail,
     judge(json, _exchange, statuses) {
       const detail = stopsOf(json);
-      if (!detail) return [];
-      return detail.stops
-        .filter((s) => !isObject(s) || !statuses.includes(s.status as string))
-        .slice(0, 2)
-        .map((s) => `${detail.walk}: status ${JSON.stringify(isObject(s) ? s.status : s)}`);
+      return detail ? statusProblems(detail.stops, new Set(statuses)).map((p) => `${detail.walk}: ${p}`) : [];
     },
   },
   {
@@ -255,17 +234,7 @@ export const EXCHANGE_RULES: readonly ExchangeRule[] = [
     appliesTo: isDetail,
     judge(json) {
       const detail = stopsOf(json);
-      if (!detail) return [];
-      const seen = new Set<unknown>();
-      const problems: string[] = [];
-      for (const stop of detail.stops) {
-        const id = isObject(stop) ? stop.id : undefined;
-        if (typeof id !== 'string' || id === '')
-          problems.push(`${detail.walk}: stop id ${JSON.stringify(id)}`);
-        else if (seen.has(id)) problems.push(`${detail.walk}: stop id ${id} appears twice`);
-        seen.add(id);
-      }
-      return problems.slice(0, 2);
+      return detail ? stopIdProblems(detail.stops).map((p) => `${detail.walk}: ${p}`) : [];
     },
   },
   {
