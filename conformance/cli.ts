@@ -9,7 +9,7 @@ import { CHECKS } from './checks/registry.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
 import { UsageError, usageMessage } from '../command-line/flags.ts';
 import type { CliOptions } from './config.ts';
-import type { KeyName, Report } from './types.ts';
+import type { Exchange, KeyName, Report } from './types.ts';
 import { ConfigError } from './config-error.ts';
 import { helpFor, parseCli } from './config.ts';
 import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
@@ -24,6 +24,8 @@ import { formatReport } from './reporters/format.ts';
 import { contractsFor, runSuiteWithTraffic } from './runner.ts';
 import { selectChecks } from './selection.ts';
 import { resolveTarget } from './target.ts';
+import { trafficRules } from './traffic/judge.ts';
+import { runTraffic, type TrafficOptions } from './traffic/run.ts';
 
 export interface Io {
   stdout: (text: string) => void;
@@ -37,11 +39,10 @@ export interface Io {
 export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
 
 export async function main(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
-  let redact = redactorFor(keysOf(env));
-  let stop: (() => Promise<void>) | undefined;
+  const session: Session = { redact: redactorFor(keysOf(env)) };
   try {
     const options = parseCli(argv, env);
-    redact = redactorFor(options.config.keys, reachSecrets(options.config.reach));
+    session.redact = redactorFor(options.config.keys, reachSecrets(options.config.reach));
     if (options.help) {
       io.stdout(helpFor(io.program));
       return EXIT.pass;
@@ -50,7 +51,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stdout(`${options.version}\n`);
       return EXIT.pass;
     }
-    const checks = selectChecks(CHECKS, options.config.only, options.skip);
+    const declared = options.traffic !== undefined ? trafficRules() : CHECKS;
+    const checks = selectChecks(declared, options.config.only, options.skip);
     if (options.list) {
       io.stdout(
         checks.map((c) => `${c.id}\t${c.drift ? 'drift' : c.level}\t${c.section}\t${c.title}\n`).join(''),
@@ -59,14 +61,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
     // The files are checked before anything is sent: a bad one is unusable configuration (exit 2).
     const expected = options.expectFailures
-      ? loadExpectedFailures(options.expectFailures, CHECKS)
+      ? loadExpectedFailures(options.expectFailures, declared)
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
     contractsFor(options.config.specPath);
-    const target = await resolveTarget(options.config);
-    stop = target.close;
-    redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
-    const run = await runSuiteWithTraffic(target.config, checks, preflight);
+    const run = await reportOf(options, session);
+    const { redact } = session;
     let report = run.report;
     if (expected && options.expectFailures)
       report = applyExpectedFailures(report, options.expectFailures, expected);
@@ -81,11 +81,34 @@ export async function main(argv: string[], env: Record<string, string | undefine
     printOutcome(report, { ...options, written, color: io.color === true }, io, redact);
     return exitStatusOf(report);
   } catch (error) {
-    io.stderr(redact(errorMessage(error)));
+    io.stderr(session.redact(errorMessage(error)));
     return EXIT.unusable;
   } finally {
-    await stop?.();
+    await session.stop?.();
   }
+}
+
+/** What the output passes through, and what stops the target once the run is over. */
+interface Session {
+  redact: Redactor;
+  stop?: () => Promise<void>;
+}
+
+/** The report: of the deployment the configuration names, or of the `--traffic` recording. */
+async function reportOf(
+  options: CliOptions,
+  session: Session,
+): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
+  if (options.traffic !== undefined) {
+    const run = await judgeRecording(options, options.traffic);
+    session.redact = composeRedactors(session.redact, run.redact);
+    return { report: run.report, exchanges: [] };
+  }
+  const target = await resolveTarget(options.config);
+  session.stop = target.close;
+  session.redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
+  const selected = selectChecks(CHECKS, options.config.only, options.skip);
+  return runSuiteWithTraffic(target.config, selected, preflight);
 }
 
 /**
@@ -119,6 +142,26 @@ function overCapLines(cut: string[]): string {
 Raise --max-response-bytes to judge it.
 `;
 }
+
+/** `--traffic`: the recording judged under the run's selection, strictness, seed and spec. */
+async function judgeRecording(options: CliOptions, file: string) {
+  const only = options.config.only;
+  const selected = only || options.skip ? selectChecks(trafficRules(), only, options.skip) : undefined;
+  const traffic: TrafficOptions = {
+    file,
+    strict: options.config.strict,
+    seed: options.config.seed,
+  };
+  if (options.config.baseUrl !== undefined) traffic.baseUrl = options.config.baseUrl;
+  if (options.config.specPath !== undefined) traffic.specPath = options.config.specPath;
+  if (selected) traffic.selected = new Set(selected.map((r) => r.id));
+  return runTraffic(traffic);
+}
+
+const composeRedactors =
+  (...redactors: Redactor[]): Redactor =>
+  (text) =>
+    redactors.reduce((out, redact) => redact(out), text);
 
 function errorMessage(error: unknown): string {
   if (error instanceof UsageError) return usageMessage('conformance', error);

@@ -431,17 +431,20 @@ function codingOf(header: string | string[] | undefined): string {
   return value === '' ? NO_CODING : value;
 }
 
-function responseOf(
+/** An answer as the checks judge it, from its status, headers and (decoded) content, bytes or text. */
+export function responseOf(
   status: number,
   raw: Record<string, string | string[] | undefined>,
-  buffer: Buffer,
+  content: Buffer | string,
 ): ResponseData {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const body = buffer.toString('utf8');
-  const response: ResponseData = { status, headers, body, bytes: buffer.length };
+  // A recording (`--traffic`) holds most bodies as text already.
+  const body = typeof content === 'string' ? content : content.toString('utf8');
+  const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
+  const response: ResponseData = { status, headers, body, bytes };
   const contentType = headers['content-type'];
   if (contentType !== undefined) {
     response.contentType = contentType;

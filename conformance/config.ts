@@ -52,6 +52,8 @@ export interface CliOptions {
   expectFailures?: string;
   /** `--compare FILE`: a previous `--reporter json` report to compare with. */
   compare?: string;
+  /** `--traffic FILE.har`: judge a recording instead of a deployment (no key needed). */
+  traffic?: string;
   help: boolean;
   /** `--version` (a packaged bin only): the line to print, and nothing is run. */
   version?: string;
@@ -80,8 +82,9 @@ export function parseCli(argv: string[], env: Env): CliOptions {
     throw new ConfigError('--quiet and --verbose contradict each other: choose one');
   const merged = withEnvFile(flags['env-file'], env);
   const config = configOf(flags, merged);
-  // --list sends nothing, so it needs no key; the target decides which keys a run needs.
-  if (!flags.list) requireTargetKeys(config);
+  const traffic = trafficOf(flags);
+  // --list and --traffic send nothing, so they need no key; the target decides which keys a run needs.
+  if (!flags.list && traffic === undefined) requireTargetKeys(config);
   const options: CliOptions = {
     config,
     reporters: parseReporters(flags.reporter ?? [], flags.output ?? []),
@@ -91,6 +94,7 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   };
   const skip = prefixesOf(flags.skip);
   if (skip) options.skip = skip;
+  if (traffic !== undefined) options.traffic = traffic;
   for (const [flag, name] of [
     ['har', 'har'],
     ['expect-failures', 'expectFailures'],
@@ -211,6 +215,27 @@ function parseReporters(rawNames: string[], outputs: string[]): CliOptions['repo
     );
   }
   return chosen;
+}
+
+// --traffic (issue 28): judging a recording instead of a deployment.
+const TRAFFIC_FLAGS = {
+  traffic: {
+    type: 'string',
+    value: 'FILE.har',
+    help: 'Judge every recorded exchange of this API in a HAR 1.2 file instead of calling a\ndeployment: no key needed; --base-url picks the API when the file holds several',
+  },
+} as const satisfies CommandSpec['flags'];
+
+/** `--traffic FILE`: the recording to judge; it sends nothing, so `--har` has nothing to record. */
+function trafficOf(flags: Flags): string | undefined {
+  const file = flags.traffic;
+  if (file === undefined) return undefined;
+  if (file.trim() === '') throw new ConfigError('--traffic needs a HAR file');
+  if (flags.har !== undefined)
+    throw new ConfigError('--traffic judges a recording and sends nothing: --har has nothing to record');
+  if (flags.profile === 'mock')
+    throw new ConfigError('--traffic judges recorded answers: --profile mock does not apply');
+  return file;
 }
 
 /** Bounds of the numeric flags. */
@@ -366,6 +391,7 @@ const FLAGS = {
     help: 'Print every section: advisories, skips, every example, the pre-flight figures',
   },
   list: { type: 'boolean', help: 'Print the checks (id, level, section, title) and exit' },
+  ...TRAFFIC_FLAGS,
 } as const satisfies CommandSpec['flags'];
 
 /** What each credential variable holds; the names are the contract's (`spec/facts.ts`). */
@@ -434,7 +460,9 @@ from something in front of the API, or a 404 on the list route.`,
   deployment: unusable configuration, a target that cannot be reached or never answers, a
   rejected key, a base URL holding /api/v1, a list route that does not answer JSON or answers
   404, or the way there not set up (certificate, client certificate, proxy, gateway header).
-  Reports then say "not judged", with the reason.`,
+  Reports then say "not judged", with the reason.
+  With --traffic: 0 every judged exchange holds, 1 one does not, 2 the file is not HAR, holds no
+  exchange of this API, or holds several API base URLs and no --base-url says which.`,
     },
   ],
 };

@@ -58,13 +58,30 @@ export function observeDrift(exchanges: readonly Exchange[], ctx: DriftContext):
 }
 
 function analyse(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
-  const seen = new Map<string, Seen>();
-  const judged = new Map<string, number>();
-  for (const exchange of exchanges) {
+  const tally = new DriftTally(ctx);
+  for (const exchange of exchanges) tally.add(exchange);
+  return tally.observations();
+}
+
+/**
+ * The analysis one exchange at a time, for traffic too large to hold (`--traffic`): each distinct
+ * difference is kept once, with the first exchange that showed it and how many answers did.
+ */
+export class DriftTally {
+  private readonly seen = new Map<string, Seen>();
+  private readonly judgedBy = new Map<string, number>();
+  /** Answers of documented operations judged so far. */
+  judged = 0;
+
+  constructor(private readonly ctx: DriftContext) {}
+
+  add(exchange: Exchange): void {
+    const { ctx, seen, judgedBy } = this;
     const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
-    if (!operationId || !exchange.response) continue;
+    if (!operationId || !exchange.response) return;
+    this.judged++;
     const { status } = exchange.response;
-    judged.set(`${operationId} ${status}`, (judged.get(`${operationId} ${status}`) ?? 0) + 1);
+    judgedBy.set(`${operationId} ${status}`, (judgedBy.get(`${operationId} ${status}`) ?? 0) + 1);
     const here = new Set<string>();
     for (const difference of differencesOf(operationId, exchange.response, ctx)) {
       const key = [operationId, status, difference.kind, difference.where, difference.message].join('\u0000');
@@ -85,30 +102,40 @@ function analyse(exchanges: readonly Exchange[], ctx: DriftContext): DriftObserv
         });
     }
   }
-  const order = new Map(operationsOf(ctx.contract.doc).map((op, i) => [op.operationId, i]));
-  return [...seen.values()]
-    .sort(
-      (a, b) =>
-        (order.get(a.finding.operationId) ?? 0) - (order.get(b.finding.operationId) ?? 0) ||
-        a.finding.status - b.finding.status ||
-        DRIFT_KINDS.indexOf(a.finding.kind) - DRIFT_KINDS.indexOf(b.finding.kind) ||
-        a.finding.where.localeCompare(b.finding.where),
-    )
-    .map(({ finding, first, responses }) => ({
-      finding: {
-        ...finding,
-        responses,
-        of: judged.get(`${finding.operationId} ${finding.status}`) ?? responses,
-        example: { method: first.request.method, url: first.request.url, curl: first.request.curl },
-      },
-      first,
-    }));
+
+  /** Every difference so far, each once, in spec order of operation and status. */
+  observations(): DriftObservation[] {
+    const { ctx, seen, judgedBy } = this;
+    const order = new Map(operationsOf(ctx.contract.doc).map((op, i) => [op.operationId, i]));
+    return [...seen.values()]
+      .sort(
+        (a, b) =>
+          (order.get(a.finding.operationId) ?? 0) - (order.get(b.finding.operationId) ?? 0) ||
+          a.finding.status - b.finding.status ||
+          DRIFT_KINDS.indexOf(a.finding.kind) - DRIFT_KINDS.indexOf(b.finding.kind) ||
+          a.finding.where.localeCompare(b.finding.where),
+      )
+      .map(({ finding, first, responses }) => ({
+        finding: {
+          ...finding,
+          responses,
+          of: judgedBy.get(`${finding.operationId} ${finding.status}`) ?? responses,
+          example: { method: first.request.method, url: first.request.url, curl: first.request.curl },
+        },
+        first,
+      }));
+  }
 }
 
 /** The report's drift section: the findings (at most MAX_FINDINGS) and how many answers were judged. */
 export function driftSection(exchanges: readonly Exchange[], ctx: DriftContext): DriftSection {
   const observations = observeDrift(exchanges, ctx);
   const judged = exchanges.filter((e) => e.response && documentedOperation(e, ctx)).length;
+  return sectionOf(observations, judged);
+}
+
+/** The drift section of these observations over `judged` answers. */
+export function sectionOf(observations: DriftObservation[], judged: number): DriftSection {
   return {
     judged,
     findings: observations.slice(0, MAX_FINDINGS).map((o) => o.finding),

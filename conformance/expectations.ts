@@ -14,7 +14,10 @@ import type { ExpectationState, ExpectedFailure, Report } from './types.ts';
 const ENTRY_FIELDS = new Set(['id', 'reason']);
 
 /** Reads and checks the file (JSON or YAML: a list of `{ id, reason }`). Throws ConfigError. */
-export function loadExpectedFailures(path: string, checks: readonly Check[]): ExpectedFailure[] {
+export function loadExpectedFailures(
+  path: string,
+  checks: readonly Pick<Check, 'id' | 'level' | 'drift'>[],
+): ExpectedFailure[] {
   const flag = `--expect-failures ${path}`;
   const text = readConfigFile(flag, path);
   let parsed: unknown;

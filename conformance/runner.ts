@@ -193,7 +193,26 @@ async function runChecks(selected: readonly Check[], ctx: CheckContext): Promise
 async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
   const started = performance.now();
   const outcome = await outcomeOf(check, ctx);
-  const effectiveLevel = check.drift && ctx.config.strict ? 'required' : check.level;
+  return resultOf(check, outcome, ctx.config.strict, Math.round(performance.now() - started));
+}
+
+/** What a result needs of its check: the declaration, not the function. */
+export type CheckDeclaration = Pick<
+  Check,
+  'id' | 'section' | 'title' | 'area' | 'level' | 'drift' | 'decision' | 'hint'
+>;
+
+/**
+ * A check's result from its outcome: the level that decides (drift is required under `--strict`),
+ * the hint on a failure, the reason of a skip, and the request and answer that showed it.
+ */
+export function resultOf(
+  check: CheckDeclaration,
+  outcome: Outcome,
+  strict: boolean,
+  durationMs: number,
+): CheckResult {
+  const effectiveLevel = check.drift && strict ? 'required' : check.level;
   const status = outcome.status === 'fail' && effectiveLevel === 'advisory' ? 'advisory' : outcome.status;
   const result: CheckResult = {
     id: check.id,
@@ -206,7 +225,7 @@ async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
     status,
     expected: outcome.expected,
     actual: outcome.actual,
-    durationMs: Math.round(performance.now() - started),
+    durationMs,
   };
   if (check.decision) result.decision = check.decision;
   if (outcome.differs && check.decision) {

@@ -359,6 +359,20 @@ export interface Coverage {
   requirements: RequirementCoverage[];
   /** What could not be covered and why, one line each. */
   gaps: string[];
+  /** Set by `--traffic`: what the recording held and how much of it was judged. */
+  traffic?: TrafficCoverage;
+}
+
+/** What `--traffic` read: the file's entries, those of this API, and those judged. */
+export interface TrafficCoverage {
+  file: string;
+  /** Every entry of the file. */
+  entries: number;
+  /** Entries under the API's base URL. */
+  ofApi: number;
+  judged: number;
+  /** Entries of this API that could not be judged, by reason (no answer, no body recorded...). */
+  notJudged: { reason: string; entries: number }[];
 }
 
 export interface OperationCoverage {

@@ -5,26 +5,55 @@
  * once, grouped by operation, status and place, with how many answers showed it.
  */
 import type { DriftKind } from '../types.ts';
+import type { DriftObservation } from '../drift.ts';
 import { observeDrift } from '../drift.ts';
+import type { Exchange, Outcome } from '../types.ts';
 import type { Check, CheckContext } from './check.ts';
 import { inconclusive, verdict } from './outcome.ts';
 
-/** Answers of documented operations that a check of this kind can judge. */
-function judgeable(ctx: CheckContext, kind: DriftKind): number {
-  return ctx.client.exchanges.filter((exchange) => {
-    const response = exchange.response;
-    if (!response || exchange.request.method === 'HEAD' || !ctx.operations.operationOf(exchange))
-      return false;
-    if (kind === 'field') return response.json !== undefined;
-    if (kind === 'content-type') return response.body !== '';
-    return true;
-  }).length;
+/** Whether a check of this kind can judge this exchange: an answer of a documented operation. */
+export function judgeableBy(
+  kind: DriftKind,
+  exchange: Exchange,
+  ctx: Pick<CheckContext, 'operations'>,
+): boolean {
+  const response = exchange.response;
+  if (!response || exchange.request.method === 'HEAD' || !ctx.operations.operationOf(exchange)) return false;
+  if (kind === 'field') return response.json !== undefined;
+  if (kind === 'content-type') return response.body !== '';
+  return true;
 }
 
-function judge(ctx: CheckContext, kind: DriftKind, expected: string, passed: (answers: number) => string) {
-  const answers = judgeable(ctx, kind);
+/** What each DRIFT check judges and how it words its verdict. */
+export const DRIFT_RULES = {
+  'DRIFT-001': {
+    kind: 'field',
+    expected: 'only the fields spec/openapi.yaml documents',
+    passed: (n: number) => `no undocumented field in ${n} answers`,
+  },
+  'DRIFT-002': {
+    kind: 'status',
+    expected: 'only statuses spec/openapi.yaml documents for each operation',
+    passed: (n: number) => `${n} answers, all statuses documented`,
+  },
+  'DRIFT-003': {
+    kind: 'content-type',
+    expected: 'only content types spec/openapi.yaml documents',
+    passed: (n: number) => `${n} answers, all content types documented`,
+  },
+} as const satisfies Record<string, { kind: DriftKind; expected: string; passed: (n: number) => string }>;
+export type DriftRuleId = keyof typeof DRIFT_RULES;
+
+function judge(ctx: CheckContext, id: DriftRuleId) {
+  const answers = ctx.client.exchanges.filter((e) => judgeableBy(DRIFT_RULES[id].kind, e, ctx)).length;
+  return driftOutcome(id, observeDrift(ctx.client.exchanges, ctx), answers);
+}
+
+/** The verdict of one DRIFT check over these observations of `answers` judgeable answers. */
+export function driftOutcome(id: DriftRuleId, observations: DriftObservation[], answers: number): Outcome {
+  const { kind, expected, passed } = DRIFT_RULES[id];
   if (answers === 0) return inconclusive(expected, 'no answer of a documented operation');
-  const mine = observeDrift(ctx.client.exchanges, ctx).filter((o) => o.finding.kind === kind);
+  const mine = observations.filter((o) => o.finding.kind === kind);
   const problems = mine.map(({ finding: f }) => {
     const where = kind === 'status' ? '' : ` ${f.where}`;
     return `${f.operationId} ${f.status}${where}: ${f.message} (${f.responses} of ${f.of} answers)`;
@@ -44,12 +73,7 @@ export const driftChecks: Check[] = [
     traffic: true,
     hint: 'Remove the field, or document it in spec/openapi.yaml first.',
     async run(ctx) {
-      return judge(
-        ctx,
-        'field',
-        'only the fields spec/openapi.yaml documents',
-        (n) => `no undocumented field in ${n} answers`,
-      );
+      return judge(ctx, 'DRIFT-001');
     },
   },
   {
@@ -63,12 +87,7 @@ export const driftChecks: Check[] = [
     traffic: true,
     hint: 'Answer with the statuses spec/openapi.yaml documents for the operation, or document the new one first.',
     async run(ctx) {
-      return judge(
-        ctx,
-        'status',
-        'only statuses spec/openapi.yaml documents for each operation',
-        (n) => `${n} answers, all statuses documented`,
-      );
+      return judge(ctx, 'DRIFT-002');
     },
   },
   {
@@ -82,12 +101,7 @@ export const driftChecks: Check[] = [
     traffic: true,
     hint: 'Send the content type spec/openapi.yaml documents (application/json).',
     async run(ctx) {
-      return judge(
-        ctx,
-        'content-type',
-        'only content types spec/openapi.yaml documents',
-        (n) => `${n} answers, all content types documented`,
-      );
+      return judge(ctx, 'DRIFT-003');
     },
   },
 ];

@@ -17,6 +17,43 @@ function sharedWalkFields(doc: OpenApiDocument): string[] {
   return fields('WalkSummary').filter((field) => detail.has(field));
 }
 
+/** Why a walk's stops are not in ascending position, or undefined (live and `--traffic`). */
+export function orderProblem(stops: unknown[]): string | undefined {
+  const positions = stops.map((s) => (isObject(s) ? s.position : undefined));
+  const at = positions.findIndex((p, i) => i > 0 && !((p as number) > (positions[i - 1] as number)));
+  return at > 0 ? `position ${String(positions[at])} follows ${String(positions[at - 1])}` : undefined;
+}
+
+/** Why a walk's positions are not exactly 1..n, or undefined. */
+export function numberingProblem(stops: unknown[]): string | undefined {
+  const sorted = stops
+    .map((s) => (isObject(s) ? s.position : undefined))
+    .sort((a, b) => Number(a) - Number(b));
+  const at = sorted.findIndex((p, i) => p !== i + 1);
+  return at >= 0 ? `expected position ${at + 1}, found ${JSON.stringify(sorted[at])}` : undefined;
+}
+
+/** The stop statuses that are none of §2.4's (the first two). */
+export function statusProblems(stops: unknown[], statuses: ReadonlySet<string>): string[] {
+  return stops
+    .filter((s) => !isObject(s) || !statuses.has(s.status as string))
+    .slice(0, 2)
+    .map((s) => `status ${JSON.stringify(isObject(s) ? s.status : s)}`);
+}
+
+/** Stop ids that are empty, not strings, or repeated (the first two). */
+export function stopIdProblems(stops: unknown[]): string[] {
+  const seen = new Set<unknown>();
+  const found: string[] = [];
+  for (const stop of stops) {
+    const id = isObject(stop) ? stop.id : undefined;
+    if (typeof id !== 'string' || id === '') found.push(`stop id ${JSON.stringify(id)}`);
+    else if (seen.has(id)) found.push(`stop id ${id} appears twice`);
+    seen.add(id);
+  }
+  return found.slice(0, 2);
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const walkDetailChecks: Check[] = [
@@ -110,11 +147,8 @@ export const walkDetailChecks: Check[] = [
       if (!Array.isArray(walks)) return walks;
       const problems = walks.flatMap(({ summary, stops }) => {
         if (!stops) return [`${walkLabel(summary)}: stops is not an array`];
-        const positions = stops.map((s) => (isObject(s) ? s.position : undefined));
-        const at = positions.findIndex((p, i) => i > 0 && !((p as number) > (positions[i - 1] as number)));
-        return at > 0
-          ? [`${walkLabel(summary)}: position ${String(positions[at])} follows ${String(positions[at - 1])}`]
-          : [];
+        const problem = orderProblem(stops);
+        return problem ? [`${walkLabel(summary)}: ${problem}`] : [];
       });
       return counted(
         verdict(expected, problems, `${walks.length} walks in order`, walks[0]?.exchange),
@@ -136,13 +170,8 @@ export const walkDetailChecks: Check[] = [
       if (!Array.isArray(walks)) return walks;
       const problems = walks.flatMap(({ summary, stops }) => {
         if (!stops) return [`${walkLabel(summary)}: stops is not an array`];
-        const sorted = stops
-          .map((s) => (isObject(s) ? s.position : undefined))
-          .sort((a, b) => Number(a) - Number(b));
-        const at = sorted.findIndex((p, i) => p !== i + 1);
-        return at >= 0
-          ? [`${walkLabel(summary)}: expected position ${at + 1}, found ${JSON.stringify(sorted[at])}`]
-          : [];
+        const problem = numberingProblem(stops);
+        return problem ? [`${walkLabel(summary)}: ${problem}`] : [];
       });
       return counted(
         verdict(expected, problems, `${walks.length} walks numbered 1..n`, walks[0]?.exchange),
@@ -164,10 +193,7 @@ export const walkDetailChecks: Check[] = [
       const walks = await judgedWalks(ctx, expected);
       if (!Array.isArray(walks)) return walks;
       const problems = walks.flatMap(({ summary, stops }) =>
-        (stops ?? [])
-          .filter((s) => !isObject(s) || !statuses.has(s.status as string))
-          .slice(0, 2)
-          .map((s) => `${walkLabel(summary)}: status ${JSON.stringify(isObject(s) ? s.status : s)}`),
+        statusProblems(stops ?? [], statuses).map((p) => `${walkLabel(summary)}: ${p}`),
       );
       return counted(
         verdict(expected, problems, 'all statuses known', walks[0]?.exchange),
@@ -187,18 +213,9 @@ export const walkDetailChecks: Check[] = [
       const expected = 'unique non-empty string stop ids';
       const walks = await judgedWalks(ctx, expected);
       if (!Array.isArray(walks)) return walks;
-      const problems = walks.flatMap(({ summary, stops }) => {
-        const seen = new Set<unknown>();
-        const found: string[] = [];
-        for (const stop of stops ?? []) {
-          const id = isObject(stop) ? stop.id : undefined;
-          if (typeof id !== 'string' || id === '')
-            found.push(`${walkLabel(summary)}: stop id ${JSON.stringify(id)}`);
-          else if (seen.has(id)) found.push(`${walkLabel(summary)}: stop id ${id} appears twice`);
-          seen.add(id);
-        }
-        return found.slice(0, 2);
-      });
+      const problems = walks.flatMap(({ summary, stops }) =>
+        stopIdProblems(stops ?? []).map((p) => `${walkLabel(summary)}: ${p}`),
+      );
       return counted(
         verdict(expected, problems, 'stop ids unique', walks[0]?.exchange),
         await walkCoverage(ctx, walks.length),

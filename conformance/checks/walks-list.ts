@@ -94,15 +94,32 @@ export interface WalkLink {
   id: string;
 }
 
+/** The shape of each kind of link, compiled once: `--traffic` parses every link of every answer. */
+const LINK_SHAPES = {
+  dashboard: /^(https?:\/\/.+?)\/dashboard\/([^/?#]+)\/walks\/([^/?#]+)$/,
+  open: /^(https?:\/\/.+?)\/open\/([^/?#]+)\/walks\/([^/?#]+)$/,
+} as const;
+
+/** Whether a link's base parses as a URL, remembered: a deployment has one or two bases. */
+const basesSeen = new Map<string, boolean>();
+function isAbsoluteBase(base: string): boolean {
+  let known = basesSeen.get(base);
+  if (known === undefined) {
+    known = URL.canParse(base);
+    if (basesSeen.size < 64) basesSeen.set(base, known);
+  }
+  return known;
+}
+
 /** `{web_base_url}/<kind>/<campaign_slug>/walks/<walk_id>` taken apart, or why it cannot be. */
-export function parseWalkLink(value: unknown, kind: 'dashboard' | 'open'): WalkLink | string {
+export function parseWalkLink(value: unknown, kind: keyof typeof LINK_SHAPES): WalkLink | string {
   if (typeof value !== 'string') return `is ${JSON.stringify(value)}, not a string`;
-  const match = new RegExp(`^(https?://.+?)/${kind}/([^/?#]+)/walks/([^/?#]+)$`).exec(value);
+  const match = LINK_SHAPES[kind].exec(value);
   if (!match?.[1] || !match[2] || !match[3]) {
     return `${JSON.stringify(value)} is not shaped {web_base_url}/${kind}/<campaign_slug>/walks/<walk_id>`;
   }
   try {
-    new URL(match[1]);
+    if (!isAbsoluteBase(match[1])) throw new Error('no base');
     return { base: match[1], slug: decodeURIComponent(match[2]), id: decodeURIComponent(match[3]) };
   } catch {
     return `${JSON.stringify(value)} has no absolute base URL`;
@@ -110,7 +127,7 @@ export function parseWalkLink(value: unknown, kind: 'dashboard' | 'open'): WalkL
 }
 
 /** The links of every walk, or the problems found in them. */
-function linksOf(walks: WalkSummary[]): {
+export function linksOf(walks: WalkSummary[]): {
   links: { walk: WalkSummary; web: WalkLink; app: WalkLink }[];
   problems: string[];
 } {
@@ -132,6 +149,21 @@ function linksOf(walks: WalkSummary[]): {
     links.push({ walk, web, app });
   });
   return { links, problems };
+}
+
+/** The slugs and bases the links use, and the problem when there is more than one of either. */
+export function linkSpread(links: { web: WalkLink }[]): {
+  slugs: string[];
+  bases: string[];
+  problems: string[];
+} {
+  const slugs = [...new Set(links.map((l) => l.web.slug))];
+  const bases = [...new Set(links.map((l) => l.web.base))];
+  const problems = [
+    ...(slugs.length > 1 ? [`${slugs.length} slugs: ${slugs.slice(0, 4).join(', ')}`] : []),
+    ...(bases.length > 1 ? [`${bases.length} bases: ${bases.slice(0, 4).join(', ')}`] : []),
+  ];
+  return { slugs, bases, problems };
 }
 
 /** Every `counts` object of an answer's walks (list items, or a detail's data), with where it is. */
@@ -447,12 +479,7 @@ export const walksListChecks: Check[] = [
       const { links } = linksOf(list.walks);
       if (links.length < 2)
         return inconclusive(expected, `only ${links.length} walks with usable links`, list.view.exchange);
-      const slugs = [...new Set(links.map((l) => l.web.slug))];
-      const bases = [...new Set(links.map((l) => l.web.base))];
-      const problems = [
-        ...(slugs.length > 1 ? [`${slugs.length} slugs: ${slugs.slice(0, 4).join(', ')}`] : []),
-        ...(bases.length > 1 ? [`${bases.length} bases: ${bases.slice(0, 4).join(', ')}`] : []),
-      ];
+      const { slugs, bases, problems } = linkSpread(links);
       return verdict(expected, problems, `slug ${slugs[0]} on ${bases[0]}`, list.view.exchange);
     },
   },

@@ -9,7 +9,7 @@ import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS } from '../types.ts';
 import * as sections from './sections.ts';
-import { comparisonLines, decisionLines, driftLines, expectationLines } from './sections.ts';
+import { comparisonLines, decisionLines, driftLines, expectationLines, runText } from './sections.ts';
 
 /** `--quiet`: the summary line and the failures; `--verbose`: every section, every example. */
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
@@ -61,7 +61,7 @@ function headerLines(report: Report, verbosity: Verbosity): string[] {
   const where = target.embedded ? `${target.baseUrl} (embedded reference server)` : target.baseUrl;
   const lines = [
     `Canvassing Read API conformance — ${where}`,
-    `  profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version}`,
+    `  ${runText(report)} · ${(report.durationMs / 1000).toFixed(1)} s · ${report.tool.name} ${report.tool.version}`,
   ];
   const reach = report.target.reach;
   const via = [

@@ -8,7 +8,7 @@
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../types.ts';
 import { AREAS, type CheckChange, type DriftFinding } from '../types.ts';
-import { answers, coverageHeadline, groupDrift, judgedText } from './sections.ts';
+import { answers, coverageHeadline, groupDrift, judgedText, runText } from './sections.ts';
 
 export function htmlReport(report: Report): string {
   const { target, summary } = report;
@@ -46,7 +46,7 @@ export function htmlReport(report: Report): string {
 <h1>Canvassing Read API conformance <span class="verdict ${summary.verdict.replace(' ', '-')}">${summary.verdict.toUpperCase()}</span></h1>
 <p class="target">${esc(where)}</p>
 ${reachLines(report)}
-<p class="meta">profile ${esc(target.profile)} · strict ${target.strict ? 'on' : 'off'} · ${report.requests.sent} requests (budget ${report.requests.budget}) · ${(report.durationMs / 1000).toFixed(1)} s · started ${esc(report.startedAt)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</p>
+<p class="meta">${esc(runText(report))} · ${(report.durationMs / 1000).toFixed(1)} s · started ${esc(report.startedAt)} · ${esc(report.tool.name)} ${esc(report.tool.version)}</p>
 ${
   report.coverage
     ? `<p class="meta">${esc(coverageHeadline(report.coverage))}</p>

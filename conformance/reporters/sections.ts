@@ -2,10 +2,31 @@
  * The report sections the text reporters share (console, and JUnit's system-out): the coverage, the
  * drift, the expected failures and the comparison with a previous report, as plain lines.
  */
-import type { CheckChange, DriftFinding, Coverage, Judged, Report } from '../types.ts';
+import type { CheckChange, DriftFinding, Coverage, Judged, Report, TrafficCoverage } from '../types.ts';
+
+/** "profile live · strict off · 120 requests (budget 1500)", or what a `--traffic` run read. */
+export function runText(report: Report): string {
+  const { target, requests } = report;
+  const traffic = report.coverage?.traffic;
+  const what = traffic
+    ? `recorded traffic ${traffic.file}, nothing sent`
+    : `profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${requests.sent} requests (budget ${requests.budget})`;
+  return traffic ? `${what} · strict ${target.strict ? 'on' : 'off'}` : what;
+}
+
+/**
+ * `--traffic`: "judged 480 of 485 exchanges of this API (97% of the file's 500 entries were this
+ * API's); 5 not judged: no body recorded".
+ */
+export function trafficText(traffic: TrafficCoverage): string {
+  const share = traffic.entries === 0 ? 0 : Math.round((100 * traffic.ofApi) / traffic.entries);
+  const notJudged = traffic.notJudged.map((n) => `${n.entries} ${n.reason}`).join(', ');
+  return `judged ${traffic.judged} of ${traffic.ofApi} exchanges of this API (${share}% of the file's ${traffic.entries} entries were this API's)${notJudged ? `; not judged: ${notJudged}` : ''}`;
+}
 
 /** "seed 20261124, every record judged" or "seed 1, sampled 20 of 240 walks (not a full run)". */
 export function coverageHeadline(coverage: Coverage): string {
+  if (coverage.traffic) return trafficText(coverage.traffic);
   const sampled = coverage.sampled
     ? `sampled ${coverage.sampled.n} of ${coverage.sampled.of} walks per sweep (--sample: not a full run)`
     : 'every record judged';

@@ -10,6 +10,8 @@ import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/f
 import { CHECKS } from '../checks/registry.ts';
 import type { Check } from '../checks/check.ts';
 import { MUTATIONS } from '../../test-support/mutations.ts';
+import { trafficRules } from '../traffic/judge.ts';
+import { CAUGHT, NOT_IN_TRAFFIC, rulesCatching } from './traffic-variants.ts';
 
 export const COVERAGE_PATH = fileURLToPath(new URL('../COVERAGE.md', import.meta.url));
 
@@ -60,7 +62,35 @@ export function coverageTable(): string {
     '|---|---|---|---|---|',
     ...rows,
     '',
+    ...trafficSection(),
   ].join('\n');
+}
+
+/** The `--traffic` rules and the variants whose recordings each catches (`traffic-variants.ts`). */
+function trafficSection(): string[] {
+  const rows = trafficRules().map((rule) => {
+    const variants = MUTATIONS.filter((m) => rulesCatching(m.name).includes(rule.id));
+    const caught = variants.map((m) => `\`${m.name}\``).join(', ') || '–';
+    const level = rule.drift ? 'drift (fails under --strict)' : rule.level;
+    return `| ${rule.id} | ${rule.section} | ${level} | ${cell(rule.title)} | ${caught} |`;
+  });
+  const unseen = MUTATIONS.filter((m) => NOT_IN_TRAFFIC[m.name] !== undefined).map(
+    (m) => `- \`${m.name}\` (${m.breaks}): ${NOT_IN_TRAFFIC[m.name]}`,
+  );
+  return [
+    '## Recorded traffic (`--traffic`)',
+    '',
+    "The rules a HAR recording is judged by, and the broken variants whose recording (the suite's own",
+    '`--har` of a run against them) each fails from the recording alone; `traffic-mutations.test.ts`',
+    `runs them. ${Object.keys(CAUGHT).length} variants are caught from their recordings; these cannot show in traffic:`,
+    '',
+    ...unseen,
+    '',
+    '| Rule | Spec | Level | Rule | Caught from the recording of |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ];
 }
 
 const COMMAND = {

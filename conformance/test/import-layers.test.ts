@@ -34,6 +34,10 @@ const FLOORS: Record<string, number> = {
   'drift.ts': FLOOR.target,
   'shared-fetches.ts': FLOOR.target,
   'header-retry.ts': FLOOR.target,
+  // `--traffic`: reading a recording, and an entry as an exchange.
+  'traffic/har-entries.ts': FLOOR.ground,
+  'traffic/secrets.ts': FLOOR.ground,
+  'traffic/entry.ts': FLOOR.target,
   // The checks and their registry.
   'checks/check.ts': FLOOR.checks,
   'checks/sample.ts': FLOOR.checks,
@@ -59,6 +63,11 @@ const FLOORS: Record<string, number> = {
   'selection.ts': FLOOR.runner,
   'expectations.ts': FLOOR.runner,
   'compare.ts': FLOOR.runner,
+  // `--traffic`: the rules over recorded answers, their tallies, and the run.
+  'traffic/rules.ts': FLOOR.runner,
+  'traffic/cross.ts': FLOOR.runner,
+  'traffic/judge.ts': FLOOR.runner,
+  'traffic/run.ts': FLOOR.runner,
   // What a run's report and traffic become.
   'reporters/sections.ts': FLOOR.reporters,
   'reporters/console.ts': FLOOR.reporters,

@@ -1,0 +1,86 @@
+/**
+ * Which broken variants of the mutation self-test (`mutations.ts`) a recording shows: each caught
+ * variant with the `--traffic` rule that fails on the suite's own `--har` recording of a run
+ * against it, and each other variant with why a recording cannot show its fault.
+ * `traffic-mutations.test.ts` holds both lists true; `coverage-table.ts` prints them in COVERAGE.md.
+ */
+/** Each variant whose fault shows in its recording, and the rule(s) that catch it there. */
+export const CAUGHT: Record<string, string | string[]> = {
+  'success-without-ok': 'ENVELOPE-001',
+  'meta-count-off-by-one': 'ENVELOPE-002',
+  'html-404': 'ENVELOPE-003',
+  'error-without-message': 'ENVELOPE-003',
+  'text-plain': 'ENVELOPE-004',
+  'lat-as-string': 'ENVELOPE-005',
+  'xml-on-accept': 'ENVELOPE-004',
+  'list-data-object': 'ENVELOPE-005',
+  'default-limit-20': 'TRAFFIC-006',
+  'limit-1-gives-2': 'TRAFFIC-001',
+  'limit-200-gives-201': 'TRAFFIC-001',
+  'limit-200-gives-10': 'TRAFFIC-006',
+  'limit-ignored': 'TRAFFIC-001',
+  'duplicate-walk': 'WALKS-LIST-005',
+  'summary-without-name': 'ENVELOPE-005',
+  'counts-key-missing': 'WALKS-LIST-015',
+  'web-url-wrong-id': 'WALKS-LIST-008',
+  'app-link-other-slug': 'WALKS-LIST-008',
+  'slug-varies': 'WALKS-LIST-009',
+  'empty-campaign-404': 'TRAFFIC-004',
+  'counts-extra-total': 'WALKS-LIST-015',
+  'archived-walk-listed': 'TRAFFIC-007',
+  'detail-name-differs': 'WALK-DETAIL-002',
+  'stops-out-of-order': 'WALK-DETAIL-003',
+  'positions-from-0': 'WALK-DETAIL-004',
+  'unknown-status': 'WALK-DETAIL-005',
+  'duplicate-stop-ids': 'WALK-DETAIL-006',
+  'count-off-by-one': ['CONSISTENCY-001', 'TRAFFIC-002'],
+  'counts-shifted': 'CONSISTENCY-002',
+  'centroid-off': 'CONSISTENCY-003',
+  'null-island': 'CONSISTENCY-003',
+  'x-api-key-other-data': 'TRAFFIC-006',
+  'other-campaign-lists-ours': 'TRAFFIC-007',
+  'other-campaign-fetches-ours': 'TRAFFIC-003',
+  'we-fetch-theirs': 'TRAFFIC-003',
+  'unknown-walk-code': 'TRAFFIC-005',
+  'malformed-id-500': 'ENVELOPE-011',
+  'unknown-path-html': 'ENVELOPE-003',
+  'limit-500-limits-001': 'ENVELOPE-011',
+  'limit-500-limits-002': 'ENVELOPE-011',
+  'limit-500-limits-003': 'ENVELOPE-011',
+  'limit-500-limits-004': 'ENVELOPE-011',
+  'limit-500-limits-005': 'ENVELOPE-011',
+  'limit-500-limits-006': 'ENVELOPE-011',
+  'limit-500-limits-007': 'ENVELOPE-011',
+  'limit-500-limits-008': 'ENVELOPE-011',
+  'post-allowed': 'TRAFFIC-008',
+  'put-allowed': 'TRAFFIC-008',
+  'patch-allowed': 'TRAFFIC-008',
+  'delete-allowed': 'TRAFFIC-008',
+  'one-in-twenty-502': 'ENVELOPE-011',
+  'undocumented-field': 'DRIFT-001',
+  'undocumented-status': 'DRIFT-002',
+  'problem-json': 'DRIFT-003',
+};
+
+const KEY_VALIDITY =
+  'whether a recorded key is valid, unknown, revoked or lacks a scope is not in the recording';
+
+/** Variants whose fault a recording cannot show, and why. */
+export const NOT_IN_TRAFFIC: Record<string, string> = {
+  'wrong-web-base': 'the expected web base URL is configuration, not traffic',
+  'bearer-ignored': KEY_VALIDITY,
+  'x-api-key-ignored': KEY_VALIDITY,
+  'no-key-accepted':
+    'sanitized HAR exports drop Authorization, so a request that looks keyless may have had a key',
+  'unknown-key-accepted': KEY_VALIDITY,
+  'basic-auth-accepted': KEY_VALIDITY,
+  'revoked-key-accepted': KEY_VALIDITY,
+  'no-scope-served': KEY_VALIDITY,
+  'no-scope-401': KEY_VALIDITY,
+  'other-campaign-404-differs':
+    "whether a 404 was another campaign's walk or an unknown id is not in the recording",
+  'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',
+};
+
+/** The rules that must fail on a variant's recording. */
+export const rulesCatching = (name: string): string[] => [CAUGHT[name] ?? []].flat();

@@ -1,0 +1,220 @@
+/**
+ * One HAR entry as the checks judge an exchange: the request line (secrets left out), and the
+ * answer with its body read back from the recording, as text or base64, and decoded when the
+ * recorder kept it content-coded (gzip, deflate, br). Exporters differ: the HAR spec says `text`
+ * holds the decoded content, yet some keep the bytes as they came, so a body that is not already
+ * JSON-looking text is decoded by the coding its `Content-Encoding` names.
+ */
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { responseOf } from '../client.ts';
+import { curlOf } from '../curl.ts';
+import type { Exchange, RequestInfo } from '../types.ts';
+import { keyIdentity, SECRET_HEADERS, type SecretLedger, shownUrl } from './secrets.ts';
+
+/** A decoded body larger than this is not judged (a bomb in a recording is still a bomb). */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+interface HarNameValue {
+  name?: unknown;
+  value?: unknown;
+}
+
+/** The parts of an entry this module reads; anything else in it is left alone. */
+export interface RawEntry {
+  request?: { method?: unknown; url?: unknown; headers?: unknown };
+  response?: {
+    status?: unknown;
+    headers?: unknown;
+    content?: { text?: unknown; encoding?: unknown; mimeType?: unknown };
+  };
+  startedDateTime?: unknown;
+  time?: unknown;
+}
+
+/** An entry's request: enough to decide whether it is this API's before reading its answer. */
+export interface RecordedRequest {
+  method: string;
+  url: URL;
+  headers: Map<string, string>;
+}
+
+/** The request of an entry, or undefined when the entry has none a HAR entry must have. */
+export function requestOf(entry: unknown): RecordedRequest | undefined {
+  const request = (entry as RawEntry | null)?.request;
+  if (typeof request?.method !== 'string' || typeof request.url !== 'string') return undefined;
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return undefined;
+  }
+  return { method: request.method.toUpperCase(), url, headers: headerMap(request.headers) };
+}
+
+/** Header name/value pairs, lower-case names, repeated headers joined as HTTP joins them. */
+function headerMap(raw: unknown): Map<string, string> {
+  const headers = new Map<string, string>();
+  if (!Array.isArray(raw)) return headers;
+  for (const header of raw as HarNameValue[]) {
+    if (typeof header?.name !== 'string' || typeof header.value !== 'string') continue;
+    const name = header.name.toLowerCase();
+    // HTTP/2 pseudo-headers (`:authority`) are not headers of the message.
+    if (name.startsWith(':')) continue;
+    const known = headers.get(name);
+    headers.set(name, known === undefined ? header.value : `${known}, ${header.value}`);
+  }
+  return headers;
+}
+
+export type Reading =
+  | { judged: true; exchange: Exchange; identity: string | undefined }
+  | { judged: false; reason: string; line: string };
+
+/** How a request is named in reports: `#12 GET https://host/api/v1/walks?limit=5`. */
+export function entryLine(index: number, method: string, url: string): string {
+  return `#${index} ${method} ${url}`;
+}
+
+/**
+ * The exchange of an entry already known to be this API's, or why it cannot be judged: no
+ * answer recorded (status 0, a failed or cancelled request), or no body recorded.
+ */
+export function readEntry(
+  entry: RawEntry,
+  index: number,
+  request: RecordedRequest,
+  ledger: SecretLedger,
+): Reading {
+  for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
+  const url = shownUrl(request.url.href, ledger);
+  const line = entryLine(index, request.method, url);
+  const response = entry.response;
+  const status = response?.status;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599)
+    return { judged: false, reason: 'no answer recorded', line };
+  const headers = headerMap(response?.headers);
+  for (const [name, value] of headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
+  const content = bodyOf(response?.content, headers, request.method, status);
+  if (typeof content === 'string') return { judged: false, reason: content, line };
+  const info = requestInfo(request, url);
+  const shown = Object.fromEntries([...headers].filter(([name]) => !SECRET_HEADERS.has(name)));
+  const answer = responseOf(status, shown, content.content);
+  if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
+    // Some exporters keep the type only in `content.mimeType`.
+    answer.contentType = response.content.mimeType;
+    answer.mediaType = response.content.mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
+  }
+  if (content.coding) answer.encoded = { coding: content.coding, bytes: content.wireBytes };
+  const started = typeof entry.startedDateTime === 'string' ? Date.parse(entry.startedDateTime) : NaN;
+  const exchange: Exchange = {
+    seq: index,
+    request: info,
+    response: answer,
+    durationMs: typeof entry.time === 'number' ? Math.round(entry.time) : 0,
+    retries: 0,
+  };
+  if (!Number.isNaN(started)) exchange.startedAt = started;
+  return { judged: true, exchange, identity: keyIdentity(request.headers) };
+}
+
+/**
+ * The request as reports show it. The request line names the entry (`#12 GET …`), so every
+ * finding a check words as `GET url: problem` says which entry it was. A key the request carried
+ * is shown as `$CONFORMANCE_API_KEY` in the curl, so the reproduction needs one of the tester's.
+ */
+function requestInfo(request: RecordedRequest, url: string): RequestInfo {
+  const headers: Record<string, string> = {};
+  for (const name of ['accept', 'accept-encoding', 'content-type']) {
+    const value = request.headers.get(name);
+    if (value !== undefined) headers[name] = value;
+  }
+  if (request.headers.has('x-api-key')) headers['x-api-key'] = '$CONFORMANCE_API_KEY';
+  else if (request.headers.has('authorization')) headers.Authorization = 'Bearer $CONFORMANCE_API_KEY';
+  const info: Omit<RequestInfo, 'curl'> = { method: request.method, url, keys: [], headers };
+  // Written only for the few exchanges a report shows: a recording has thousands.
+  let curl: string | undefined;
+  return {
+    ...info,
+    get curl() {
+      curl ??= curlOf(info);
+      return curl;
+    },
+  };
+}
+
+/** The codings this reader undoes, synchronously (an entry is judged before the next is read). */
+const DECODERS: Record<string, (bytes: Buffer) => Buffer> = {
+  gzip: (b) => gunzipSync(b, { maxOutputLength: MAX_BODY_BYTES }),
+  'x-gzip': (b) => gunzipSync(b, { maxOutputLength: MAX_BODY_BYTES }),
+  deflate: (b) => {
+    try {
+      return inflateSync(b, { maxOutputLength: MAX_BODY_BYTES });
+    } catch {
+      return inflateRawSync(b, { maxOutputLength: MAX_BODY_BYTES });
+    }
+  },
+  br: (b) => brotliDecompressSync(b, { maxOutputLength: MAX_BODY_BYTES }),
+};
+
+/** Statuses and methods whose answers carry no body at all. */
+const NO_BODY_STATUSES = new Set([204, 304]);
+
+interface Body {
+  /** The decoded content: the recorded text itself when it needed no decoding. */
+  content: Buffer | string;
+  /** Set when the recording kept the body coded and it was decoded here. */
+  coding?: string;
+  wireBytes: number;
+}
+
+/** The recorded body, decoded; or why there is none to judge. */
+function bodyOf(
+  content: NonNullable<RawEntry['response']>['content'],
+  headers: Map<string, string>,
+  method: string,
+  status: number,
+): Body | string {
+  const text = content?.text;
+  if (typeof text !== 'string') {
+    if (method === 'HEAD' || NO_BODY_STATUSES.has(status)) return { content: '', wireBytes: 0 };
+    return 'no body recorded';
+  }
+  const coding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
+  const plain = coding === '' || coding === 'identity';
+  if (content?.encoding !== 'base64') {
+    // Text that is not JSON-looking under a coding may still be the coded bytes as latin1: rare.
+    if (plain || looksDecoded(text)) return { content: text, wireBytes: Buffer.byteLength(text) };
+  }
+  const bytes = content?.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'latin1');
+  if (plain || looksDecoded(bytes.subarray(0, 64).toString('latin1')))
+    return { content: bytes, wireBytes: bytes.length };
+  return decodedBody(bytes, coding);
+}
+
+/** Bytes undone from the codings `coding` names, last first; the bytes themselves when they do not decode. */
+function decodedBody(bytes: Buffer, coding: string): Body | string {
+  let decoded: Buffer = bytes;
+  try {
+    for (const name of coding
+      .split(',')
+      .map((c) => c.trim())
+      .reverse()) {
+      if (name === '' || name === 'identity') continue;
+      const decode = DECODERS[name];
+      if (!decode) return `a body coded ${coding}, which this reader cannot decode`;
+      decoded = decode(decoded);
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      return `a body larger than ${MAX_BODY_BYTES} bytes once decoded`;
+    // The exporter kept the decoded content after all (the HAR spec's way): judge it as it is.
+    return { content: bytes, wireBytes: bytes.length };
+  }
+  return { content: decoded, coding, wireBytes: bytes.length };
+}
+
+/** Decoded JSON (or an HTML page) starts like this; coded bytes almost never do. */
+function looksDecoded(text: string): boolean {
+  const first = text.slice(0, 64).trimStart()[0];
+  return first === '{' || first === '[' || first === '"' || first === '<';
+}

@@ -1,0 +1,249 @@
+/**
+ * The entries of a HAR file (`log.entries`), one parsed object at a time, read as a stream: a
+ * recording of 10,000 exchanges is some 300 MB, and reading it as one string to `JSON.parse` it
+ * would hold several copies of it at once. A small scanner follows the JSON structure byte by byte
+ * (jumping through strings with `indexOf`, where most of a recording's bytes are), keeps only the
+ * bytes of the entry it is in, and parses each entry on its own when it closes.
+ */
+import { createReadStream } from 'node:fs';
+import { ConfigError } from '../config-error.ts';
+
+/** What the file holds beside its entries, read on the way (`log.version`, `log.creator.name`). */
+export interface HarHeader {
+  version?: string;
+  creator?: string;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COLON = 0x3a;
+/** Keys and the short strings read on the way are kept up to this many bytes. */
+const MAX_KEY = 64;
+
+/** The file cannot be read as HAR: exit status 2, in one line that names the file. */
+export class NotHarError extends ConfigError {}
+
+/**
+ * Where the scanner is: the containers it is inside (`{` or `[`), the key each object member is
+ * under, and whether the bytes it reads are inside a string.
+ */
+class Scanner {
+  readonly header: HarHeader = {};
+  private readonly stack: number[] = [];
+  private readonly keys: (string | undefined)[] = [];
+  private inString = false;
+  private escaped = false;
+  /** Backslashes just before where a skipped string's reading resumes (they escape what follows). */
+  private slashRun = 0;
+  /** Bytes of the string being read, when it may be a key or a wanted value (short ones only). */
+  private text: number[] | undefined;
+  private lastString: string | undefined;
+  /** A colon was read: the next string is a member's value, not a key. */
+  private expectValue = false;
+  /** The pieces of the entry being read, and where it started in the current chunk. */
+  private pieces: Buffer[] = [];
+  private inEntry = false;
+  private entryStart = 0;
+  private sawEntries = false;
+  /** Entries read so far. */
+  private entries = 0;
+  private started = false;
+
+  constructor(private readonly onEntry: (entry: unknown) => void) {}
+
+  /** Depth 3 inside `{"log":{"entries":[`: the entries themselves. */
+  private inEntries(): boolean {
+    return (
+      this.stack.length === 3 &&
+      this.stack[1] === OPEN_OBJECT &&
+      this.keys[1] === 'log' &&
+      this.keys[2] === 'entries' &&
+      this.stack[2] === OPEN_ARRAY
+    );
+  }
+
+  push(chunk: Buffer): void {
+    let i = 0;
+    this.entryStart = 0;
+    while (i < chunk.length) {
+      if (this.inString) {
+        i = this.readString(chunk, i);
+        continue;
+      }
+      const byte = chunk[i] as number;
+      i++;
+      if (byte <= 0x20) continue;
+      this.structural(byte, chunk, i - 1);
+    }
+    // The entry goes on in the next chunk: keep what this one holds of it.
+    if (this.inEntry) this.pieces.push(chunk.subarray(this.entryStart));
+  }
+
+  /** Reads string bytes from `from`; returns where reading goes on. */
+  private readString(chunk: Buffer, from: number): number {
+    if (this.text === undefined && !this.escaped) return this.skipString(chunk, from);
+    const byte = chunk[from] as number;
+    if (this.escaped) {
+      this.escaped = false;
+      this.text?.push(byte);
+      return from + 1;
+    }
+    if (byte === BACKSLASH) {
+      this.escaped = true;
+      return from + 1;
+    }
+    if (byte === QUOTE) {
+      this.closeString();
+      return from + 1;
+    }
+    this.text?.push(byte);
+    if (this.text && this.text.length > MAX_KEY) this.text = undefined;
+    return from + 1;
+  }
+
+  /**
+   * A string whose bytes are not wanted (a body, most of a recording): jumps from quote to quote,
+   * and a quote ends the string unless an odd run of backslashes stands before it. The run may
+   * have begun in the previous chunk (`slashRun`).
+   */
+  private skipString(chunk: Buffer, from: number): number {
+    let i = from;
+    for (;;) {
+      const quote = chunk.indexOf(QUOTE, i);
+      const end = quote === -1 ? chunk.length : quote;
+      let run = 0;
+      while (end - run - 1 >= i && chunk[end - run - 1] === BACKSLASH) run++;
+      if (end - run === i) run += this.slashRun;
+      if (quote === -1) {
+        this.slashRun = run;
+        return chunk.length;
+      }
+      this.slashRun = 0;
+      if (run % 2 === 0) {
+        this.closeString();
+        return quote + 1;
+      }
+      i = quote + 1;
+    }
+  }
+
+  private closeString(): void {
+    this.inString = false;
+    this.lastString = this.text ? Buffer.from(this.text).toString('utf8') : undefined;
+    this.text = undefined;
+    if (this.expectValue) this.valueRead(this.lastString);
+    this.expectValue = false;
+  }
+
+  private structural(byte: number, chunk: Buffer, at: number): void {
+    if (!this.started) {
+      if (byte !== OPEN_OBJECT) throw new Error('it does not start with a JSON object');
+      this.started = true;
+    }
+    if (byte === QUOTE) {
+      this.inString = true;
+      this.slashRun = 0;
+      // Only strings outside the entries are worth reading (keys, version, creator name).
+      this.text = this.stack.length <= 3 ? [] : undefined;
+      this.lastString = undefined;
+      return;
+    }
+    if (byte === COLON) {
+      this.keys[this.stack.length] = this.lastString;
+      this.expectValue = true;
+      return;
+    }
+    this.expectValue = false;
+    if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      if (this.inEntries() && byte === OPEN_OBJECT) {
+        this.inEntry = true;
+        this.entryStart = at;
+      }
+      if (this.stack.length === 2 && this.keys[1] === 'log' && this.keys[2] === 'entries')
+        this.sawEntries = byte === OPEN_ARRAY;
+      this.stack.push(byte);
+      this.keys[this.stack.length] = undefined;
+      return;
+    }
+    if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+      const open = this.stack.pop();
+      if (open !== (byte === CLOSE_OBJECT ? OPEN_OBJECT : OPEN_ARRAY))
+        throw new Error('its brackets do not match');
+      if (this.inEntries() && byte === CLOSE_OBJECT) this.closeEntry(chunk, at);
+    }
+  }
+
+  /** `log.version` and `log.creator.name`, for the report. */
+  private valueRead(value: string | undefined): void {
+    if (value === undefined || this.keys[1] !== 'log') return;
+    if (this.stack.length === 2 && this.keys[2] === 'version') this.header.version = value;
+    if (this.stack.length === 3 && this.keys[2] === 'creator' && this.keys[3] === 'name')
+      this.header.creator = value;
+  }
+
+  private closeEntry(chunk: Buffer, at: number): void {
+    this.pieces.push(chunk.subarray(this.entryStart, at + 1));
+    const bytes = this.pieces.length === 1 ? (this.pieces[0] as Buffer) : Buffer.concat(this.pieces);
+    this.pieces = [];
+    this.inEntry = false;
+    this.entries++;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      // Not the parser's message: it quotes the text, which may hold a key.
+      throw new Error(`entry ${this.entries} is not valid JSON`);
+    }
+    this.onEntry(entry);
+  }
+
+  end(): void {
+    if (this.inString || this.stack.length > 0) throw new Error('it ends in the middle of its JSON');
+    if (!this.started) throw new Error('it is empty');
+    if (!this.sawEntries) throw new Error('it has no log.entries array');
+  }
+}
+
+/** Bytes read at a time: an entry is parsed as soon as its chunk closes it. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Calls `onEntry` with every entry of the HAR file at `path`, in order (numbered from 1, as a HAR
+ * viewer lists them), awaiting it before reading on, so the stream never runs ahead of the judge.
+ * Anything that is not HAR is a `NotHarError`.
+ */
+export async function readHarEntries(
+  path: string,
+  onEntry: (entry: unknown, index: number) => void | Promise<void>,
+  chunkBytes = CHUNK_BYTES,
+): Promise<HarHeader> {
+  let index = 0;
+  const parsed: unknown[] = [];
+  const scanner = new Scanner((entry) => parsed.push(entry));
+  const stream = createReadStream(path, { highWaterMark: chunkBytes });
+  const scan = (step: () => void) => {
+    try {
+      step();
+    } catch (error) {
+      throw new NotHarError(`--traffic ${path} is not a HAR file: ${(error as Error).message}`);
+    }
+  };
+  try {
+    for await (const chunk of stream) {
+      scan(() => scanner.push(chunk as Buffer));
+      // The entries this chunk closed, judged before the next chunk is read.
+      for (const entry of parsed.splice(0)) await onEntry(entry, ++index);
+    }
+  } catch (error) {
+    stream.destroy();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof NotHarError || !code || !/^E[A-Z]+$/.test(code)) throw error;
+    throw new NotHarError(`--traffic ${path}: ${code}`);
+  }
+  scan(() => scanner.end());
+  return scanner.header;
+}
