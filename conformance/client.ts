@@ -185,7 +185,7 @@ export class HttpClient {
    * path, which goes by its URL as before.
    */
   private asWrittenOf(spec: Pick<RequestSpec, 'path' | 'query'>): AsWritten | undefined {
-    if (!spec.path.split('/').some((segment) => DOT_SEGMENT.test(segment))) return undefined;
+    if (!hasDotSegment(spec.path)) return undefined;
     const query = spec.query !== undefined ? `?${spec.query}` : '';
     return { origin: this.base.origin, path: `${this.base.path}${spec.path}${query}` };
   }
@@ -448,6 +448,12 @@ interface AsWritten {
 
 /** A dot segment as URL parsing (WHATWG) sees one: `.` or `..`, each dot possibly `%2e`. */
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/** Whether a path (or a URL's path, before its query) has a dot segment: the client sends it as written. */
+export function hasDotSegment(pathOrUrl: string): boolean {
+  const [path = ''] = pathOrUrl.split(/[?#]/);
+  return path.split('/').some((segment) => DOT_SEGMENT.test(segment));
+}
 
 /** The content coding that is no coding (RFC 9110 §8.4.1). */
 const NO_CODING = 'identity';
