@@ -21,6 +21,7 @@ import { startReferenceServer } from '../reference-server/start.ts';
 import type { KeyName } from '../conformance/types.ts';
 import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
 import { BAD_LIMITS } from '../conformance/checks/limits.ts';
+import { hasDotSegment } from '../conformance/client.ts';
 import { type Listening, listen } from './listen.ts';
 
 export interface World {
@@ -628,6 +629,19 @@ export const MUTATIONS: Mutation[] = [
       v.path === '/api/v1/walks/' && v.key !== 'CONFORMANCE_API_KEY'
         ? setKey(req, world, 'CONFORMANCE_API_KEY')
         : undefined,
+  },
+  {
+    name: 'dot-segments-unguarded',
+    breaks: 'AUTH-015',
+    description:
+      'auth is bound to the exact path but the router removes dot segments: /api/v1/./walks serves the walks to anyone',
+    alone: true,
+    request: (req, v, world) => {
+      if (!hasDotSegment(req.url)) return;
+      // `v.path` is the path with its dot segments removed (URL parsing), as this router sees it.
+      setQuery(req, v, v.rawQuery);
+      if (v.key !== 'CONFORMANCE_API_KEY') setKey(req, world, 'CONFORMANCE_API_KEY');
+    },
   },
   {
     name: 'key-echoed-in-header',
