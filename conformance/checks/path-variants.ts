@@ -4,6 +4,7 @@
  * slash, a percent-encoded letter, dot segments (`.`, `..`, and `..` percent-encoded), which the
  * client sends as written. Without a valid key any refusal, 404 or redirect is legal; walk data is
  * an authentication bypass. With a valid key what they answer is the deployment's choice, reported.
+ * A proxy or gateway on the way may remove dot segments itself: then the API is asked the plain path.
  */
 import { walkPath, WALKS_PATH } from '../../spec/facts.ts';
 import type { Exchange } from '../types.ts';
