@@ -823,14 +823,16 @@ export const LEGAL_VARIANTS: LegalVariant[] = [
   {
     name: 'path-variants-redirect',
     description:
-      'other spellings of the live paths redirect (308) to the canonical path, with or without a key',
-    response: (_a, v) => {
+      'other spellings of the live paths (dot segments too) redirect (308) to the canonical path, with or without a key',
+    response: (_a, v, _world, req) => {
+      // `v.path` has its dot segments removed already: the path as sent tells a dot-segment spelling.
+      const sent = req.url.split('?')[0] ?? '';
       const canonical = v.path
         .replace(/\/+$/, '')
         .replace(/\/\/+/g, '/')
         .replace(/%77/gi, 'w')
         .replace(/\/WALKS(?=\/|$)/, '/walks');
-      if (canonical === v.path || !/^\/api\/v1\/walks(\/[^/]+)?$/.test(canonical)) return undefined;
+      if (canonical === sent || !/^\/api\/v1\/walks(\/[^/]+)?$/.test(canonical)) return undefined;
       return { status: 308, headers: { location: canonical }, body: Buffer.alloc(0) };
     },
   },
