@@ -93,12 +93,16 @@ export class HttpClient {
   /** Random per run; reports show it as a shell expression that makes another one. Public for the echo check. */
   readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   private lastDeadMessage = '';
+  /** The base URL's origin and path, for a path sent as written (`asWrittenOf`). */
+  private readonly base: { origin: string; path: string };
 
   constructor(private readonly options: ClientOptions) {
     const route = routeOf(options);
     this.agent = route.dispatcher;
     this.proxy = route.proxy;
     this.curlArgs = curlReachArgs(options.reach, route.proxy);
+    const base = new URL(options.baseUrl);
+    this.base = { origin: base.origin, path: base.pathname.replace(/\/+$/, '') };
   }
 
   /** Sends a request (or reuses the answer of an identical GET). Never throws for network trouble. */
@@ -134,10 +138,12 @@ export class HttpClient {
   private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
     const { wire, display, keys, nearMisses } = this.headersOf(spec);
     const url = this.urlOf(spec);
+    const asWritten = this.asWrittenOf(spec);
     const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
     if (nearMisses) info.nearMisses = nearMisses;
     if (spec.body !== undefined) info.body = spec.body;
-    info.curl = curlOf(info, this.curlArgs);
+    // curl removes dot segments too, unless told not to.
+    info.curl = curlOf(info, asWritten ? [...this.curlArgs, '--path-as-is'] : this.curlArgs);
     const exchange: Exchange = { seq: ++this.seq, request: info, durationMs: 0, retries: 0 };
     this.exchanges.push(exchange);
     await this.acquire();
@@ -148,7 +154,7 @@ export class HttpClient {
       for (;;) {
         const pause = this.pausedUntil - Date.now();
         if (pause > 0) await sleep(pause);
-        const outcome = await this.attempt(method, url, wire, spec.body);
+        const outcome = await this.attempt(method, asWritten ?? url, wire, spec.body);
         if ('kind' in outcome) {
           exchange.error = outcome;
           delete exchange.response;
@@ -172,9 +178,21 @@ export class HttpClient {
     return exchange;
   }
 
+  /**
+   * Where a path with a dot segment (`.` or `..`, `%2e` spellings too) goes, as written: parsing
+   * the URL (WHATWG, as undici's `request(url)` does) would remove the segment before the wire, and
+   * a router that normalises it is what the path variants probe (AUTH-015). Undefined for any other
+   * path, which goes by its URL as before.
+   */
+  private asWrittenOf(spec: Pick<RequestSpec, 'path' | 'query'>): AsWritten | undefined {
+    if (!hasDotSegment(spec.path)) return undefined;
+    const query = spec.query !== undefined ? `?${spec.query}` : '';
+    return { origin: this.base.origin, path: `${this.base.path}${spec.path}${query}` };
+  }
+
   private async attempt(
     method: string,
-    url: string,
+    target: string | AsWritten,
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<ResponseData | (NetworkFailure & { local?: true })> {
@@ -188,13 +206,13 @@ export class HttpClient {
       controller.abort();
     }, this.options.timeoutMs);
     try {
-      const answer = await request(url, {
-        method: method as 'GET',
-        headers,
-        body,
-        dispatcher: this.agent,
-        signal: controller.signal,
-      });
+      const options = { method: method as 'GET', headers, body, signal: controller.signal };
+      // `Dispatcher.request` sends the path as given, through the same dispatcher (an http target
+      // behind a proxy gets it in the absolute-URI request, `origin + path`).
+      const answer =
+        typeof target === 'string'
+          ? await request(target, { ...options, dispatcher: this.agent })
+          : await this.agent.request({ ...options, ...target });
       const wire = await this.bodyOf(answer, controller);
       if (!Buffer.isBuffer(wire)) return wire;
       this.deadInARow = 0;
@@ -421,6 +439,21 @@ const DECODERS: Record<string, Decoder> = {
   deflate: inflateEither,
   br: promisify(brotliDecompress) as Decoder,
 };
+
+/** An origin and a path to send exactly as written (`HttpClient.asWrittenOf`). */
+interface AsWritten {
+  origin: string;
+  path: string;
+}
+
+/** A dot segment as URL parsing (WHATWG) sees one: `.` or `..`, each dot possibly `%2e`. */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/** Whether a path (or a URL's path, before its query) has a dot segment: the client sends it as written. */
+export function hasDotSegment(pathOrUrl: string): boolean {
+  const [path = ''] = pathOrUrl.split(/[?#]/);
+  return path.split('/').some((segment) => DOT_SEGMENT.test(segment));
+}
 
 /** The content coding that is no coding (RFC 9110 §8.4.1). */
 const NO_CODING = 'identity';

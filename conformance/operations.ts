@@ -5,6 +5,7 @@
 import type { ContractValidator, Operation } from '../spec/contract.ts';
 import { operationsOf } from '../spec/contract.ts';
 import type { Exchange, OperationCoverage } from './types.ts';
+import { hasDotSegment } from './client.ts';
 
 export interface OperationMatcher {
   /** The documented operation of this exchange, or undefined (other methods, unknown paths). */
@@ -26,6 +27,8 @@ export function operationMatcher(contract: ContractValidator, baseUrl: string): 
   const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
   return {
     operationOf(exchange) {
+      // A dot segment went on the wire as written (client.ts): no documented path has one.
+      if (hasDotSegment(exchange.request.url)) return undefined;
       const method = exchange.request.method === 'HEAD' ? 'GET' : exchange.request.method;
       const path = new URL(exchange.request.url).pathname.slice(prefix.length);
       return routes.find((r) => r.operation.method === method && r.pattern.test(path))?.operation;

@@ -21,6 +21,7 @@ import { startReferenceServer } from '../reference-server/start.ts';
 import type { KeyName } from '../conformance/types.ts';
 import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
 import { BAD_LIMITS } from '../conformance/checks/limits.ts';
+import { hasDotSegment } from '../conformance/client.ts';
 import { type Listening, listen } from './listen.ts';
 
 export interface World {
@@ -630,6 +631,19 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
+    name: 'dot-segments-unguarded',
+    breaks: 'AUTH-015',
+    description:
+      'auth is bound to the exact path but the router removes dot segments: /api/v1/./walks serves the walks to anyone',
+    alone: true,
+    request: (req, v, world) => {
+      if (!hasDotSegment(req.url)) return;
+      // `v.path` is the path with its dot segments removed (URL parsing), as this router sees it.
+      setQuery(req, v, v.rawQuery);
+      if (v.key !== 'CONFORMANCE_API_KEY') setKey(req, world, 'CONFORMANCE_API_KEY');
+    },
+  },
+  {
     name: 'key-echoed-in-header',
     breaks: 'AUTH-017',
     description: 'answers repeat the first 16 characters of the key body in X-Debug-Key',
@@ -809,14 +823,16 @@ export const LEGAL_VARIANTS: LegalVariant[] = [
   {
     name: 'path-variants-redirect',
     description:
-      'other spellings of the live paths redirect (308) to the canonical path, with or without a key',
-    response: (_a, v) => {
+      'other spellings of the live paths (dot segments too) redirect (308) to the canonical path, with or without a key',
+    response: (_a, v, _world, req) => {
+      // `v.path` has its dot segments removed already: the path as sent tells a dot-segment spelling.
+      const sent = req.url.split('?')[0] ?? '';
       const canonical = v.path
         .replace(/\/+$/, '')
         .replace(/\/\/+/g, '/')
         .replace(/%77/gi, 'w')
         .replace(/\/WALKS(?=\/|$)/, '/walks');
-      if (canonical === v.path || !/^\/api\/v1\/walks(\/[^/]+)?$/.test(canonical)) return undefined;
+      if (canonical === sent || !/^\/api\/v1\/walks(\/[^/]+)?$/.test(canonical)) return undefined;
       return { status: 308, headers: { location: canonical }, body: Buffer.alloc(0) };
     },
   },

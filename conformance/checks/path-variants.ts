@@ -1,9 +1,10 @@
 /**
  * Spellings of the live paths a router may serve where the auth middleware is not bound (§5.2:
  * every live endpoint requires a key): a trailing slash, a segment in other letter case, a doubled
- * slash, a percent-encoded letter. Without a valid key any refusal, 404 or redirect is legal; walk
- * data is an authentication bypass. With a valid key what they answer is the deployment's choice,
- * reported. (A dot segment cannot be sent: the client's URL parsing removes it before the wire.)
+ * slash, a percent-encoded letter, dot segments (`.`, `..`, and `..` percent-encoded), which the
+ * client sends as written. Without a valid key any refusal, 404 or redirect is legal; walk data is
+ * an authentication bypass. With a valid key what they answer is the deployment's choice, reported.
+ * A proxy or gateway on the way may remove dot segments itself: then the API is asked the plain path.
  */
 import { walkPath, WALKS_PATH } from '../../spec/facts.ts';
 import type { Exchange } from '../types.ts';
@@ -18,6 +19,8 @@ const cut = WALKS_PATH.lastIndexOf('/');
 const HEAD = WALKS_PATH.slice(0, cut);
 const SEGMENT = WALKS_PATH.slice(cut + 1);
 const encodedFirst = `%${SEGMENT.charCodeAt(0).toString(16).toUpperCase()}${SEGMENT.slice(1)}`;
+/** Puts `segments` before a path's last segment: `/api/v1/walks` → `/api/v1/<segments>/walks`. */
+const beforeLast = (path: string, segments: string) => path.replace(/\/([^/]+)$/, `/${segments}/$1`);
 
 /** Each variant rewrites a live path (the list's, or a walk's below it). */
 const VARIANTS: readonly { name: string; of: (path: string) => string }[] = [
@@ -28,6 +31,10 @@ const VARIANTS: readonly { name: string; of: (path: string) => string }[] = [
   },
   { name: 'a doubled slash', of: (path) => path.replace(WALKS_PATH, `${HEAD}//${SEGMENT}`) },
   { name: 'a percent-encoded letter', of: (path) => path.replace(WALKS_PATH, `${HEAD}/${encodedFirst}`) },
+  // A router that normalises dot segments serves these as the path; an exact-path guard does not see them.
+  { name: 'a dot segment', of: (path) => beforeLast(path, '.') },
+  { name: 'a dot-dot segment', of: (path) => beforeLast(path, 'x/..') },
+  { name: 'a percent-encoded dot-dot segment', of: (path) => beforeLast(path, 'x/%2e%2e') },
 ];
 
 /** No key, and a well-formed key the deployment does not know. */
@@ -74,7 +81,7 @@ export const pathVariantChecks: Check[] = [
     id: 'AUTH-015',
     section: '§5.2, §4',
     title:
-      'Other spellings of the live paths (trailing slash, letter case, doubled slash, encoded letter) serve no walks without a valid key',
+      'Other spellings of the live paths (trailing slash, letter case, doubled slash, encoded letter, dot segments) serve no walks without a valid key',
     area: 'auth',
     level: 'required',
     mock: MOCK_KEYS,

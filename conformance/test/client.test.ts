@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../client.ts';
 import { USER_AGENT } from '../tool.ts';
 import { type Listening, listen } from '../../test-support/listen.ts';
+import { HIDDEN_HOST, startForwardProxy } from '../../test-support/reach-parts.ts';
 import { configFor } from './harness.ts';
 
 const KEY = 'svc_sk_live_clienttestkey00000000000000000001';
@@ -175,5 +176,45 @@ describe('the HTTP client', () => {
     const exchange = await client.send({ path: '/api/v1/walks', madeUpKey: 'bearer' });
     expect(seen[0]).toMatch(/^Bearer svc_sk_live_[0-9a-f]{48}$/);
     expect(exchange.request.curl).toContain('-H "Authorization: Bearer svc_sk_live_$(openssl rand -hex 24)"');
+  });
+
+  it('sends a path with a dot segment as written, below the base path, with curl told to keep it', async () => {
+    const seen: (string | undefined)[] = [];
+    const listening = await listen((req, res) => {
+      seen.push(req.url);
+      ok(res);
+    });
+    const client = new HttpClient(configFor(`${listening.baseUrl}/base`, { CONFORMANCE_API_KEY: KEY }));
+    opened.push(client, listening);
+    const paths = ['/api/v1/./walks', '/api/v1/x/../walks', '/api/v1/x/%2E%2e/walks', '/api/v1/walks/./w-1'];
+    const exchanges = await Promise.all(paths.map((path) => client.send({ path, query: 'limit=1' })));
+    expect(seen.sort()).toEqual(paths.map((path) => `/base${path}?limit=1`).sort());
+    expect(exchanges.map((e) => e.response?.status)).toEqual([200, 200, 200, 200]);
+    expect(exchanges[1]?.request.url).toBe(`${listening.baseUrl}/base/api/v1/x/../walks?limit=1`);
+    expect(exchanges[1]?.request.curl).toContain(`--path-as-is '${exchanges[1]?.request.url}'`);
+    // Any other path still goes by its URL, and its reproduction needs no flag.
+    const plain = await client.send({ path: '/api/v1/walks/.well-known' });
+    expect(seen.at(-1)).toBe('/base/api/v1/walks/.well-known');
+    expect(plain.request.curl).not.toContain('--path-as-is');
+  });
+
+  it('sends a dot segment as written through a proxy too, in the absolute-URI request', async () => {
+    const proxy = await startForwardProxy();
+    const listening = await listen((_req, res) => ok(res));
+    opened.push(proxy, listening);
+    const target = `http://${HIDDEN_HOST}:${new URL(listening.baseUrl).port}`;
+    const client = new HttpClient(
+      configFor(
+        target,
+        { CONFORMANCE_API_KEY: KEY },
+        {
+          reach: { insecure: false, headers: [], proxy: { url: proxy.baseUrl, from: '--proxy' } },
+        },
+      ),
+    );
+    opened.push(client);
+    const exchange = await client.send({ path: '/api/v1/x/../walks' });
+    expect(exchange.response?.status).toBe(200);
+    expect(proxy.log).toEqual([`GET ${target}/api/v1/x/../walks`]);
   });
 });
