@@ -51,6 +51,7 @@ describe('HTML report in headless Chromium', () => {
     expect(headings).toEqual([
       'Since the previous report',
       expect.stringMatching(/^Failures \(\d+\)$/),
+      'Security view (OWASP API Security Top 10, 2023)',
       `Expected failures (${run.report.expectations?.entries.length})`,
       expect.stringMatching(/^Drift \(\d+\)$/),
       expect.stringMatching(/^Advisories \(\d+\)$/),
