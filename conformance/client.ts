@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { type Dispatcher, request } from 'undici';
 import { KEY_PREFIX } from '../spec/facts.ts';
+import { hasDotSegment } from './dot-segments.ts';
 import { nearMissLabel, nearMissOf } from './near-miss.ts';
 import { RESPONSE_CAP_FLAG } from './types.ts';
 import type {
@@ -444,15 +445,6 @@ const DECODERS: Record<string, Decoder> = {
 interface AsWritten {
   origin: string;
   path: string;
-}
-
-/** A dot segment as URL parsing (WHATWG) sees one: `.` or `..`, each dot possibly `%2e`. */
-const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
-
-/** Whether a path (or a URL's path, before its query) has a dot segment: the client sends it as written. */
-export function hasDotSegment(pathOrUrl: string): boolean {
-  const [path = ''] = pathOrUrl.split(/[?#]/);
-  return path.split('/').some((segment) => DOT_SEGMENT.test(segment));
 }
 
 /** The content coding that is no coding (RFC 9110 §8.4.1). */

@@ -5,7 +5,7 @@
 import type { ContractValidator, Operation } from '../spec/contract.ts';
 import { operationsOf } from '../spec/contract.ts';
 import type { Exchange, OperationCoverage } from './types.ts';
-import { hasDotSegment } from './client.ts';
+import { hasDotSegment } from './dot-segments.ts';
 
 export interface OperationMatcher {
   /** The documented operation of this exchange, or undefined (other methods, unknown paths). */

@@ -21,7 +21,7 @@ import { startReferenceServer } from '../reference-server/start.ts';
 import type { KeyName } from '../conformance/types.ts';
 import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
 import { BAD_LIMITS } from '../conformance/checks/limits.ts';
-import { hasDotSegment } from '../conformance/client.ts';
+import { hasDotSegment } from '../conformance/dot-segments.ts';
 import { type Listening, listen } from './listen.ts';
 
 export interface World {

@@ -19,6 +19,7 @@ const FLOORS: Record<string, number> = {
   'config-file.ts': FLOOR.ground,
   'key-uses.ts': FLOOR.ground,
   'near-miss.ts': FLOOR.ground,
+  'dot-segments.ts': FLOOR.ground,
   'security-view.ts': FLOOR.ground,
   'curl.ts': FLOOR.ground,
   'redact.ts': FLOOR.ground,

@@ -38,6 +38,7 @@ export const CAUGHT: Record<string, string | string[]> = {
   'centroid-off': 'CONSISTENCY-003',
   'null-island': 'CONSISTENCY-003',
   'x-api-key-other-data': 'TRAFFIC-006',
+  'x-api-key-other-campaign-as-empty': 'TRAFFIC-006',
   'other-campaign-lists-ours': 'TRAFFIC-007',
   'other-campaign-fetches-ours': 'TRAFFIC-003',
   'we-fetch-theirs': 'TRAFFIC-003',
@@ -65,6 +66,9 @@ export const CAUGHT: Record<string, string | string[]> = {
 const KEY_VALIDITY =
   'whether a recorded key is valid, unknown, revoked or lacks a scope is not in the recording';
 
+const PATH_SPELLING = 'another spelling of a live path belongs to no documented operation';
+const KEYLESS = 'a request that looks keyless may have had a key a sanitized export dropped';
+
 /** Variants whose fault a recording cannot show, and why. */
 export const NOT_IN_TRAFFIC: Record<string, string> = {
   'wrong-web-base': 'the expected web base URL is configuration, not traffic',
@@ -80,6 +84,14 @@ export const NOT_IN_TRAFFIC: Record<string, string> = {
   'other-campaign-404-differs':
     "whether a 404 was another campaign's walk or an unknown id is not in the recording",
   'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',
+  'x-api-key-ignores-revocation': KEY_VALIDITY,
+  'key-prefix-compared': KEY_VALIDITY,
+  'trailing-slash-unguarded': `${PATH_SPELLING}; ${KEYLESS}`,
+  'dot-segments-unguarded': `${PATH_SPELLING}; ${KEYLESS}`,
+  'key-echoed-in-header':
+    'which header value was a key is not in a recording: exporters and our own --har replace keys before they are written',
+  'planned-lists-served':
+    'a planned endpoint is no operation of the live contract: its exchanges are counted as ignored',
 };
 
 /** The rules that must fail on a variant's recording. */

@@ -35,6 +35,8 @@ export interface RawEntry {
 export interface RecordedRequest {
   method: string;
   url: URL;
+  /** The URL as recorded: `url` has lost any dot segment it had. */
+  written: string;
   headers: Map<string, string>;
 }
 
@@ -48,7 +50,12 @@ export function requestOf(entry: unknown): RecordedRequest | undefined {
   } catch {
     return undefined;
   }
-  return { method: request.method.toUpperCase(), url, headers: headerMap(request.headers) };
+  return {
+    method: request.method.toUpperCase(),
+    url,
+    written: request.url,
+    headers: headerMap(request.headers),
+  };
 }
 
 /** Header name/value pairs, lower-case names, repeated headers joined as HTTP joins them. */
@@ -86,7 +93,7 @@ export function readEntry(
   ledger: SecretLedger,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
-  const url = shownUrl(request.url.href, ledger);
+  const url = shownUrl(request.written, ledger);
   const line = entryLine(index, request.method, url);
   const response = entry.response;
   const status = response?.status;

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { KEY_PREFIX } from '../../spec/facts.ts';
+import { hasDotSegment } from '../dot-segments.ts';
 import type { Redactor } from '../redact.ts';
 
 /** Request and response headers whose values are secrets, lower case. */
@@ -77,7 +78,11 @@ export function shownUrl(raw: string, ledger: SecretLedger): string {
     url.password = '';
   }
   const query = url.search.slice(1);
-  const base = `${url.origin}${url.pathname}`.replace(KEY_SHAPED, `${KEY_PREFIX}${REDACTED}`);
+  // `new URL` removes dot segments; a request that sent them asked another path (AUTH-015), and is
+  // shown as it went on the wire, so that it matches no documented operation.
+  const written = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(raw)?.[1] ?? '';
+  const path = hasDotSegment(written) ? written : url.pathname;
+  const base = `${url.origin}${path}`.replace(KEY_SHAPED, `${KEY_PREFIX}${REDACTED}`);
   if (query === '') return base;
   const parts = query.split('&').map((part) => {
     const at = part.indexOf('=');

@@ -1,0 +1,12 @@
+/**
+ * Dot segments (`.`, `..`, either dot possibly `%2e`): URL parsing removes them, so the client sends
+ * a path that has one as written, and no documented operation has one (AUTH-015, `--traffic`).
+ */
+/** A dot segment as URL parsing (WHATWG) sees one: `.` or `..`, each dot possibly `%2e`. */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/** Whether a path (or a URL's path, before its query) has a dot segment: what `new URL` would remove. */
+export function hasDotSegment(pathOrUrl: string): boolean {
+  const [path = ''] = pathOrUrl.split(/[?#]/);
+  return path.split('/').some((segment) => DOT_SEGMENT.test(segment));
+}
