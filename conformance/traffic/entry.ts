@@ -189,8 +189,7 @@ function bodyOf(
     if (plain || looksDecoded(text)) return { content: text };
   }
   const bytes = content?.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'latin1');
-  if (plain || looksDecoded(bytes.subarray(0, 64).toString('latin1')))
-    return { content: bytes };
+  if (plain || looksDecoded(bytes.subarray(0, 64).toString('latin1'))) return { content: bytes };
   return decodedBody(bytes, coding);
 }
 
