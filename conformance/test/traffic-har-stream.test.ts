@@ -51,6 +51,27 @@ describe('reading HAR entries as a stream', () => {
     });
   }
 
+  it('decodes malformed UTF-8 in an entry as Buffer#toString does, whatever the chunk size', async () => {
+    // A lone continuation byte, a cut three-byte character, an overlong form, a surrogate's encoding.
+    const bad = [[0x80], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98]];
+    const entries = bad.map((bytes) =>
+      Buffer.concat([Buffer.from('{"text":"a—'), Buffer.from(bytes), Buffer.from('z"}')]),
+    );
+    const path = join(dir, `${++files}.har`);
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from('{"log":{"entries":['),
+        ...entries.flatMap((e, i) => (i ? [Buffer.from(','), e] : [e])),
+        Buffer.from(']}}'),
+      ]),
+    );
+    const expected = entries.map((e) => JSON.parse(e.toString('utf8')) as unknown);
+    // Each holds a replacement character where its bad bytes were.
+    for (const entry of expected) expect((entry as { text: string }).text).toMatch(/^a—\uFFFD+z$/);
+    for (const chunkBytes of [1, 2, 5, 1024]) expect(await entriesOf(path, chunkBytes)).toEqual(expected);
+  });
+
   it('reads log.version and the creator on the way', async () => {
     const header = await readHarEntries(
       write(

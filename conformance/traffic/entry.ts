@@ -111,7 +111,7 @@ export function readEntry(
     answer.contentType = response.content.mimeType;
     answer.mediaType = response.content.mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
   }
-  if (content.coding) answer.encoded = { coding: content.coding, bytes: content.wireBytes };
+  if (content.coded) answer.encoded = { coding: content.coded.coding, bytes: content.coded.wireBytes };
   const started = typeof entry.startedDateTime === 'string' ? Date.parse(entry.startedDateTime) : NaN;
   const exchange: Exchange = {
     seq: index,
@@ -169,9 +169,12 @@ const NO_BODY_STATUSES = new Set([204, 304]);
 interface Body {
   /** The decoded content: the recorded text itself when it needed no decoding. */
   content: Buffer | string;
-  /** Set when the recording kept the body coded and it was decoded here. */
-  coding?: string;
-  wireBytes: number;
+  /**
+   * Set when the recording kept the body coded and it was decoded here: the coding and the coded
+   * size. A plain body's size is not counted here: `responseOf` counts it, and counting a large
+   * body twice cost as much as some rules.
+   */
+  coded?: { coding: string; wireBytes: number };
 }
 
 /** The recorded body, decoded; or why there is none to judge. */
@@ -183,18 +186,17 @@ function bodyOf(
 ): Body | string {
   const text = content?.text;
   if (typeof text !== 'string') {
-    if (method === 'HEAD' || NO_BODY_STATUSES.has(status)) return { content: '', wireBytes: 0 };
+    if (method === 'HEAD' || NO_BODY_STATUSES.has(status)) return { content: '' };
     return 'no body recorded';
   }
   const coding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
   const plain = coding === '' || coding === 'identity';
   if (content?.encoding !== 'base64') {
     // Text that is not JSON-looking under a coding may still be the coded bytes as latin1: rare.
-    if (plain || looksDecoded(text)) return { content: text, wireBytes: Buffer.byteLength(text) };
+    if (plain || looksDecoded(text)) return { content: text };
   }
   const bytes = content?.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'latin1');
-  if (plain || looksDecoded(bytes.subarray(0, 64).toString('latin1')))
-    return { content: bytes, wireBytes: bytes.length };
+  if (plain || looksDecoded(bytes.subarray(0, 64).toString('latin1'))) return { content: bytes };
   return decodedBody(bytes, coding);
 }
 
@@ -215,9 +217,9 @@ function decodedBody(bytes: Buffer, coding: string): Body | string {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
       return `a body larger than ${MAX_BODY_BYTES} bytes once decoded`;
     // The exporter kept the decoded content after all (the HAR spec's way): judge it as it is.
-    return { content: bytes, wireBytes: bytes.length };
+    return { content: bytes };
   }
-  return { content: decoded, coding, wireBytes: bytes.length };
+  return { content: decoded, coded: { coding, wireBytes: bytes.length } };
 }
 
 /** Decoded JSON (or an HTML page) starts like this; coded bytes almost never do. */
