@@ -61,19 +61,23 @@ describe.skipIf(!javaRuns && !underCi)('Specmatic 2.55.1 mock of the live spec',
     expect(javaRuns, 'java (17+) is missing: .ci/run installs openjdk-17-jre-headless').toBe(true);
   });
 
-  it('answers the list with links the contract admits', async () => {
-    const links: string[] = [];
-    for (let attempt = 0; attempt < 6 && links.length < 4; attempt++) {
-      const { status, body } = await get('/api/v1/walks');
-      expect(status).toBe(200);
-      expect(validator.validateResponse('listWalks', 200, body).errors).toEqual([]);
-      for (const walk of (body as { data: { web_url: string; app_link: string }[] }).data) {
-        links.push(walk.web_url, walk.app_link);
+  it(
+    'answers the list with links the contract admits',
+    async () => {
+      const links: string[] = [];
+      for (let attempt = 0; attempt < 6 && links.length < 4; attempt++) {
+        const { status, body } = await get('/api/v1/walks');
+        expect(status).toBe(200);
+        expect(validator.validateResponse('listWalks', 200, body).errors).toEqual([]);
+        for (const walk of (body as { data: { web_url: string; app_link: string }[] }).data) {
+          links.push(walk.web_url, walk.app_link);
+        }
       }
-    }
-    expect(links.length).toBeGreaterThan(0);
-    expect(links.filter((l) => l.includes('/dashboard/')).length).toBe(links.length / 2);
-  });
+      expect(links.length).toBeGreaterThan(0);
+      expect(links.filter((l) => l.includes('/dashboard/')).length).toBe(links.length / 2);
+    },
+    6 * REQUEST_TIMEOUT_MS,
+  );
 
   it('answers a walk detail the contract admits', async () => {
     const { status, body } = await get('/api/v1/walks/0b6f4a5e-1c2d-4e3f-8a9b-0c1d2e3f4a5b');
