@@ -34,7 +34,8 @@ export function launchNpm(args: string[]): Launched {
   return launchCommand('npm', args);
 }
 
-function launchCommand(command: string, args: string[]): Launched {
+/** Runs any program from the repository root, detached into its own group (the program leads it). */
+export function launchCommand(command: string, args: string[]): Launched {
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
     detached: true,

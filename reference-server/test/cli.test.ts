@@ -136,6 +136,8 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       ['--walks', '-1'],
       ['--frobnicate'],
       ['--web-base-url', 'ftp://x'],
+      ['--web-base-url', 'http://[::1]:3000'],
+      ['--web-base-url', 'https://x.example/1/2/3/4/5/6/7/8/9'],
       ['--variant', '0'],
       ['--print-variant'],
       ['--latency', '300-100'],
