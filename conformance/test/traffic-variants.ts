@@ -25,7 +25,6 @@ export const CAUGHT: Record<string, string | string[]> = {
   'web-url-wrong-id': 'WALKS-LIST-008',
   'app-link-other-slug': 'WALKS-LIST-008',
   'slug-varies': 'WALKS-LIST-009',
-  'empty-campaign-404': 'TRAFFIC-004',
   'counts-extra-total': 'WALKS-LIST-015',
   'archived-walk-listed': 'TRAFFIC-007',
   'detail-name-differs': 'WALK-DETAIL-002',
@@ -84,6 +83,8 @@ export const NOT_IN_TRAFFIC: Record<string, string> = {
   'other-campaign-404-differs':
     "whether a 404 was another campaign's walk or an unknown id is not in the recording",
   'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',
+  'empty-campaign-404':
+    "that the key's campaign has no walks is not in the recording; its 404 on the list shows as an undocumented status (DRIFT-002, a failure under --strict)",
   'x-api-key-ignores-revocation': KEY_VALIDITY,
   'key-prefix-compared': KEY_VALIDITY,
   'trailing-slash-unguarded': `${PATH_SPELLING}; ${KEYLESS}`,

@@ -3,7 +3,8 @@
  * own process, `--base-url` and the printed credentials in the environment), exits 0 in default
  * mode against the reference server under each of variant seeds 1 to 8. Against injected 500s and
  * resets it exits 1 (they are failures); against a server that only throttles with 429 and
- * `Retry-After` it exits 0 (a client that honours Retry-After gets its answers).
+ * `Retry-After` it exits 0 (a client that honours Retry-After gets its answers). The recording of each
+ * variant's run, judged with `--traffic`, passes as well: a legal choice is no fault in traffic either.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,37 +25,33 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** The CLI's exit status against a reference server started with `options`. */
+/** The CLI's exit status and the tail of its output, run as its own process. */
+async function cliExit(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; tail: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/main.ts', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, NO_COLOR: '1', CONFORMANCE_STRICT: '' },
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, tail: output.slice(-1_500) };
+}
+
+/** The CLI's exit status against a reference server started with `options`; its traffic in `NAME.har`. */
 async function conformanceExit(
   name: string,
   options: StartOptions,
 ): Promise<{ code: number | null; tail: string }> {
   const server: RunningServer = await startReferenceServer({ ...options, port: 0, log: false });
   try {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'conformance/main.ts',
-        '--base-url',
-        server.baseUrl,
-        '--reporter',
-        'json',
-        '--output',
-        join(dir, `${name}.json`),
-      ],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ...server.credentials, NO_COLOR: '1', CONFORMANCE_STRICT: '' },
-      },
-    );
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const [code] = (await once(child, 'close')) as [number | null];
-    return { code, tail: output.slice(-1_500) };
+    const report = ['--reporter', 'json', '--output', join(dir, `${name}.json`)];
+    const har = ['--har', join(dir, `${name}.har`)];
+    return await cliExit(['--base-url', server.baseUrl, ...report, ...har], server.credentials);
   } finally {
     await server.close();
   }
@@ -101,6 +98,9 @@ describe('conformance CLI against variants, faults and throttling', () => {
       const report = JSON.parse(readFileSync(join(dir, `variant-${seed}.json`), 'utf8')) as Report;
       const named = new Set(report.results.flatMap((r) => r.differsFrom ?? []));
       expect([...named].sort()).toEqual(visiblyDifferent(variant));
+      // The same deployment judged from its recording alone (--traffic) passes too.
+      const judged = await cliExit(['--traffic', join(dir, `variant-${seed}.har`)]);
+      expect(judged.code, judged.tail).toBe(0);
     },
     60_000,
   );

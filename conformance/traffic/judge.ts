@@ -277,7 +277,7 @@ export class TrafficJudge {
     const line = `#${exchange.seq} ${exchange.request.method} ${exchange.request.url}`;
     for (const { rule, tally } of this.rules) {
       if (!rule.appliesTo(operationId, exchange.response.status)) continue;
-      if (json === undefined && !rule.statusOnly) continue;
+      if (json === undefined) continue;
       const problems = rule.judge(json, exchange, this.statuses, operation);
       record(
         tally,

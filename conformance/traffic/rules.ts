@@ -39,8 +39,6 @@ export interface ExchangeRule extends CheckDeclaration {
   expected: string;
   /** What one judged record is, plural (`walk details`). */
   unit: string;
-  /** Judges the status alone, so answers without a JSON body count too. */
-  statusOnly?: true;
   /** Whether the rule applies to answers of this operation with this status. */
   appliesTo(operationId: string, status: number): boolean;
   /** The problems of one answer's body (empty when it holds), each naming the walk. */
@@ -125,25 +123,6 @@ export function writeProblem(exchange: Answered): string | undefined {
 
 /** Every rule over one answer, in report order. */
 export const EXCHANGE_RULES: readonly ExchangeRule[] = [
-  {
-    id: 'TRAFFIC-004',
-    section: '§4, §7',
-    title: 'Every answer of a documented operation has a status the operation documents',
-    area: 'envelope',
-    level: 'required',
-    hint: 'Answer with the statuses spec/openapi.yaml documents for the operation (an empty campaign is 200, not 404).',
-    expected: 'a status spec/openapi.yaml documents for the operation',
-    unit: 'answers',
-    statusOnly: true,
-    appliesTo: () => true,
-    judge(_json, exchange, _statuses, operation) {
-      return operation.statuses.includes(String(exchange.response.status))
-        ? []
-        : [
-            `${exchange.response.status} is not documented for ${operation.operationId} (${operation.statuses.join(', ')})`,
-          ];
-    },
-  },
   {
     id: 'TRAFFIC-005',
     section: '§5.6, §4.3 rule 1, §7',
