@@ -36,6 +36,8 @@ export interface SpawnServerOptions {
   /** The path polled until it answers. */
   probePath?: string;
   startTimeoutMs?: number;
+  /** How long the child may take to exit on SIGTERM before it is killed (default 5 s). */
+  stopGraceMs?: number;
 }
 
 const POLL_INTERVAL_MS = 10;
@@ -75,7 +77,7 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerCh
     rssMb: () => procStatusMb(servingPid(), 'VmRSS'),
     peakRssMb: () => procStatusMb(servingPid(), 'VmHWM'),
     cpuMs: () => procCpuMs(servingPid()),
-    stop: () => stopChild(child, exited),
+    stop: () => stopChild(child, exited, options.stopGraceMs),
   };
 }
 
