@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { countInstructions, instructionTotal, perRequest } from '../cachegrind.ts';
+import { countInstructions, instructionTotal, perRequest, valgrindMissing } from '../cachegrind.ts';
 import { bundleFloors } from '../floor-bundles.ts';
 import { floorPath } from '../instruction-run.ts';
 
@@ -39,32 +39,42 @@ describe('reading Cachegrind', () => {
 const dir = mkdtempSync(join(tmpdir(), 'bench-count-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// Without valgrind: skipped (and counted as skipped) on a developer's machine; under CI, whose
+// .ci/run installs it, a failure.
+const missing = valgrindMissing();
+const countIt = missing && !process.env.CI ? it.skip : it;
+
 describe('a real count under Valgrind', () => {
-  it('counts Express with its defaults above bare node:http serving the same bytes', async () => {
-    const path = floorPath('/api/v1/walks?limit=200', 'identity');
-    writeFileSync(join(dir, 'list.body'), JSON.stringify({ ok: true, data: Array(200).fill({ id: 'x' }) }));
-    writeFileSync(
-      join(dir, 'routes.json'),
-      JSON.stringify([{ path, file: 'list.body', headers: ['content-type', 'application/json'] }]),
-    );
-    const bundles = await bundleFloors();
-    const kinds = [{ name: 'list', path, headers: { 'accept-encoding': 'identity' } }];
-    const settings = { warmupRequests: 20, requests: 300 };
-    const count = async (script: string) => {
-      const server = { name: script, script, args: ['--port', '{port}', '--bytes', dir], probePath: path };
-      return (await countInstructions(server, kinds, settings)).list;
-    };
-    const node = await count(bundles.nodeFloor);
-    const express = await count(bundles.expressFloor);
-    for (const figures of [node, express]) {
-      expect(figures?.requests).toBe(300);
-      expect(figures?.loaded).toBeGreaterThan(figures?.baseline ?? Infinity);
-      expect(figures?.perRequest).toBe(perRequest(figures?.baseline ?? 0, figures?.loaded ?? 0, 300));
-      // A request costs Node tens of thousands of instructions at least, and nothing like a start-up.
-      expect(figures?.perRequest).toBeGreaterThan(10_000);
-      expect(figures?.perRequest).toBeLessThan((figures?.baseline ?? 0) / 100);
-    }
-    // Express's router, request and response wrappers and ETag cost it twice the bare floor at least.
-    expect(express?.perRequest).toBeGreaterThan(2 * (node?.perRequest ?? Infinity));
-  }, 600_000);
+  countIt(
+    'counts Express with its defaults above bare node:http serving the same bytes',
+    async () => {
+      const path = floorPath('/api/v1/walks?limit=200', 'identity');
+      writeFileSync(join(dir, 'list.body'), JSON.stringify({ ok: true, data: Array(200).fill({ id: 'x' }) }));
+      writeFileSync(
+        join(dir, 'routes.json'),
+        JSON.stringify([{ path, file: 'list.body', headers: ['content-type', 'application/json'] }]),
+      );
+      expect(missing).toBeUndefined();
+      const bundles = await bundleFloors();
+      const kinds = [{ name: 'list', path, headers: { 'accept-encoding': 'identity' } }];
+      const settings = { warmupRequests: 20, requests: 300 };
+      const count = async (script: string) => {
+        const server = { name: script, script, args: ['--port', '{port}', '--bytes', dir], probePath: path };
+        return (await countInstructions(server, kinds, settings)).list;
+      };
+      const node = await count(bundles.nodeFloor);
+      const express = await count(bundles.expressFloor);
+      for (const figures of [node, express]) {
+        expect(figures?.requests).toBe(300);
+        expect(figures?.loaded).toBeGreaterThan(figures?.baseline ?? Infinity);
+        expect(figures?.perRequest).toBe(perRequest(figures?.baseline ?? 0, figures?.loaded ?? 0, 300));
+        // A request costs Node tens of thousands of instructions at least, and nothing like a start-up.
+        expect(figures?.perRequest).toBeGreaterThan(10_000);
+        expect(figures?.perRequest).toBeLessThan((figures?.baseline ?? 0) / 100);
+      }
+      // Express's router, request and response wrappers and ETag cost it twice the bare floor at least.
+      expect(express?.perRequest).toBeGreaterThan(2 * (node?.perRequest ?? Infinity));
+    },
+    600_000,
+  );
 });
