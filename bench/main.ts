@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { optionsOrExit } from '../command-line/flags.ts';
 import { COMMAND, parseBenchFlags } from './options.ts';
+import { valgrindMissing } from './cachegrind.ts';
 import { printReport } from './print.ts';
 import { runBench } from './run.ts';
 
@@ -14,6 +15,12 @@ async function main(argv: string[]): Promise<void> {
   const options = optionsOrExit(COMMAND, argv, parseBenchFlags);
   if (typeof options === 'number') {
     process.exitCode = options;
+    return;
+  }
+  const missing = options.skip.has('instructions') ? undefined : valgrindMissing();
+  if (missing) {
+    process.stderr.write(`bench: ${missing}\n`);
+    process.exitCode = 2;
     return;
   }
   const report = await runBench(options);

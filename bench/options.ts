@@ -6,21 +6,25 @@ import { MAX_WALKS } from '../fixtures/index.ts';
 export const COMMAND = {
   name: 'bench',
   usage: 'npm run bench -- [options]',
-  summary: `Measures the reference server against bare Express and node:http serving the same bytes and
-against the Prism mock, its start-up and memory, fixture generation, and full conformance runs;
-prints the figures side by side and writes them as JSON.`,
+  summary: `Measures the reference server against bare Express and node:http serving the same bytes:
+instructions per request counted by Valgrind's Cachegrind (what the targets judge) and CPU time
+per request (reported beside them, with the Prism mock's); its start-up and memory, fixture
+generation, and full conformance runs; prints the figures side by side and writes them as JSON.`,
   flags: {
-    quick: { type: 'boolean', help: 'A shorter smoke run (0.5 s load rounds, a 10,000-walk large data set)' },
+    quick: {
+      type: 'boolean',
+      help: 'A shorter smoke run (instructions counted on gzip only over 300 requests, 0.5 s CPU rounds, a 10,000-walk large data set)',
+    },
     output: { type: 'string', value: 'FILE', help: 'JSON file of every figure (default reports/bench.json)' },
     duration: {
       type: 'string',
       value: 'S',
-      help: 'Seconds of each measured load round (full 1.25, quick 0.5)',
+      help: 'Seconds of each measured CPU-time round (full 1, quick 0.5)',
     },
     rounds: {
       type: 'string',
       value: 'N',
-      help: 'Measured rounds per target, order rotating (full 9, quick 2)',
+      help: 'Measured CPU-time rounds per target, order rotating (full 5, quick 2)',
     },
     warmup: {
       type: 'string',
@@ -48,16 +52,26 @@ prints the figures side by side and writes them as JSON.`,
       value: 'A,B,C',
       help: 'Walk counts whose generation is measured (full 1000,10000,100000)',
     },
+    'count-requests': {
+      type: 'string',
+      value: 'N',
+      help: 'Requests between the two instruction counts of each target and request (full 2000, quick 300)',
+    },
+    'count-warmup': {
+      type: 'string',
+      value: 'N',
+      help: 'Requests of each kind sent before either instruction count (full 300, quick 50)',
+    },
     skip: {
       type: 'string',
       value: 'LIST',
-      help: 'Leave out sections: prism, conformance, fixtures, large (comma list)',
+      help: 'Leave out sections: instructions, prism, conformance, fixtures, large (comma list)',
     },
   },
 } as const satisfies CommandSpec;
 
-export type Section = 'prism' | 'conformance' | 'fixtures' | 'large';
-const SECTIONS: readonly Section[] = ['prism', 'conformance', 'fixtures', 'large'];
+export type Section = 'instructions' | 'prism' | 'conformance' | 'fixtures' | 'large';
+const SECTIONS: readonly Section[] = ['instructions', 'prism', 'conformance', 'fixtures', 'large'];
 
 export interface BenchOptions {
   mode: 'full' | 'quick';
@@ -70,6 +84,9 @@ export interface BenchOptions {
   largeWalks: number;
   startupSamples: number;
   fixtureSizes: number[];
+  /** Instruction counts with Cachegrind: requests between the two counts, and warm-up before them. */
+  countRequests: number;
+  countWarmup: number;
   skip: Set<Section>;
 }
 
@@ -83,13 +100,8 @@ export function parseBenchFlags(argv: string[]): BenchOptions | 'help' {
   return {
     mode: quick ? 'quick' : 'full',
     output: values.output ?? 'reports/bench.json',
-    durationS: numberFlag(
-      '--duration',
-      values.duration,
-      { min: 0, max: 600, above: true },
-      quick ? 0.5 : 1.25,
-    ),
-    rounds: count('--rounds', values.rounds, quick ? 2 : 9, 100),
+    durationS: numberFlag('--duration', values.duration, { min: 0, max: 600, above: true }, quick ? 0.5 : 1),
+    rounds: count('--rounds', values.rounds, quick ? 2 : 5, 100),
     warmupS: numberFlag('--warmup', values.warmup, { min: 0, max: 600 }, quick ? 0.5 : 1),
     connections: count('--connections', values.connections, 10, 1_000),
     rate: count('--rate', values.rate, 400, 100_000),
@@ -98,6 +110,13 @@ export function parseBenchFlags(argv: string[]): BenchOptions | 'help' {
     fixtureSizes: (values['fixture-sizes'] ?? (quick ? '1000,2000,5000' : '1000,10000,100000'))
       .split(',')
       .map((size) => count('--fixture-sizes', size.trim(), 0, MAX_WALKS)),
+    countRequests: count('--count-requests', values['count-requests'], quick ? 300 : 2_000, 1_000_000),
+    countWarmup: integerFlag(
+      '--count-warmup',
+      values['count-warmup'],
+      { min: 0, max: 1_000_000 },
+      quick ? 50 : 300,
+    ),
     skip: new Set(choiceListFlag('--skip', values.skip ?? '', SECTIONS)),
   };
 }

@@ -1,5 +1,6 @@
 /** The benchmark's figures as plain-text tables, side by side. */
 import { type BenchReport, type LoadComparison, TARGETS, type TargetName } from './figures.ts';
+import type { InstructionCount } from './cachegrind.ts';
 import type { LoadFigures } from './load.ts';
 
 export function table(header: string[], rows: string[][]): string {
@@ -36,29 +37,64 @@ function judged(value: number | undefined, met: (ratio: number) => boolean): str
   return `${ratio(value)}${met(value) ? '' : ' MISSED'}`;
 }
 
+const rowName = (row: LoadComparison) => `${row.dataset} (${int(row.walks)} walks)`;
+const bodySent = (row: LoadComparison) =>
+  `${(row.bodyBytes / 1024).toFixed(1)} KB ${row.contentEncoding ?? 'identity'}`;
+
+/** CPU time per request: reported beside the instruction counts, never judged. */
 function loadTable(rows: readonly LoadComparison[]): string {
-  const maxNode = TARGETS.maxCpuOverNodeFloor;
-  const belowExpress = TARGETS.belowCpuOverExpressFloor;
   return table(
     [
       'data set',
       'endpoint',
       'body sent',
       ...LOAD_COLUMNS.map(([, title]) => title),
-      `ref/Node (≤ ${maxNode.toFixed(2)}×)`,
-      `ref/Express (< ${belowExpress.toFixed(2)}×)`,
-      'ref/Node holding data (not judged)',
-      'ref/Prism (not judged)',
+      'ref/Node',
+      'ref/Express',
+      'ref/Node holding data',
+      'ref/Prism',
     ],
     rows.map((row) => [
-      `${row.dataset} (${int(row.walks)} walks)`,
+      rowName(row),
       row.endpoint,
-      `${(row.bodyBytes / 1024).toFixed(1)} KB ${row.contentEncoding ?? 'identity'}`,
+      bodySent(row),
       ...LOAD_COLUMNS.map(([target]) => load(row.figures[target])),
-      judged(row.ratios.nodeFloor, (value) => value <= maxNode),
-      judged(row.ratios.expressFloor, (value) => value < belowExpress),
+      ratio(row.ratios.nodeFloor),
+      ratio(row.ratios.expressFloor),
       ratio(row.ratios.heldNodeFloor),
       ratio(row.ratios.prism),
+    ]),
+  );
+}
+
+/** Thousands of instructions per request. */
+const kilo = (count: InstructionCount | undefined) =>
+  count === undefined ? '–' : `${(count.perRequest / 1000).toFixed(1)} k`;
+
+/** Instructions per request, and the ratios the targets judge. */
+function instructionTable(rows: readonly LoadComparison[]): string {
+  const maxNode = TARGETS.maxOverNodeFloor;
+  const belowExpress = TARGETS.belowExpressFloor;
+  return table(
+    [
+      'data set',
+      'endpoint',
+      'body sent',
+      'reference',
+      'Express floor',
+      'Node floor',
+      `ref/Node (≤ ${maxNode.toFixed(2)}×)`,
+      `ref/Express (< ${belowExpress.toFixed(2)}×)`,
+    ],
+    rows.map((row) => [
+      rowName(row),
+      row.endpoint,
+      bodySent(row),
+      kilo(row.instructions?.reference),
+      kilo(row.instructions?.expressFloor),
+      kilo(row.instructions?.nodeFloor),
+      judged(row.instructionRatios?.nodeFloor, (value) => value <= maxNode),
+      judged(row.instructionRatios?.expressFloor, (value) => value < belowExpress),
     ]),
   );
 }
@@ -74,6 +110,8 @@ const LOAD_COLUMNS: [TargetName, string][] = [
 export function printReport(report: BenchReport): string {
   const parts = [
     machineLine(report),
+    '',
+    instructionSection(report),
     '',
     loadSection(report),
     '',
@@ -117,9 +155,21 @@ function machineLine({ machine }: BenchReport): string {
   );
 }
 
+function instructionSection({ settings, load }: BenchReport): string {
+  const plan = settings.instructions;
+  if (!plan)
+    return 'Instructions per request: not counted (--skip instructions); no per-request target judged';
+  const rows = load.filter((row) => row.dataset === plan.dataset && plan.codings.includes(row.coding));
+  return [
+    `Instructions per request (judged), counted by Cachegrind: ${int(plan.requests)} requests over one ` +
+      `connection between two counts, after ${int(plan.warmupRequests)} warm-up requests of each kind`,
+    instructionTable(rows),
+  ].join('\n');
+}
+
 function loadSection({ settings, load }: BenchReport): string {
   return [
-    `Load: ${settings.rate} requests/s over ${settings.connections} connections to every target; per target a ${settings.warmupS} s unpaced warm-up and one paced round not kept, then ` +
+    `CPU time per request (reported, not judged): ${settings.rate} requests/s over ${settings.connections} connections to every target; per target a ${settings.warmupS} s unpaced warm-up and one paced round not kept, then ` +
       `${settings.rounds} rounds of ${settings.durationS} s (order rotating); each cell is the median ` +
       'CPU time of the serving process per request (and requests/s); ratios are CPU per request',
     loadTable(load),

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../mock/prism.ts';
+import { freePort } from '../command-line/free-port.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
@@ -36,6 +36,8 @@ export interface SpawnServerOptions {
   /** The path polled until it answers. */
   probePath?: string;
   startTimeoutMs?: number;
+  /** How long the child may take to exit on SIGTERM before it is killed (default 5 s). */
+  stopGraceMs?: number;
 }
 
 const POLL_INTERVAL_MS = 10;
@@ -75,7 +77,7 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerCh
     rssMb: () => procStatusMb(servingPid(), 'VmRSS'),
     peakRssMb: () => procStatusMb(servingPid(), 'VmHWM'),
     cpuMs: () => procCpuMs(servingPid()),
-    stop: () => stopChild(child, exited),
+    stop: () => stopChild(child, exited, options.stopGraceMs),
   };
 }
 

@@ -1,8 +1,10 @@
 /**
- * One benchmark run on this machine. Every server under load is a child process, judged by its own
- * CPU time per request; the floors serve the very bytes the reference server answered, checked
- * byte for byte before they are measured. Load runs send the `Accept-Encoding` of a usual HTTP
- * client (gzip), and on the demo data set also `identity` (`CODINGS`).
+ * One benchmark run on this machine. Every server under load is a child process; the floors serve
+ * the very bytes the reference server answered, checked byte for byte before they are measured.
+ * On the demo data set each is judged by the instructions it executes per request, counted by
+ * Cachegrind (`cachegrind.ts`); every server's CPU time per request is measured and reported beside
+ * them. Load runs send the `Accept-Encoding` of a usual HTTP client (gzip), and on the demo data set
+ * also `identity` (`CODINGS`).
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { execFile, execFileSync } from 'node:child_process';
@@ -16,9 +18,11 @@ import {
   CODINGS,
   type Coding,
   type ConformanceFigures,
+  type Endpoint,
   type GenerationFigures,
   growthOf,
   type LoadComparison,
+  instructionRatiosOf,
   ratiosOf,
   type RevalidationFigures,
   type StartupFigures,
@@ -26,10 +30,20 @@ import {
   verdictsOf,
 } from './figures.ts';
 import { median } from '../measure/statistics.ts';
+import { bundleFloors, type Floor } from './floor-bundles.ts';
+import { countDataset, type CountedRows, rowKey } from './instruction-run.ts';
 import { compareLoad, type LoadTarget } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { ROOT, type ServerChild, spawnServer } from './processes.ts';
-import { benchmarkedAnswers, checkSameBytes, LIST_PATH, revalidation, writeServedBytes } from './served.ts';
+import {
+  benchmarkedAnswers,
+  checkSameBytes,
+  LIST_PATH,
+  revalidation,
+  routesOf,
+  type Served,
+  writeServedBytes,
+} from './served.ts';
 
 const run = promisify(execFile);
 const NODE_WITH_TSX = [process.execPath, '--import', 'tsx'] as const;
@@ -44,6 +58,8 @@ interface DatasetPlan {
   codings: Coding[];
   /** Whether the Node floor holding the data set (`--hold-walks`) is measured too. */
   heldFloor: boolean;
+  /** The codings whose instructions per request are counted (none: CPU time only). */
+  counted: Coding[];
 }
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -57,28 +73,32 @@ async function childJson<T>(args: string[]): Promise<T> {
 
 function startFloor(
   name: string,
-  script: string,
+  bundle: string,
   bytesDir: string,
   extra: string[] = [],
 ): Promise<ServerChild> {
   return spawnServer({
     name,
-    command: NODE_WITH_TSX[0],
-    args: [...NODE_WITH_TSX.slice(1), script, '--port', '{port}', '--bytes', bytesDir, ...extra],
+    command: process.execPath,
+    args: [bundle, '--port', '{port}', '--bytes', bytesDir, ...extra],
     probePath: LIST_PATH,
   });
 }
 
 /** The floors of one coding: Express, Node, and on a large data set the Node floor holding it. */
-async function startFloors(plan: DatasetPlan, bytesDir: string): Promise<[TargetName, ServerChild][]> {
-  const node = 'bench/floors/node-floor.ts';
+async function startFloors(
+  plan: DatasetPlan,
+  bundles: Record<Floor, string>,
+  bytesDir: string,
+): Promise<[TargetName, ServerChild][]> {
   const floors: [TargetName, ServerChild][] = [
-    ['expressFloor', await startFloor('Express floor', 'bench/floors/express-floor.ts', bytesDir)],
-    ['nodeFloor', await startFloor('Node floor', node, bytesDir)],
+    ['expressFloor', await startFloor('Express floor', bundles.expressFloor, bytesDir)],
+    ['nodeFloor', await startFloor('Node floor', bundles.nodeFloor, bytesDir)],
   ];
   if (plan.heldFloor) {
     const hold = ['--hold-walks', String(plan.walks)];
-    floors.push(['heldNodeFloor', await startFloor('Node floor holding the data set', node, bytesDir, hold)]);
+    const name = 'Node floor holding the data set';
+    floors.push(['heldNodeFloor', await startFloor(name, bundles.nodeFloor, bytesDir, hold)]);
   }
   return floors;
 }
@@ -99,6 +119,7 @@ interface DatasetRun {
   auth: Record<string, string>;
   reference: ServerChild;
   prism: ServerChild | undefined;
+  bundles: Record<Floor, string>;
   /** Children to stop if the run fails half way. */
   children: ServerChild[];
 }
@@ -106,6 +127,7 @@ interface DatasetRun {
 async function benchDataset(
   plan: DatasetPlan,
   options: BenchOptions,
+  bundles: Record<Floor, string>,
   prismStarted: () => Promise<ServerChild | undefined>,
   withConformance: boolean,
 ): Promise<DatasetResult> {
@@ -121,18 +143,23 @@ async function benchDataset(
     const prism = await prismStarted();
     const auth = { Authorization: `Bearer ${keys.CONFORMANCE_API_KEY}` };
     await settle(reference, auth, options);
-    const runState: DatasetRun = { plan, options, work, auth, reference, prism, children };
+    const runState: DatasetRun = { plan, options, work, auth, reference, prism, bundles, children };
     const rssAtStartMb = reference.rssMb();
     const load: LoadComparison[] = [];
     const revalidated: RevalidationFigures[] = [];
+    const answers: Partial<Record<Coding, Record<Endpoint, Served>>> = {};
     for (const coding of plan.codings) {
       const measured = await measureCoding(runState, coding);
       load.push(...measured.load);
       revalidated.push(...measured.revalidation);
+      if (plan.counted.includes(coding)) answers[coding] = measured.answers;
     }
     const memory = { rssAtStartMb, rssAfterLoadMb: reference.rssMb(), peakRssMb: reference.peakRssMb() };
     const conformance = withConformance ? await conformanceRuns(plan, reference, keys) : [];
     for (const child of children.splice(0)) await child.stop();
+    // Alone on the machine's cores once every other server is stopped, though a count does not
+    // depend on them.
+    if (plan.counted.length > 0) addCounts(load, await countInstructionsOf(runState, answers));
     const inProcessSamplesMs = await inProcessStartups(plan);
     closeSync(logFd);
     return {
@@ -205,15 +232,19 @@ async function settle(reference: ServerChild, auth: Record<string, string>, opti
 async function measureCoding(
   state: DatasetRun,
   coding: Coding,
-): Promise<{ load: LoadComparison[]; revalidation: RevalidationFigures[] }> {
+): Promise<{
+  load: LoadComparison[];
+  revalidation: RevalidationFigures[];
+  answers: Record<Endpoint, Served>;
+}> {
   const { plan, reference, prism, children } = state;
   const sent = { 'Accept-Encoding': CODINGS[coding] };
   const keyed = { ...state.auth, ...sent };
   const answers = await benchmarkedAnswers(reference.baseUrl, keyed);
   const revalidated = await revalidation(reference.baseUrl, keyed, plan.name, coding, answers);
   const bytesDir = join(state.work, coding);
-  writeServedBytes(bytesDir, answers);
-  const started = await startFloors(plan, bytesDir);
+  writeServedBytes(bytesDir, routesOf(answers));
+  const started = await startFloors(plan, state.bundles, bytesDir);
   const floors = started.map(([, floor]) => floor);
   children.push(...floors);
   for (const [name, floor] of started) await checkSameBytes(floor, answers, sent, name !== 'expressFloor');
@@ -256,7 +287,34 @@ async function measureCoding(
     await floor.stop();
     children.splice(children.indexOf(floor), 1);
   }
-  return { load, revalidation: revalidated };
+  return { load, revalidation: revalidated, answers };
+}
+
+function countInstructionsOf(
+  state: DatasetRun,
+  answers: Partial<Record<Coding, Record<Endpoint, Served>>>,
+): Promise<CountedRows> {
+  const { plan, options } = state;
+  return countDataset({
+    walks: plan.walks,
+    answers,
+    auth: state.auth,
+    work: state.work,
+    bundles: state.bundles,
+    referenceLauncher: REFERENCE_LAUNCHER,
+    settings: { warmupRequests: options.countWarmup, requests: options.countRequests },
+    progress: (message) => progress(`${plan.name}: ${message}`),
+  });
+}
+
+/** Each row's counts and the ratios judged on them. */
+function addCounts(load: LoadComparison[], rows: CountedRows): void {
+  for (const row of load) {
+    const counts = rows[rowKey(row.endpoint, row.coding)];
+    if (!counts) continue;
+    row.instructions = counts;
+    row.instructionRatios = instructionRatiosOf(counts);
+  }
 }
 
 async function conformanceRuns(
@@ -312,7 +370,8 @@ async function fixtureFigures(sizes: number[]): Promise<GenerationFigures[]> {
 }
 
 const NOTES = [
-  'CPU per request: CPU time of every thread of the serving process (/proc/<pid>/task/*/schedstat, in ns) over a load round, divided by the requests it completed',
+  'instructions per request (judged): the serving process under valgrind --tool=cachegrind --cache-sim=no, node --single-threaded; one process started, warmed up (every kind of request) and stopped, and one per kind of request started, warmed up the same way, sent N more requests over one connection and stopped; (second total − first) ÷ N. Start-up and warm-up cancel out; JIT and garbage collection are counted, for every target alike',
+  'CPU per request (reported, not judged: on this VM it swings 2-3 × between rounds): CPU time of every thread of the serving process (/proc/<pid>/task/*/schedstat, in ns) over a load round, divided by the requests it completed',
   'Express floor: express() with its defaults, one app.get per path, res.send(bytes) (Express adds its weak ETag per answer)',
   'Node floor: node:http, writeHead + end(bytes) with the header lines the reference wrote; both floors serve the bodies the reference answered, checked byte for byte',
   'Node floor holding data (large data set only): the same Node floor, started after generating the same data set and holding it in its heap, as the reference server does; what ref/Node holding data leaves out is what a heap that size costs every request: measured, not judged',
@@ -323,7 +382,7 @@ const NOTES = [
 
 function emptyReport(options: BenchOptions): Omit<BenchReport, 'targets' | 'wallS'> {
   return {
-    version: 1,
+    version: 2,
     startedAt: new Date().toISOString(),
     mode: options.mode,
     machine: {
@@ -341,6 +400,14 @@ function emptyReport(options: BenchOptions): Omit<BenchReport, 'targets' | 'wall
       rounds: options.rounds,
       largeWalks: options.largeWalks,
       fixtureSizes: options.skip.has('fixtures') ? [] : options.fixtureSizes,
+      instructions: options.skip.has('instructions')
+        ? null
+        : {
+            dataset: 'demo',
+            codings: countedCodings(options),
+            warmupRequests: options.countWarmup,
+            requests: options.countRequests,
+          },
     },
     load: [],
     revalidation: [],
@@ -352,6 +419,16 @@ function emptyReport(options: BenchOptions): Omit<BenchReport, 'targets' | 'wall
   };
 }
 
+/**
+ * The codings counted on the demo data set. Under Valgrind every process takes 10-30 s to start,
+ * and each coding adds three: a quick run counts gzip only. The large data set is never counted:
+ * generating it under Valgrind would take minutes per process.
+ */
+function countedCodings(options: BenchOptions): Coding[] {
+  if (options.skip.has('instructions')) return [];
+  return options.mode === 'quick' ? ['gzip'] : ['gzip', 'identity'];
+}
+
 function plansOf(options: BenchOptions): DatasetPlan[] {
   const demo: DatasetPlan = {
     name: 'demo',
@@ -359,12 +436,18 @@ function plansOf(options: BenchOptions): DatasetPlan[] {
     startupSamples: options.startupSamples,
     codings: ['gzip', 'identity'],
     heldFloor: false,
+    counted: countedCodings(options),
   };
   if (options.skip.has('large')) return [demo];
-  return [
-    demo,
-    { name: 'large', walks: options.largeWalks, startupSamples: 1, codings: ['gzip'], heldFloor: true },
-  ];
+  const large: DatasetPlan = {
+    name: 'large',
+    walks: options.largeWalks,
+    startupSamples: 1,
+    codings: ['gzip'],
+    heldFloor: true,
+    counted: [],
+  };
+  return [demo, large];
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchReport> {
@@ -381,9 +464,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   try {
     // What `npm run reference-server` runs; its bundle is built before any start-up is timed.
     execFileSync(process.execPath, [REFERENCE_LAUNCHER, '--build-only'], { cwd: ROOT, stdio: 'inherit' });
+    const bundles = await bundleFloors();
     for (const plan of plansOf(options)) {
       const withConformance = plan.name === 'demo' && !options.skip.has('conformance');
-      addDataset(report, plan, await benchDataset(plan, options, prismStarted, withConformance));
+      addDataset(report, plan, await benchDataset(plan, options, bundles, prismStarted, withConformance));
     }
     if (!options.skip.has('fixtures')) {
       report.fixtures.sizes = await fixtureFigures(options.fixtureSizes);

@@ -97,13 +97,28 @@ export async function revalidation(
   return rows;
 }
 
+/** One answer a floor serves: at `path`, the bytes and headers the reference server sent. */
+export interface FloorRoute {
+  name: string;
+  path: string;
+  served: Served;
+}
+
+/** The routes of one coding's answers, at the paths the reference server answered them. */
+export function routesOf(answers: Record<Endpoint, Served>): FloorRoute[] {
+  return (['list', 'detail'] as const).map((endpoint) => ({
+    name: endpoint,
+    path: answers[endpoint].path,
+    served: answers[endpoint],
+  }));
+}
+
 /** Writes the answers where the floors read them. */
-export function writeServedBytes(dir: string, answers: Record<Endpoint, Served>): void {
+export function writeServedBytes(dir: string, served: readonly FloorRoute[]): void {
   mkdirSync(dir, { recursive: true });
-  const routes: RouteFile[] = (['list', 'detail'] as const).map((endpoint) => {
-    const { path, bytes, contentEncoding, headers } = answers[endpoint];
-    writeFileSync(join(dir, `${endpoint}.body`), bytes);
-    return { path, file: `${endpoint}.body`, contentEncoding, headers };
+  const routes: RouteFile[] = served.map(({ name, path, served: { bytes, contentEncoding, headers } }) => {
+    writeFileSync(join(dir, `${name}.body`), bytes);
+    return { path, file: `${name}.body`, contentEncoding, headers };
   });
   writeFileSync(join(dir, 'routes.json'), JSON.stringify(routes));
 }

@@ -24,6 +24,8 @@ export interface AutocannonOptions {
   headers?: Record<string, string>;
   /** Seconds. */
   duration: number;
+  /** Requests to send in all; the run ends after them, whatever `duration` says. */
+  amount?: number;
   /** Seconds a request may take before it counts as a timeout. */
   timeout?: number;
   sampleInt?: number;

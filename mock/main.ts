@@ -3,10 +3,10 @@
  * --planned, spec/planned.openapi.yaml alone) with Prism, forwards SIGINT/SIGTERM to it and exits
  * when it does.
  */
+import { freePort } from '../command-line/free-port.ts';
 import {
   DEFAULT_MOCK_HOST,
   DEFAULT_MOCK_PORT,
-  freePort,
   isPortTaken,
   type MockedSpec,
   PrismStartError,

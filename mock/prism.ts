@@ -199,16 +199,3 @@ export function isPortTaken(host: string, port: number): Promise<boolean> {
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(false)));
   });
 }
-
-/** A port that was free a moment ago (for child processes that cannot be told to use port 0). */
-export function freePort(host = DEFAULT_MOCK_HOST): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen({ host, port: 0 }, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}

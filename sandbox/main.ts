@@ -18,8 +18,8 @@ import {
   UsageError,
 } from '../command-line/flags.ts';
 import { onStopSignal } from '../command-line/signals.ts';
+import { freePort } from '../command-line/free-port.ts';
 import {
-  freePort,
   isPortTaken,
   PrismStartError,
   type RunningPrism,

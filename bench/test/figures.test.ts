@@ -1,8 +1,27 @@
 /** What the benchmark computes from its measurements: medians, ratios, growth and verdicts. */
 import { describe, expect, it } from 'vitest';
-import { type BenchReport, growthOf, ratiosOf, TARGETS, verdictsOf } from '../figures.ts';
+import type { InstructionCount } from '../cachegrind.ts';
+import {
+  type BenchReport,
+  growthOf,
+  instructionRatiosOf,
+  ratiosOf,
+  TARGETS,
+  verdictsOf,
+} from '../figures.ts';
 import type { AutocannonResult } from '../../measure/autocannon.ts';
 import { combineRuns, type LoadFigures, runFigures, untilQuiet } from '../load.ts';
+
+/** A count of 1,500 requests costing `perRequest` instructions each. */
+function counted(perRequest: number): InstructionCount {
+  return {
+    baseline: 1e9,
+    loaded: 1e9 + 1_500 * perRequest,
+    requests: 1_500,
+    warmupRequests: 1,
+    perRequest,
+  };
+}
 
 /** Figures whose rounds each cost `cpuUs` µs per request (1,000 requests a round). */
 function figures(rounds: number[]): LoadFigures {
@@ -139,7 +158,7 @@ describe('ratios and growth', () => {
 
 describe('verdicts', () => {
   const base: Omit<BenchReport, 'targets'> = {
-    version: 1,
+    version: 2,
     startedAt: '2026-01-01T00:00:00.000Z',
     wallS: 1,
     mode: 'quick',
@@ -158,6 +177,7 @@ describe('verdicts', () => {
       rounds: 1,
       largeWalks: 1,
       fixtureSizes: [],
+      instructions: { dataset: 'demo', codings: ['gzip', 'identity'], warmupRequests: 1, requests: 1_500 },
     },
     load: [],
     revalidation: [],
@@ -168,8 +188,23 @@ describe('verdicts', () => {
     notes: [],
   };
 
+  it('compares instructions per request with each floor, and gives no ratio without a count', () => {
+    expect(
+      instructionRatiosOf({ reference: counted(300), expressFloor: counted(1_200), nodeFloor: counted(200) }),
+    ).toEqual({ expressFloor: 0.25, nodeFloor: 1.5 });
+    expect(instructionRatiosOf({ reference: counted(300) })).toEqual({});
+    expect(instructionRatiosOf({ nodeFloor: counted(200) })).toEqual({});
+  });
+
   it('holds each figure to its target, and a missing figure is never met', () => {
     const reference = figures([1_000]);
+    // Per-request targets judge instructions; CPU ratios, good or bad, are reported only.
+    const gzipCounts = { reference: counted(1_000), expressFloor: counted(1_000), nodeFloor: counted(600) };
+    const identityCounts = {
+      reference: counted(1_000),
+      expressFloor: counted(2_000),
+      nodeFloor: counted(1_000 / 1.5),
+    };
     const report: Omit<BenchReport, 'targets'> = {
       ...base,
       load: [
@@ -181,8 +216,10 @@ describe('verdicts', () => {
           coding: 'gzip',
           contentEncoding: 'gzip',
           bodyBytes: 1,
-          figures: { reference, expressFloor: figures([1_000]), nodeFloor: figures([600]) },
-          ratios: { expressFloor: 1, nodeFloor: 1_000 / 600 },
+          figures: { reference, expressFloor: figures([2_000]), nodeFloor: figures([1_000]) },
+          ratios: { expressFloor: 0.5, nodeFloor: 1 },
+          instructions: gzipCounts,
+          instructionRatios: instructionRatiosOf(gzipCounts),
         },
         {
           dataset: 'demo',
@@ -198,7 +235,31 @@ describe('verdicts', () => {
             nodeFloor: figures([1_000 / 1.5]),
             prism: figures([100]),
           },
-          ratios: { expressFloor: 0.5, nodeFloor: 1.5, prism: 10 },
+          ratios: { expressFloor: 2, nodeFloor: 3, prism: 10 },
+          instructions: identityCounts,
+          instructionRatios: instructionRatiosOf(identityCounts),
+        },
+        {
+          dataset: 'demo',
+          walks: 240,
+          endpoint: 'detail',
+          path: '/api/v1/walks/x',
+          coding: 'gzip',
+          contentEncoding: 'gzip',
+          bodyBytes: 1,
+          figures: { reference, expressFloor: figures([2_000]), nodeFloor: figures([1_000]) },
+          ratios: { expressFloor: 0.5, nodeFloor: 1 },
+        },
+        {
+          dataset: 'large',
+          walks: 100_000,
+          endpoint: 'list',
+          path: '/api/v1/walks?limit=200',
+          coding: 'gzip',
+          contentEncoding: 'gzip',
+          bodyBytes: 1,
+          figures: { reference, expressFloor: figures([500]), nodeFloor: figures([100]) },
+          ratios: { expressFloor: 2, nodeFloor: 10 },
         },
       ],
       revalidation: [
@@ -222,14 +283,19 @@ describe('verdicts', () => {
       ],
     };
     const met = Object.fromEntries(verdictsOf(report).map((verdict) => [verdict.id, verdict.met]));
-    // Prism's ratio is shown, never judged; 1.5 × the Node floor is met, 1 × the Express floor is not.
+    // Prism's ratio is shown, never judged; 1.5 × the Node floor is met, 1 × the Express floor is not;
+    // a counted row without counts is not met; the large data set, never counted, is not judged.
     expect(met).toEqual({
-      'demo/list/gzip/cpu-vs-node-floor': false,
-      'demo/list/gzip/cpu-vs-express-floor': false,
+      'demo/list/gzip/instructions-vs-node-floor': false,
+      'demo/list/gzip/instructions-vs-express-floor': false,
       'demo/list/gzip/no-failed-requests': true,
-      'demo/list/identity/cpu-vs-node-floor': true,
-      'demo/list/identity/cpu-vs-express-floor': true,
+      'demo/list/identity/instructions-vs-node-floor': true,
+      'demo/list/identity/instructions-vs-express-floor': true,
       'demo/list/identity/no-failed-requests': true,
+      'demo/detail/gzip/instructions-vs-node-floor': false,
+      'demo/detail/gzip/instructions-vs-express-floor': false,
+      'demo/detail/gzip/no-failed-requests': true,
+      'large/list/gzip/no-failed-requests': true,
       'demo/list/gzip/if-none-match-304': false,
       'demo/startup/child-process': true,
       'demo/startup/in-process': false,

@@ -1,7 +1,8 @@
 /**
  * A tiny real run of `npm run bench` (very short load rounds, small data sets, no conformance
- * runs): the servers start and are measured, the floors serve the reference's bytes, and every
- * derived figure in the JSON follows from the measured ones. No timing is asserted.
+ * runs, no instruction counts: Valgrind's own test is instruction-count.test.ts): the servers start
+ * and are measured, the floors serve the reference's bytes, and every derived figure in the JSON
+ * follows from the measured ones. No timing is asserted.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -45,7 +46,7 @@ beforeAll(async () => {
       '--fixture-sizes',
       '100,200',
       '--skip',
-      'conformance',
+      'conformance,instructions',
       '--output',
       output,
     ],
@@ -99,7 +100,9 @@ describe('a quick run', () => {
       ]);
       if (held) expect([held.requests > 0, held.failures]).toEqual([true, 0]);
       expect(row.ratios).toEqual(ratiosOf(row.figures));
+      expect(row.instructions).toBeUndefined();
     }
+    expect(report.settings.instructions).toBeNull();
   });
 
   it('benchmarks the answers the reference server gives: the 200-walk list and the largest walk, gzip and not', async () => {

@@ -120,7 +120,7 @@ describe.concurrent('every command, run as a process', () => {
       'bench/main.ts',
       ['--skip', 'prizm'],
       'bench',
-      '--skip must be one of prism, conformance, fixtures, large, not "prizm" (did you mean prism?)',
+      '--skip must be one of instructions, prism, conformance, fixtures, large, not "prizm" (did you mean prism?)',
     ],
     [
       'spec/diff/main.ts',

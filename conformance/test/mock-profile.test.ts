@@ -3,7 +3,8 @@
  * are skipped as not applicable, the others run (some through `Prefer`), and the run passes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type RunningPrism, startPrism } from '../../mock/prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
+import { type RunningPrism, startPrism } from '../../mock/prism.ts';
 import { runSuite } from '../runner.ts';
 import { resolveTarget } from '../target.ts';
 import type { Report } from '../types.ts';

@@ -8,7 +8,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractValidator } from '../../spec/contract.ts';
 import { KEY_PREFIX } from '../../spec/facts.ts';
-import { freePort, type RunningPrism, startPrism } from '../prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
+import { type RunningPrism, startPrism } from '../prism.ts';
 
 const validator = createContractValidator();
 /** Draws per endpoint: each generates new values, so a pattern that can yield a non-URI shows up. */

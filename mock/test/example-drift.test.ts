@@ -6,7 +6,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadSpec } from '../../spec/contract.ts';
 import { KEY_PREFIX } from '../../spec/facts.ts';
-import { freePort, type RunningPrism, startPrism } from '../prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
+import { type RunningPrism, startPrism } from '../prism.ts';
 
 // A copy of the live spec whose list example has drifted from its schema: an undocumented field.
 const dir = mkdtempSync(join(tmpdir(), 'mock-drift-'));

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
 import {
   isListening,
   type Launched,

@@ -3,7 +3,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractValidator, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { KEY_PREFIX, LIMIT } from '../../spec/facts.ts';
-import { freePort, type RunningPrism, startPrism } from '../prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
+import { type RunningPrism, startPrism } from '../prism.ts';
 
 const validator = createContractValidator();
 const doc = validator.doc;

@@ -2,7 +2,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractValidator, loadSpec, operationsOf } from '../../spec/contract.ts';
 import { KEY_PREFIX, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
-import { freePort, type RunningPrism, startPrism } from '../prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
+import { type RunningPrism, startPrism } from '../prism.ts';
 
 const planned = createContractValidator(loadSpec(PLANNED_SPEC_PATH));
 const KEY = { 'x-api-key': `${KEY_PREFIX}mockkeyonlypresenceischecked` };

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../conformance/types.ts';
-import { freePort } from '../../mock/prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
 import { apiIdentity } from '../build.ts';
 import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
 

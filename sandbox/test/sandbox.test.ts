@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
-import { freePort } from '../../mock/prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
 import {
   isListening,
   type Launched,

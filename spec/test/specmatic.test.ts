@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../mock/prism.ts';
+import { freePort } from '../../command-line/free-port.ts';
 import {
   killGroup,
   type Launched,
