@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createContractValidator, loadSpec, type OpenApiDocument } from '../contract.ts';
+import { createContractValidator, loadSpec, type OpenApiDocument, stopStatusesOf } from '../contract.ts';
 
 type LinkField = 'web_url' | 'app_link';
 const WORD: Record<LinkField, string> = { web_url: 'dashboard', app_link: 'open' };
@@ -41,18 +41,7 @@ const VALID_SUMMARY = {
   lat: null,
   lng: null,
   count: 0,
-  counts: Object.fromEntries(
-    [
-      'not_visited',
-      'visited_home_answered',
-      'visited_no_answer',
-      'visited_left_lit',
-      'dropped_hanger',
-      'visited_refused',
-      'visited_wrong_address',
-      'visited_moved_away',
-    ].map((k) => [k, 0]),
-  ),
+  counts: Object.fromEntries(stopStatusesOf(loadSpec()).map((status) => [status, 0])),
   web_url: 'https://a.example/dashboard/s/walks/w',
   app_link: 'https://a.example/open/s/walks/w',
 };
