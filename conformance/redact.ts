@@ -48,10 +48,14 @@ export function redactorFor(...keySets: Partial<Record<KeyName | string, string>
     .filter(([, , value]) => value.length < SECRET_LENGTH)
     .map(([form, name]) => [new RegExp(`(?<!${WORD})${escapeRegExp(form)}(?!${WORD})`, 'gu'), name] as const);
   const pieces = named.filter(([, value]) => value.length >= SECRET_LENGTH);
+  const filter = pieceFilter(pieces.map(([, value]) => value));
   return (text) => {
     let out = text;
     for (const [secret, name] of secrets) out = out.replaceAll(secret, name);
     for (const [token, name] of tokens) out = out.replace(token, () => name);
+    // Searching each piece of each key costs one pass over the text per piece (seconds on the
+    // megabytes of a --har file); one pass first tells whether any piece is there at all.
+    if (!filter.holdsAny(out)) return out;
     for (const [name, value] of pieces) out = redactPieces(out, value, `$${name}`);
     return out;
   };
@@ -64,6 +68,62 @@ function variantsOf(value: string): string[] {
   return [...new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])];
 }
 
+/** The first key position whose piece `redactPieces` looks for: pieces wholly inside the public prefix are no secret. */
+function firstPieceStart(key: string): number {
+  const secretFrom = key.startsWith(KEY_PREFIX) ? KEY_PREFIX.length : 0;
+  return Math.max(0, secretFrom - PIECE + 1);
+}
+
+/** Every piece `redactPieces` looks for, of every key. */
+function piecesOf(keys: readonly string[]): Set<string> {
+  const pieces = new Set<string>();
+  for (const key of keys) {
+    for (let start = firstPieceStart(key); start + PIECE <= key.length; start++) {
+      pieces.add(key.slice(start, start + PIECE));
+    }
+  }
+  return pieces;
+}
+
+const HASH_BASE = 31;
+/** Slots of the table of pieces' hashes: a few hundred pieces leave most windows a miss. */
+const FILTER_SLOTS = 1 << 16;
+
+/**
+ * Whether a text holds any piece of the keys, in one pass: a rolling hash of every `PIECE`-long
+ * window of the text, looked up in a table of the pieces' hashes, and a window whose hash is
+ * there compared with the pieces themselves. A text with no piece needs no piece redacted.
+ */
+function pieceFilter(keys: readonly string[]): { holdsAny: (text: string) => boolean } {
+  const pieces = piecesOf(keys);
+  if (pieces.size === 0) return { holdsAny: () => false };
+  // HASH_BASE^PIECE, to take the character leaving the window out of the hash.
+  let outgoing = 1;
+  for (let i = 0; i < PIECE; i++) outgoing = Math.imul(outgoing, HASH_BASE);
+  const hashOf = (text: string, end: number) => {
+    let hash = 0;
+    for (let i = end - PIECE; i < end; i++) hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(i)) | 0;
+    return hash;
+  };
+  const table = new Uint8Array(FILTER_SLOTS);
+  const slot = (hash: number) => (hash >>> 0) % FILTER_SLOTS;
+  for (const piece of pieces) table[slot(hashOf(piece, PIECE))] = 1;
+  const holdsAny = (text: string): boolean => {
+    if (text.length < PIECE) return false;
+    let hash = hashOf(text, PIECE);
+    for (let end = PIECE; ; end++) {
+      if (table[slot(hash)] === 1 && pieces.has(text.slice(end - PIECE, end))) return true;
+      if (end === text.length) return false;
+      hash =
+        (Math.imul(hash, HASH_BASE) +
+          text.charCodeAt(end) -
+          Math.imul(text.charCodeAt(end - PIECE), outgoing)) |
+        0;
+    }
+  };
+  return { holdsAny };
+}
+
 /**
  * Replaces every run of text that is a run of the key (at least `PIECE` long, with at least
  * `SECRET_CHARS` characters beyond the public prefix), e.g. the key cut short by an excerpt.
@@ -72,7 +132,7 @@ function redactPieces(text: string, key: string, name: string): string {
   const secretFrom = key.startsWith(KEY_PREFIX) ? KEY_PREFIX.length : 0;
   let out = text;
   // Pieces wholly inside the public prefix are no secret; any secret piece overlaps a later one.
-  for (let start = Math.max(0, secretFrom - PIECE + 1); start + PIECE <= key.length; start++) {
+  for (let start = firstPieceStart(key); start + PIECE <= key.length; start++) {
     const piece = key.slice(start, start + PIECE);
     let at = out.indexOf(piece);
     while (at !== -1) {

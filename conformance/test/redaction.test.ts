@@ -112,3 +112,35 @@ describe('redaction by whole token', () => {
     expect(out).toBe('location=https%3A%2F%2Fx%3Fkey%3D$CONFORMANCE_API_KEYabc and id$CONFORMANCE_API_KEY');
   });
 });
+
+describe('redaction of a piece of a key in a long text', () => {
+  const key = KEYS.CONFORMANCE_API_KEY;
+  const other = KEYS.CONFORMANCE_OTHER_CAMPAIGN_KEY;
+  const redact = redactorFor({ CONFORMANCE_API_KEY: key, CONFORMANCE_OTHER_CAMPAIGN_KEY: other });
+  // Megabytes of ordinary text, like a --har file's bodies: a piece must be found anywhere in it.
+  const line = '{"id":"wk_0123456789abcdef","name":"Elm Street","stops":[1,2,3]},';
+  const filler = line.repeat(1_000);
+
+  it('leaves a long text without any piece byte for byte', () => {
+    const long = line.repeat(50_000);
+    expect(redact(long)).toBe(long);
+  });
+
+  it('replaces every 10-character piece of either key at the start, middle and end of a long text', () => {
+    for (const secret of [key, other]) {
+      for (let start = KEY_PREFIX.length - 6; start + 10 <= secret.length; start++) {
+        const piece = secret.slice(start, start + 10);
+        for (const text of [
+          `${piece}|${filler}`,
+          `${filler}${piece}|${filler}`,
+          `${filler}|${piece}`,
+          piece,
+        ]) {
+          const out = redact(text);
+          expect(out, `piece at ${start}`).not.toContain(piece);
+          expect(out).toMatch(/\$CONFORMANCE_(API|OTHER_CAMPAIGN)_KEY/);
+        }
+      }
+    }
+  });
+});
