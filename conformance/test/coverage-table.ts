@@ -81,7 +81,7 @@ function trafficSection(): string[] {
     '## Recorded traffic (`--traffic`)',
     '',
     "The rules a HAR recording is judged by, and the broken variants whose recording (the suite's own",
-    '`--har` of a run against them) each fails from the recording alone; `traffic-mutations.test.ts`',
+    '`--har` of a run against them) each fails from the recording alone; `mutations.test.ts`',
     `runs them. ${Object.keys(CAUGHT).length} variants are caught from their recordings; these cannot show in traffic:`,
     '',
     ...unseen,
