@@ -301,4 +301,3 @@ function coverageOf(ctx: CheckContext, results: CheckResult[]): Coverage {
   if (ctx.data.sampled) coverage.sampled = ctx.data.sampled;
   return coverage;
 }
-

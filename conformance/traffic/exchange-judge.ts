@@ -15,6 +15,7 @@ import type { HttpClient } from '../client.ts';
 import { type AnswerDrift, answerDrift } from '../drift.ts';
 import { type OperationMatcher, operationMatcher } from '../operations.ts';
 import type { Exchange, SuiteConfig } from '../types.ts';
+import { summaryText } from './cross.ts';
 import { evidenceOf, type PlainExchange } from './entry.ts';
 import type { Answered, ExchangeRule } from './rules.ts';
 import {
@@ -41,9 +42,10 @@ export interface CheckVerdict {
 export interface CrossFacts {
   /** A detail answered 200 or 404: the walk id its path asked for. */
   detailOf?: string;
-  /** A list answered 200: its walks (those with an id), its size and the bound it was asked. */
+  /** A list answered 200: its walks' ids and summaries (`summaryText`), its size and the bound it was asked. */
   list?: {
-    walks: Record<string, unknown>[];
+    ids: string[];
+    summaries: string[];
     size: number;
     limit: { bound: number; valid: boolean };
     /** The campaign slug each walk's links name. */
@@ -226,8 +228,10 @@ function crossFactsOf(operationId: string, exchange: Answered): CrossFacts | und
   const data = status === 200 && isObject(json) ? json.data : undefined;
   if (operationId === 'listWalks' && Array.isArray(data)) {
     const { bound, valid } = limitBound(exchange.request.url);
+    const walks = data.filter((w): w is Record<string, unknown> => isObject(w) && typeof w.id === 'string');
     facts.list = {
-      walks: data.filter((w) => isObject(w) && typeof w.id === 'string').map(summaryFacts),
+      ids: walks.map((w) => w.id as string),
+      summaries: walks.map(summaryText),
       size: data.length,
       limit: { bound, valid },
       slugs: linksOfAnswer(json).links.map((l) => l.web.slug),
@@ -240,9 +244,4 @@ function crossFactsOf(operationId: string, exchange: Answered): CrossFacts | und
     facts.detail = detail;
   }
   return facts.detailOf === undefined && !facts.list && !facts.detail ? undefined : facts;
-}
-
-/** What WalkPairs, ListedWalks and WalkOwners read of a walk summary. */
-function summaryFacts(walk: Record<string, unknown>): Record<string, unknown> {
-  return { id: walk.id, name: walk.name, count: walk.count, counts: walk.counts, lat: walk.lat, lng: walk.lng };
 }

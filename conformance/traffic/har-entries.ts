@@ -256,7 +256,9 @@ function textOf(bytes: Uint8Array): string {
 
 /** Bytes known to be ASCII as a string; a worker's bytes arrive as a view, not a Buffer. */
 function latin1(bytes: Uint8Array): string {
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return buffer.toString('latin1');
 }
 

@@ -5,15 +5,13 @@
  * worker has room (while they start, or when they are behind) the main thread judges the batch
  * itself, with the same code: it is never idle, and a run is never slower for its workers.
  *
- * Workers are public `node:worker_threads`. From the package the worker is its own bundle beside
- * this one (`judge-worker.mjs`); from source it is TypeScript, started through tsx's public API
- * (`worker-from-source.js`). Every worker is terminated when the run ends, however it ends.
+ * Workers are public `node:worker_threads`, running one bundled module (`worker-module.ts`).
+ * Every worker is terminated when the run ends, however it ends.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EntryJudgeOptions, EntryJudges, EntryVerdict } from './entry-verdict.ts';
 import { scanHarFile } from './har-entries.ts';
+import { type WorkerModule, workerModule } from './worker-module.ts';
 
 /** Entries and bytes per batch: few enough messages to cost nothing, small enough to share the work evenly. */
 const BATCH_ENTRIES = 64;
@@ -30,9 +28,7 @@ export interface BatchMessage {
   ends: number[];
 }
 export type WorkerMessage =
-  | { ready: true }
-  | { batch: number; verdicts: EntryVerdict[] }
-  | { batch: number; error: string };
+  { ready: true } | { batch: number; verdicts: EntryVerdict[] } | { batch: number; error: string };
 
 interface Slot {
   worker: Worker;
@@ -68,23 +64,30 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-/** The worker's module: its bundle beside this one in the package, else the TypeScript source. */
-function startWorker(options: EntryJudgeOptions): Worker {
-  const bundled = new URL('./judge-worker.mjs', import.meta.url);
-  if (existsSync(fileURLToPath(bundled))) return new Worker(bundled, { workerData: { options } });
-  const entry = new URL('./judge-worker.ts', import.meta.url).href;
-  return new Worker(new URL('./worker-from-source.js', import.meta.url), { workerData: { options, entry } });
-}
-
 class JudgePool {
-  private readonly slots: Slot[];
+  private readonly slots: Slot[] = [];
   /** The first thing that went wrong with a worker: the run stops on it. */
   failure: Error | undefined;
   /** Settles at the next change of a worker (ready, answered, failed). */
   private change = signal();
+  private readonly starting: Promise<WorkerModule | undefined>;
+  private closed = false;
 
+  /** Starts the workers once their module is at hand; batches go to the main thread meanwhile. */
   constructor(workers: number, options: EntryJudgeOptions) {
-    this.slots = Array.from({ length: workers }, () => this.slot(startWorker(options)));
+    this.starting = workerModule().then(
+      (module) => {
+        if (!this.closed)
+          for (let i = 0; i < workers; i++)
+            this.slots.push(this.slot(new Worker(module.url, { workerData: { options } })));
+        return module;
+      },
+      (error: Error) => {
+        this.failure ??= new Error(`the judging workers could not start: ${error.message}`);
+        this.changed();
+        return undefined;
+      },
+    );
   }
 
   private slot(worker: Worker): Slot {
@@ -158,12 +161,15 @@ class JudgePool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    const module = await this.starting;
     await Promise.all(
       this.slots.map((slot) => {
         slot.worker.removeAllListeners('exit');
         return slot.worker.terminate();
       }),
     );
+    module?.remove();
   }
 }
 
@@ -180,55 +186,81 @@ export interface PoolRun {
   onVerdict: (verdict: EntryVerdict) => void;
 }
 
+/** The entries of the file in batches, judged by the pool (or the main thread), merged in file order. */
+class BatchedRun {
+  private readonly queue: Batch[] = [];
+  private batches = 0;
+  private next = 1;
+  private entries: Buffer[] = [];
+  private bytes = 0;
+  /** Entries handed to the workers. */
+  onWorkers = 0;
+
+  constructor(
+    private readonly run: PoolRun,
+    private readonly pool: JudgePool,
+  ) {}
+
+  /** Takes the entries a chunk closed, handing on each batch as it fills. */
+  async take(closed: Buffer[]): Promise<void> {
+    for (const entry of closed) {
+      this.entries.push(entry);
+      this.bytes += entry.length;
+      if (this.entries.length >= BATCH_ENTRIES || this.bytes >= BATCH_BYTES) await this.dispatch();
+    }
+  }
+
+  /** The last batch handed on and every verdict merged. */
+  async finish(): Promise<void> {
+    if (this.entries.length > 0) await this.dispatch();
+    await this.merge(true);
+  }
+
+  private async dispatch(): Promise<void> {
+    const { pool, run } = this;
+    if (pool.failure) throw pool.failure;
+    const batch = newBatch(this.batches++);
+    const [first, taken] = [this.next, this.entries];
+    this.next += taken.length;
+    this.entries = [];
+    this.bytes = 0;
+    this.queue.push(batch);
+    const slot = run.local ? pool.free() : await pool.nextFree();
+    if (slot) {
+      pool.send(slot, batch, first, taken);
+      this.onWorkers += taken.length;
+    } else {
+      batch.verdicts = await run.local?.judgeAll(taken, first);
+      batch.settle();
+    }
+    await this.merge(false);
+  }
+
+  /** Merges the verdicts in file order: those at hand, or all (waiting) when too many are held or at the end. */
+  private async merge(all: boolean): Promise<void> {
+    const held = this.run.workers * WORKER_DEPTH + 2;
+    const { queue } = this;
+    while (queue.length > 0 && (all || queue.length > held || queue[0]?.done)) {
+      const batch = queue[0] as Batch;
+      await batch.settled;
+      queue.shift();
+      if (batch.error) throw batch.error;
+      for (const verdict of batch.verdicts ?? []) this.run.onVerdict(verdict);
+    }
+  }
+}
+
 /**
  * Judges every entry of the file with `workers` worker threads beside the main thread; returns
  * how many entries the workers judged.
  */
 export async function judgeWithWorkers(run: PoolRun): Promise<number> {
   const pool = new JudgePool(run.workers, run.options);
-  const queue: Batch[] = [];
-  let batches = 0;
-  let onWorkers = 0;
-  let next = 1;
-  let entries: Buffer[] = [];
-  let bytes = 0;
-  const merge = async (all: boolean) => {
-    // Verdicts are merged in file order; waiting only when too many batches are held, or at the end.
-    while (queue.length > 0 && (all || queue.length > run.workers * WORKER_DEPTH + 2 || queue[0]?.done)) {
-      const batch = queue[0] as Batch;
-      await batch.settled;
-      queue.shift();
-      if (batch.error) throw batch.error;
-      for (const verdict of batch.verdicts ?? []) run.onVerdict(verdict);
-    }
-  };
-  const dispatch = async () => {
-    if (pool.failure) throw pool.failure;
-    const batch = newBatch(batches++);
-    const first = next;
-    const taken = entries;
-    next += taken.length;
-    entries = [];
-    bytes = 0;
-    queue.push(batch);
-    const slot = run.local ? pool.free() : await pool.nextFree();
-    if (slot) {
-      pool.send(slot, batch, first, taken);
-      onWorkers += taken.length;
-    } else {
-      batch.verdicts = await run.local?.judgeAll(taken, first);
-      batch.settle();
-    }
-    await merge(false);
-  };
+  const batched = new BatchedRun(run, pool);
   let merging: unknown;
   const take = async (closed: Buffer[]) => {
     try {
-      for (const entry of closed) {
-        entries.push(entry);
-        bytes += entry.length;
-        if (entries.length >= BATCH_ENTRIES || bytes >= BATCH_BYTES) await dispatch();
-      }
+      await batched.take(closed);
     } catch (error) {
       merging = error;
       throw error;
@@ -243,10 +275,9 @@ export async function judgeWithWorkers(run: PoolRun): Promise<number> {
       // Where the file stops being HAR: an entry before it that is not JSON is named first.
       notHar = error;
     }
-    if (entries.length > 0) await dispatch();
-    await merge(true);
+    await batched.finish();
     if (notHar) throw notHar;
-    return onWorkers;
+    return batched.onWorkers;
   } finally {
     await pool.close();
   }

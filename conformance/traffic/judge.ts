@@ -8,7 +8,7 @@
  */
 import type { ContractValidator } from '../../spec/contract.ts';
 import { stopStatusesOf } from '../../spec/contract.ts';
-import { DRIFT_RULES, driftOutcome } from '../checks/drift.ts';
+import { driftOutcome } from '../checks/drift.ts';
 import { counted, inconclusive, verdict } from '../checks/outcome.ts';
 import { checkById } from '../checks/registry.ts';
 import { DriftTally, type DriftObservation } from '../drift.ts';
@@ -131,7 +131,10 @@ export class TrafficJudge {
       }),
     );
     this.rules = new Map(
-      EXCHANGE_RULES.filter((r) => wanted(r.id)).map((rule) => [rule.id, newTally(rule, rule.expected, rule.unit)]),
+      EXCHANGE_RULES.filter((r) => wanted(r.id)).map((rule) => [
+        rule.id,
+        newTally(rule, rule.expected, rule.unit),
+      ]),
     );
     this.drift = new DriftTally({ ...options, operations: this.operations });
     this.pairs = new WalkPairs(stopStatusesOf(options.contract.doc));
@@ -172,15 +175,15 @@ export class TrafficJudge {
     const status = exchange.response?.status ?? 0;
     if (cross.detailOf !== undefined) this.listed.addDetail(cross.detailOf, status, exchange, identity);
     if (cross.list) {
-      const { walks, size, limit, slugs } = cross.list;
-      this.pairs.addList(walks, exchange);
-      this.listed.addList(walks, exchange, identity);
+      const { ids, summaries, size, limit, slugs } = cross.list;
+      this.pairs.addList(ids, summaries, exchange);
+      this.listed.addList(ids, exchange, identity);
       // A bad limit's answer is the deployment's choice (§8): it says nothing of the campaign's size.
       if (limit.valid) this.sizes.add(size, limit.bound, exchange, identity);
-      this.owners.add(walks, exchange, identity, slugs);
+      this.owners.add(ids, exchange, identity, slugs);
     } else if (cross.detail) {
       this.pairs.addDetail(cross.detail, exchange);
-      this.owners.add([cross.detail], exchange, identity);
+      this.owners.add([cross.detail.id], exchange, identity);
     }
   }
 

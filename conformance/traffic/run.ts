@@ -118,7 +118,13 @@ async function judgeFile(options: TrafficOptions, recording: Recording): Promise
   if (workers > 0) {
     const file = options.file;
     const shared = options.workers === undefined ? { local } : {};
-    const entriesOnWorkers = await judgeWithWorkers({ file, workers, options: entryOptions, ...shared, onVerdict });
+    const entriesOnWorkers = await judgeWithWorkers({
+      file,
+      workers,
+      options: entryOptions,
+      ...shared,
+      onVerdict,
+    });
     return { workers, entriesOnWorkers };
   }
   let index = 0;
@@ -136,7 +142,6 @@ export interface TrafficRun {
   /** Worker threads started, and the entries they judged (the main thread judged the rest). */
   threads: { workers: number; entriesOnWorkers: number };
 }
-
 
 export async function runTraffic(options: TrafficOptions): Promise<TrafficRun> {
   const started = performance.now();
