@@ -1,12 +1,12 @@
 /**
- * The module a `--traffic` worker thread runs (`judge-worker.ts`), as one JavaScript file. In the
- * package it is the bundle built beside the CLI's (`dist/conformance/traffic/judge-worker.mjs`).
- * From source it is bundled here first, once per run, with esbuild (a dependency already): tsx
- * compiles the main thread's TypeScript but not a worker's, and one bundled file starts in about a
- * tenth of the time and memory it takes to load the worker's modules through tsx's loader (which
- * runs on a thread, with a heap, of its own). The bundle is built while the main thread judges.
+ * The module a `--traffic` worker thread runs (`judge-worker.ts`), as one JavaScript file, bundled
+ * here from source once per run with esbuild (a dependency already): tsx compiles the main thread's
+ * TypeScript but not a worker's, and one bundled file starts in about a tenth of the time and
+ * memory it takes to load the worker's modules through tsx's loader (which runs on a thread, with a
+ * heap, of its own). The bundle is built while the main thread judges. The package stands another
+ * module in for this one (`packaging/packages.ts`): its worker is bundled beside its CLI.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Esbuild from 'esbuild';
@@ -17,19 +17,15 @@ export interface WorkerModule {
   remove: () => void;
 }
 
-const PACKAGED = new URL('./judge-worker.mjs', import.meta.url);
 const SOURCE = new URL('./judge-worker.ts', import.meta.url);
 /**
  * Where a run's bundle is written: under `node_modules` (where tools keep their caches), so the
  * packages it imports resolve as the source's do. One file per process, removed after the run.
  */
 const CACHE = new URL('../../node_modules/.cache/canvassing-traffic/', import.meta.url);
-/** A name esbuild leaves to run time: the package's bundles must not carry esbuild itself. */
-const ESBUILD = 'esbuild';
 
 export async function workerModule(): Promise<WorkerModule> {
-  if (existsSync(fileURLToPath(PACKAGED))) return { url: PACKAGED, remove: () => {} };
-  const { build } = (await import(ESBUILD)) as typeof Esbuild;
+  const { build } = await import('esbuild');
   const outfile = fileURLToPath(new URL(`judge-worker.${process.pid}.${Date.now()}.mjs`, CACHE));
   mkdirSync(dirname(outfile), { recursive: true });
   const result = await build({
