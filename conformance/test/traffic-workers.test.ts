@@ -108,6 +108,28 @@ describe('judging a recording on worker threads', () => {
     expect(await settledThreads(before)).toBe(before);
   });
 
+  it('compares each detail with the summary of the list just before it, whichever thread judged either', async () => {
+    // A list polled again and again, changed now and then: a worker sends a list like its last one
+    // without its walks, and the merge puts back that thread's, not the file's last list.
+    const list = entries.find((e) => e.response.status === 200 && /\/walks$/.test(e.request.url)) as HarEntry;
+    const json = JSON.parse(list.response.content.text ?? '{}') as { data: { id: string; count: number }[] };
+    const first = json.data[0] as { id: string; count: number };
+    const detail = entries.find(
+      (e) => e.response.status === 200 && e.request.url.endsWith(first.id),
+    ) as HarEntry;
+    first.count += 1;
+    const changed = { ...list, response: { ...list.response, content: { text: JSON.stringify(json) } } };
+    const polled = Array.from({ length: 400 }, (_, i) => [i % 3 === 1 ? changed : list, detail]).flat();
+    const file = fileOf(polled);
+    const [alone, shared] = await Promise.all(
+      [0, 2].map((workers) => runTraffic({ file, strict: false, seed: 1, workers })),
+    );
+    const consistency = (run: typeof alone) => run?.report.results.find((r) => r.id === 'CONSISTENCY-001');
+    expect(consistency(alone)?.status).toBe('fail');
+    expect(consistency(alone)?.details?.length).toBe(133);
+    expect(comparable(JSON.stringify(shared?.report))).toBe(comparable(JSON.stringify(alone?.report)));
+  });
+
   it('prints the same console report through the CLI with CONFORMANCE_TRAFFIC_WORKERS', async () => {
     const file = fileOf(broken());
     const run = (workers: string) =>

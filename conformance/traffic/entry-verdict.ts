@@ -98,3 +98,28 @@ export class EntryJudges {
  * `--base-url` names one) has its other entries judged for nothing; their judges need not stay.
  */
 const MAX_KEPT_JUDGES = 16;
+
+/**
+ * Puts back the walks of a list answer sent as `sameAsLast` (`ExchangeJudge.listFacts`): those of
+ * the last list of the same API base judged on the same thread, whose verdicts come in file order.
+ */
+export class RepeatedLists {
+  private readonly last = new Map<string, { ids: string[]; summaries: string[] }>();
+
+  /** The verdict of `thread` (a worker, or the main thread) with its list's walks in place. */
+  resolve(thread: string, entry: EntryVerdict): EntryVerdict {
+    const list = entry.verdict?.cross?.list;
+    if (!list) return entry;
+    const key = `${thread} ${entry.base ?? ''}`;
+    if (!list.sameAsLast) {
+      this.last.set(key, list);
+      return entry;
+    }
+    const last = this.last.get(key);
+    if (!last) throw new Error(`entry ${entry.index}: a list answer repeats one never seen`);
+    list.ids = last.ids;
+    list.summaries = last.summaries;
+    delete list.sameAsLast;
+    return entry;
+  }
+}

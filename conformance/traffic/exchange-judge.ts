@@ -42,10 +42,15 @@ export interface CheckVerdict {
 export interface CrossFacts {
   /** A detail answered 200 or 404: the walk id its path asked for. */
   detailOf?: string;
-  /** A list answered 200: its walks' ids and summaries (`summaryText`), its size and the bound it was asked. */
+  /**
+   * A list answered 200: its walks' ids and summaries (`summaryText`), its size and the bound it
+   * was asked. `sameAsLast`: the body is that of the last list this judge saw, whose ids and
+   * summaries are not sent again (they are the bulk of a verdict); `RepeatedLists` puts them back.
+   */
   list?: {
     ids: string[];
     summaries: string[];
+    sameAsLast?: true;
     size: number;
     limit: { bound: number; valid: boolean };
     /** The campaign slug each walk's links name. */
@@ -136,6 +141,8 @@ export class ExchangeJudge {
   private readonly rules: readonly ExchangeRule[];
   private readonly statuses: string[];
   private readonly context: CheckContext;
+  /** The body of the last list answer judged. */
+  private lastList: string | undefined;
 
   constructor(options: ExchangeJudgeOptions) {
     const { open, closed } = pairedValidators(options.contract, options.closedContract);
@@ -180,7 +187,7 @@ export class ExchangeJudge {
     if (!operation || exchange.request.method === 'HEAD') return verdict;
     verdict.operationId = operation.operationId;
     verdict.rules = this.ruleVerdicts(operation, exchange);
-    const cross = crossFactsOf(operation.operationId, exchange);
+    const cross = this.crossFactsOf(operation.operationId, exchange);
     if (cross) verdict.cross = cross;
     return verdict;
   }
@@ -217,31 +224,39 @@ export class ExchangeJudge {
         problems: rule.judge(json, exchange, this.statuses, operation).map((p) => `${line}: ${p}`),
       }));
   }
-}
 
-/** What the cross-exchange rules read of an answer of `operationId`; undefined when nothing. */
-function crossFactsOf(operationId: string, exchange: Answered): CrossFacts | undefined {
-  const { status, json } = exchange.response;
-  const facts: CrossFacts = {};
-  if (operationId === 'getWalk' && (status === 200 || status === 404))
-    facts.detailOf = walkIdOf(exchange.request.url);
-  const data = status === 200 && isObject(json) ? json.data : undefined;
-  if (operationId === 'listWalks' && Array.isArray(data)) {
+  /** What the cross-exchange rules read of an answer of `operationId`; undefined when nothing. */
+  private crossFactsOf(operationId: string, exchange: Answered): CrossFacts | undefined {
+    const { status, json } = exchange.response;
+    const facts: CrossFacts = {};
+    if (operationId === 'getWalk' && (status === 200 || status === 404))
+      facts.detailOf = walkIdOf(exchange.request.url);
+    const data = status === 200 && isObject(json) ? json.data : undefined;
+    if (operationId === 'listWalks' && Array.isArray(data)) facts.list = this.listFacts(exchange, data);
+    else if (operationId === 'getWalk' && isObject(data) && typeof data.id === 'string') {
+      const detail: NonNullable<CrossFacts['detail']> = { id: data.id, name: data.name };
+      // Only what the rules read of each stop.
+      if (Array.isArray(data.stops))
+        detail.stops = data.stops.map((s) =>
+          isObject(s) ? { lat: s.lat, lng: s.lng, status: s.status } : s,
+        );
+      facts.detail = detail;
+    }
+    return facts.detailOf === undefined && !facts.list && !facts.detail ? undefined : facts;
+  }
+
+  /** A list's facts; its walks' only when its body is not the last list's (polled, unchanged). */
+  private listFacts(exchange: Answered, data: unknown[]): NonNullable<CrossFacts['list']> {
     const { bound, valid } = limitBound(exchange.request.url);
-    const walks = data.filter((w): w is Record<string, unknown> => isObject(w) && typeof w.id === 'string');
-    facts.list = {
-      ids: walks.map((w) => w.id as string),
-      summaries: walks.map(summaryText),
+    const { body, json } = exchange.response;
+    const shared = {
       size: data.length,
       limit: { bound, valid },
       slugs: linksOfAnswer(json).links.map((l) => l.web.slug),
     };
-  } else if (operationId === 'getWalk' && isObject(data) && typeof data.id === 'string') {
-    const detail: NonNullable<CrossFacts['detail']> = { id: data.id, name: data.name };
-    // Only what the rules read of each stop.
-    if (Array.isArray(data.stops))
-      detail.stops = data.stops.map((s) => (isObject(s) ? { lat: s.lat, lng: s.lng, status: s.status } : s));
-    facts.detail = detail;
+    if (this.lastList === body) return { ids: [], summaries: [], sameAsLast: true, ...shared };
+    this.lastList = body;
+    const walks = data.filter((w): w is Record<string, unknown> => isObject(w) && typeof w.id === 'string');
+    return { ids: walks.map((w) => w.id as string), summaries: walks.map(summaryText), ...shared };
   }
-  return facts.detailOf === undefined && !facts.list && !facts.detail ? undefined : facts;
 }

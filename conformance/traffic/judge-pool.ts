@@ -9,7 +9,12 @@
  * Every worker is terminated when the run ends, however it ends.
  */
 import { Worker } from 'node:worker_threads';
-import type { EntryJudgeOptions, EntryJudges, EntryVerdict } from './entry-verdict.ts';
+import {
+  type EntryJudgeOptions,
+  type EntryJudges,
+  type EntryVerdict,
+  RepeatedLists,
+} from './entry-verdict.ts';
 import { scanHarFile } from './har-entries.ts';
 import { type WorkerModule, workerModule } from './worker-module.ts';
 
@@ -39,6 +44,8 @@ interface Slot {
 /** A batch of consecutive entries, and its verdicts once judged. */
 interface Batch {
   id: number;
+  /** Who judged it: a worker's thread id, or `main`. */
+  thread: string;
   done: boolean;
   verdicts?: EntryVerdict[];
   error?: Error;
@@ -47,7 +54,7 @@ interface Batch {
 }
 
 function newBatch(id: number): Batch {
-  const batch = { id, done: false } as Batch;
+  const batch = { id, thread: 'main', done: false } as Batch;
   batch.settled = new Promise<void>((resolve) => {
     batch.settle = () => {
       batch.done = true;
@@ -156,6 +163,7 @@ class JudgePool {
       ends.push(at);
     }
     slot.pending.set(batch.id, batch);
+    batch.thread = String(slot.worker.threadId);
     const message: BatchMessage = { batch: batch.id, first, bytes, ends };
     slot.worker.postMessage(message, [bytes]);
   }
@@ -189,6 +197,7 @@ export interface PoolRun {
 /** The entries of the file in batches, judged by the pool (or the main thread), merged in file order. */
 class BatchedRun {
   private readonly queue: Batch[] = [];
+  private readonly repeats = new RepeatedLists();
   private batches = 0;
   private next = 1;
   private entries: Buffer[] = [];
@@ -245,7 +254,8 @@ class BatchedRun {
       await batch.settled;
       queue.shift();
       if (batch.error) throw batch.error;
-      for (const verdict of batch.verdicts ?? []) this.run.onVerdict(verdict);
+      for (const verdict of batch.verdicts ?? [])
+        this.run.onVerdict(this.repeats.resolve(batch.thread, verdict));
     }
   }
 }

@@ -16,7 +16,7 @@ import { TOOL_NAME, VERSION } from '../tool.ts';
 import type { Report } from '../types.ts';
 import { sectionOf } from '../drift.ts';
 import { API_PREFIX } from './entry.ts';
-import { type EntryJudgeOptions, EntryJudges, type EntryVerdict } from './entry-verdict.ts';
+import { type EntryJudgeOptions, EntryJudges, type EntryVerdict, RepeatedLists } from './entry-verdict.ts';
 import { notHar, notJsonReason, NotHarError, scanHarFile } from './har-entries.ts';
 import { judgeWithWorkers } from './judge-pool.ts';
 import { TrafficJudge } from './judge.ts';
@@ -128,8 +128,10 @@ async function judgeFile(options: TrafficOptions, recording: Recording): Promise
     return { workers, entriesOnWorkers };
   }
   let index = 0;
+  const repeats = new RepeatedLists();
   await scanHarFile(options.file, async (closed) => {
-    for (const verdict of await local.judgeAll(closed, index + 1)) onVerdict(verdict);
+    for (const verdict of await local.judgeAll(closed, index + 1))
+      onVerdict(repeats.resolve('main', verdict));
     index += closed.length;
   });
   return { workers: 0, entriesOnWorkers: 0 };
