@@ -3,7 +3,8 @@
  * entries (`scanHarFile`), hands batches of them to worker threads (`judge-worker.ts`), which parse
  * and judge each entry on its own, and merges the verdicts in file order (`run.ts`). Whenever no
  * worker has room (while they start, or when they are behind) the main thread judges the batch
- * itself, with the same code: it is never idle, and a run is never slower for its workers.
+ * itself, with the same code: it is never idle waiting for them. On a machine whose cores are busy
+ * with other work, workers gain nothing; the wall time is what they are for.
  *
  * Workers are public `node:worker_threads`, running one bundled module (`worker-module.ts`).
  * Every worker is terminated when the run ends, however it ends.
