@@ -42,10 +42,11 @@ export interface TrafficOptions {
 }
 
 /**
- * Below this size a file is judged on the main thread alone. Starting a worker costs about a
- * second of CPU from source (tsx compiles its modules, Ajv its validators; a third of that from the
- * package), and a file this small is judged in about a second on one thread (some 40 MB/s), so
- * workers would not pay for themselves; the many small recordings of the tests never start one.
+ * Below this size a file is judged on the main thread alone. A worker costs half a second of CPU
+ * or more before it judges anything (its module bundled from source, loaded, and Ajv's validators
+ * compiled again in its own heap) and some 60 MB, while a file this small is judged in under a
+ * second on one thread (some 40 MB/s): workers would not pay for themselves, and the many small
+ * recordings of the tests never start one.
  */
 export const WORKERS_FROM_BYTES = 32 * 1024 * 1024;
 /**
