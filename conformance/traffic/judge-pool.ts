@@ -87,7 +87,8 @@ class JudgePool {
       (module) => {
         if (!this.closed)
           for (let i = 0; i < workers; i++)
-            this.slots.push(this.slot(new Worker(module.url, { workerData: { options } })));
+            // No options of the main thread's (tsx's loader among them): the module is plain JavaScript.
+            this.slots.push(this.slot(new Worker(module.url, { workerData: { options }, execArgv: [] })));
         return module;
       },
       (error: Error) => {
