@@ -173,6 +173,15 @@ export function withCurl(info: PlainRequest): RequestInfo {
 const SHOWN_BODY = EXCERPT_CHARS + 1;
 
 /**
+ * The text as a string of its own: a slice of a long string may keep the whole of it alive (V8
+ * shares the characters), and a verdict waiting to be merged must not hold a 100 KB body for its
+ * 501 characters. UTF-16 round-trips every code unit, lone surrogates too.
+ */
+function ownCopy(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/**
  * What reports read of an exchange, as plain data to pass between threads: the request line and
  * headers, the status, the content type and as much of the body as an excerpt shows; not the
  * parsed body, which the verdict has judged already.
@@ -188,7 +197,7 @@ export function evidenceOf(exchange: Exchange): PlainExchange {
   if (exchange.startedAt !== undefined) plain.startedAt = exchange.startedAt;
   if (response) {
     const { json: _json, jsonError: _error, body, ...rest } = response;
-    plain.response = { ...rest, body: body.length > SHOWN_BODY ? body.slice(0, SHOWN_BODY) : body };
+    plain.response = { ...rest, body: body.length > SHOWN_BODY ? ownCopy(body.slice(0, SHOWN_BODY)) : body };
   }
   return plain;
 }

@@ -24,6 +24,11 @@ const BATCH_ENTRIES = 64;
 const BATCH_BYTES = 2 * 1024 * 1024;
 /** Batches a worker holds at once: one it judges, one waiting, so it never waits for the main thread. */
 const WORKER_DEPTH = 2;
+/**
+ * Batches the main thread may judge ahead of a worker's it waits to merge: their verdicts are small
+ * (a few KB an entry), so it goes on judging while a worker is slow (its core busy with other work).
+ */
+const HELD_AHEAD = 16;
 
 /** What the main thread sends a worker, and what it answers. */
 export interface BatchMessage {
@@ -249,7 +254,7 @@ class BatchedRun {
 
   /** Merges the verdicts in file order: those at hand, or all (waiting) when too many are held or at the end. */
   private async merge(all: boolean): Promise<void> {
-    const held = this.run.workers * WORKER_DEPTH + 2;
+    const held = this.run.workers * WORKER_DEPTH + HELD_AHEAD;
     const { queue } = this;
     while (queue.length > 0 && (all || queue.length > held || queue[0]?.done)) {
       const batch = queue[0] as Batch;
