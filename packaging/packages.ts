@@ -64,7 +64,7 @@ export async function buildApiReference() {
  */
 const PACKAGED_TRAFFIC_WORKER = `
 export async function workerModule() {
-  return { url: new URL('./judge-worker.mjs', import.meta.url), remove: () => {} };
+  return new URL('./judge-worker.mjs', import.meta.url);
 }
 `;
 

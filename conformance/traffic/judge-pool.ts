@@ -17,7 +17,7 @@ import {
   RepeatedLists,
 } from './entry-verdict.ts';
 import { scanHarFile } from './har-entries.ts';
-import { type WorkerModule, workerModule } from './worker-module.ts';
+import { workerModule } from './worker-module.ts';
 
 /** Entries and bytes per batch: few enough messages to cost nothing, small enough to share the work evenly. */
 const BATCH_ENTRIES = 64;
@@ -83,23 +83,21 @@ class JudgePool {
   failure: Error | undefined;
   /** Settles at the next change of a worker (ready, answered, failed). */
   private change = signal();
-  private readonly starting: Promise<WorkerModule | undefined>;
+  private readonly starting: Promise<void>;
   private closed = false;
 
   /** Starts the workers once their module is at hand; batches go to the main thread meanwhile. */
   constructor(workers: number, options: EntryJudgeOptions) {
     this.starting = workerModule().then(
-      (module) => {
+      (url) => {
         if (!this.closed)
           for (let i = 0; i < workers; i++)
             // No options of the main thread's (tsx's loader among them): the module is plain JavaScript.
-            this.slots.push(this.slot(new Worker(module.url, { workerData: { options }, execArgv: [] })));
-        return module;
+            this.slots.push(this.slot(new Worker(url, { workerData: { options }, execArgv: [] })));
       },
       (error: Error) => {
         this.failure ??= new Error(`the judging workers could not start: ${error.message}`);
         this.changed();
-        return undefined;
       },
     );
   }
@@ -177,14 +175,13 @@ class JudgePool {
 
   async close(): Promise<void> {
     this.closed = true;
-    const module = await this.starting;
+    await this.starting;
     await Promise.all(
       this.slots.map((slot) => {
         slot.worker.removeAllListeners('exit');
         return slot.worker.terminate();
       }),
     );
-    module?.remove();
   }
 }
 
