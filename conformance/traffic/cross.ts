@@ -327,18 +327,22 @@ export const LISTED_FOUND: CheckDeclaration = {
  */
 export class ListedWalks {
   readonly tally = tally(LISTED_FOUND, 'every walk listed to a key found for it', 'walk details');
-  private readonly listed = new Map<string, { at: number; line: string }>();
+  /** Per key, per walk id: when and where it was last listed (a map per key: no key built per walk). */
+  private readonly listed = new Map<string, Map<string, { at: number; line: string }>>();
 
   addList(ids: readonly string[], exchange: Exchange, identity: string | undefined): void {
     if (identity === undefined) return;
     const line = lineOf(exchange);
-    for (const id of ids) this.listed.set(`${identity} ${id}`, { at: exchange.startedAt ?? 0, line });
+    const walks = this.listed.get(identity) ?? new Map<string, { at: number; line: string }>();
+    this.listed.set(identity, walks);
+    const seen = { at: exchange.startedAt ?? 0, line };
+    for (const id of ids) walks.set(id, seen);
   }
 
   /** A detail answer to `identity` for the walk in its path. */
   addDetail(walkId: string, status: number, exchange: Exchange, identity: string | undefined): void {
     if (identity === undefined) return;
-    const listed = this.listed.get(`${identity} ${walkId}`);
+    const listed = this.listed.get(identity)?.get(walkId);
     if (!listed || Math.abs((exchange.startedAt ?? 0) - listed.at) > SAME_CAMPAIGN_MS) return;
     note(
       this.tally,
