@@ -2,8 +2,9 @@
  * `npm run conformance:traffic-bench`: how fast and in how much memory `--traffic` judges a large
  * recording. Generates a HAR of real reference-server answers (10,000 exchanges, about 300 MB by
  * default) into a temporary directory, judges it in a fresh process (`traffic-judge.ts`), and
- * prints exchanges per CPU-second (the floor: at least 2,000; the wall-time rate beside it) and peak
- * memory against its floor, a peak RSS below the file's size plus a bound. Figures are printed, never asserted by a test.
+ * prints exchanges per second of wall time (the floor: at least 2,000; per CPU-second beside it)
+ * and peak memory against its floor, a peak RSS below the file's size plus a bound. Figures are
+ * printed, never asserted by a test.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -30,8 +31,8 @@ const COMMAND = {
   usage: 'npm run conformance:traffic-bench [-- --exchanges N]',
   summary: `Generates a HAR recording of real reference-server answers (${DEFAULT_EXCHANGES} exchanges, about
 300 MB) in a temporary directory, judges it with --traffic in a fresh process, and prints exchanges
-per CPU-second (and per second of wall time, beside it) and peak memory against the floors
-(>= ${FLOORS.exchangesPerSecond} exchanges per CPU-second; peak RSS below the file's size + ${FLOORS.memoryAboveFileMb} MB).
+per second of wall time (and per CPU-second, beside it) and peak memory against the floors
+(>= ${FLOORS.exchangesPerSecond} exchanges per second; peak RSS below the file's size + ${FLOORS.memoryAboveFileMb} MB).
 The file is removed afterwards.`,
   flags: {
     exchanges: {
@@ -130,6 +131,9 @@ async function generate(file: string, exchanges: number): Promise<number> {
 interface JudgeFigures {
   exchanges: number;
   judged: number;
+  /** Worker threads beside the main thread, and the exchanges they judged. */
+  workers: number;
+  onWorkers: number;
   ms: number;
   cpuMs: number;
   maxRssMb: number;
@@ -157,22 +161,22 @@ async function main(exchanges: number): Promise<boolean> {
     const rate = figures.judged / (figures.ms / 1000);
     const cpuRate = figures.judged / (figures.cpuMs / 1000);
     const memoryFloor = fileMb + FLOORS.memoryAboveFileMb;
-    // The judge's JavaScript runs on one thread; its CPU time (V8's helper threads, garbage
-    // collection among them, counted too) is what judging costs, while on a shared machine the wall
-    // time adds every wait for a core. The floor is judged on the CPU figure, and the wall figure is
-    // printed beside it, marked on its own, with the load it was measured under: on a quiet machine
-    // the wall figure can be the higher one.
-    const fast = cpuRate >= FLOORS.exchangesPerSecond;
+    // The judge runs on every core (worker threads beside the main thread): the wall time is what
+    // a tester waits, and what the floor judges. The CPU figure is what judging costs, all threads
+    // together (V8's helper threads, garbage collection among them, counted too); on a shared
+    // machine the wall time adds every wait for a core, hence the load it was measured under.
+    const fast = rate >= FLOORS.exchangesPerSecond;
     const small = figures.maxRssMb < memoryFloor;
     const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    const load = `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
     console.log(
       `traffic benchmark: ${exchanges} exchanges, ${fileMb.toFixed(0)} MB of HAR (verdict ${figures.verdict})`,
     );
     console.log(
-      `  speed   ${cpuRate.toFixed(0)} exchanges per CPU-second (${(figures.cpuMs / 1000).toFixed(2)} s of CPU) · floor ≥ ${FLOORS.exchangesPerSecond}/s: ${mark(fast)}`,
+      `  speed   ${rate.toFixed(0)} exchanges/s wall (${figures.judged} judged in ${(figures.ms / 1000).toFixed(2)} s; ${load}) · floor ≥ ${FLOORS.exchangesPerSecond}/s: ${mark(fast)}`,
     );
     console.log(
-      `          ${rate.toFixed(0)} exchanges/s wall (${figures.judged} judged in ${(figures.ms / 1000).toFixed(2)} s; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores) · wall ≥ ${FLOORS.exchangesPerSecond}/s: ${mark(rate >= FLOORS.exchangesPerSecond)}`,
+      `          ${cpuRate.toFixed(0)} exchanges per CPU-second (${(figures.cpuMs / 1000).toFixed(2)} s of CPU, all threads); the main thread and ${figures.workers} worker thread(s), which judged ${figures.onWorkers} exchanges`,
     );
     console.log(
       `  memory  peak RSS ${figures.maxRssMb.toFixed(0)} MB, peak heap ${figures.peakHeapMb.toFixed(0)} MB · floor < ${memoryFloor.toFixed(0)} MB (the file + ${FLOORS.memoryAboveFileMb} MB): ${mark(small)}`,

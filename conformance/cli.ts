@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CHECKS } from './checks/registry.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
-import { UsageError, usageMessage } from '../command-line/flags.ts';
+import { integerFlag, UsageError, usageMessage } from '../command-line/flags.ts';
 import type { CliOptions } from './config.ts';
 import type { Exchange, KeyName, Report } from './types.ts';
 import { ConfigError } from './config-error.ts';
@@ -65,7 +65,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
     contractsFor(options.config.specPath);
-    const run = await reportOf(options, session);
+    const run = await reportOf(options, session, env);
     const { redact } = session;
     let report = run.report;
     if (expected && options.expectFailures)
@@ -98,9 +98,10 @@ interface Session {
 async function reportOf(
   options: CliOptions,
   session: Session,
+  env: Record<string, string | undefined>,
 ): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   if (options.traffic !== undefined) {
-    const run = await judgeRecording(options, options.traffic);
+    const run = await judgeRecording(options, options.traffic, env[TRAFFIC_WORKERS]);
     session.redact = composeRedactors(session.redact, run.redact);
     return { report: run.report, exchanges: [] };
   }
@@ -143,8 +144,14 @@ Raise --max-response-bytes to judge it.
 `;
 }
 
+/**
+ * Worker threads for `--traffic` (0: the main thread alone), for the tests and the benchmark; by
+ * default the file's size decides (`workersFor`).
+ */
+const TRAFFIC_WORKERS = 'CONFORMANCE_TRAFFIC_WORKERS';
+
 /** `--traffic`: the recording judged under the run's selection, strictness, seed and spec. */
-async function judgeRecording(options: CliOptions, file: string) {
+async function judgeRecording(options: CliOptions, file: string, workers: string | undefined) {
   const only = options.config.only;
   const selected = only || options.skip ? selectChecks(trafficRules(), only, options.skip) : undefined;
   const traffic: TrafficOptions = {
@@ -155,6 +162,7 @@ async function judgeRecording(options: CliOptions, file: string) {
   if (options.config.baseUrl !== undefined) traffic.baseUrl = options.config.baseUrl;
   if (options.config.specPath !== undefined) traffic.specPath = options.config.specPath;
   if (selected) traffic.selected = new Set(selected.map((r) => r.id));
+  if (workers !== undefined) traffic.workers = integerFlag(TRAFFIC_WORKERS, workers, { min: 0, max: 16 }, 0);
   return runTraffic(traffic);
 }
 

@@ -76,14 +76,18 @@ export class DriftTally {
   constructor(private readonly ctx: DriftContext) {}
 
   add(exchange: Exchange): void {
+    this.record(exchange, answerDrift(exchange, this.ctx));
+  }
+
+  /** An exchange whose answer was analysed already (`answerDrift`, maybe on another thread). */
+  record(exchange: Exchange, drift: AnswerDrift | undefined): void {
+    if (!drift) return;
     const { ctx, seen, judgedBy } = this;
-    const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
-    if (!operationId || !exchange.response) return;
+    const { operationId, status } = drift;
     this.judged++;
-    const { status } = exchange.response;
     judgedBy.set(`${operationId} ${status}`, (judgedBy.get(`${operationId} ${status}`) ?? 0) + 1);
     const here = new Set<string>();
-    for (const difference of differencesOf(operationId, exchange.response, ctx)) {
+    for (const difference of drift.differences) {
       const key = [operationId, status, difference.kind, difference.where, difference.message].join('\u0000');
       if (here.has(key)) continue;
       here.add(key);
@@ -148,6 +152,21 @@ export function driftKey(
   f: Pick<DriftFinding, 'operationId' | 'status' | 'kind' | 'where' | 'message'>,
 ): string {
   return `${f.operationId} ${f.status} ${f.where}: ${f.message}`;
+}
+
+/** How one answer of a documented operation differs from the spec, before it is counted. */
+export interface AnswerDrift {
+  operationId: string;
+  status: number;
+  differences: Difference[];
+}
+
+/** The differences of one exchange's answer; undefined when it is no documented operation's answer. */
+export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift | undefined {
+  const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
+  if (!operationId || !exchange.response) return undefined;
+  const { status } = exchange.response;
+  return { operationId, status, differences: differencesOf(operationId, exchange.response, ctx) };
 }
 
 /** Answers of documented operations with a body to judge: HEAD answers carry none. */

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createContractValidator, loadSpec } from '../spec/contract.ts';
 import { LIVE_SPEC_PATH, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { CHECKS } from './checks/registry.ts';
+import { excerpt } from './checks/outcome.ts';
 import type {
   Exchange,
   CheckResult,
@@ -300,5 +301,3 @@ function coverageOf(ctx: CheckContext, results: CheckResult[]): Coverage {
   if (ctx.data.sampled) coverage.sampled = ctx.data.sampled;
   return coverage;
 }
-
-const excerpt = (body: string) => (body.length > 500 ? `${body.slice(0, 500)}…` : body);

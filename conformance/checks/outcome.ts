@@ -77,6 +77,13 @@ export function noAnswer(expected: string, exchange: Exchange): Outcome | undefi
   });
 }
 
+/** Characters of a body a report shows of an answer (the rest is cut, and the cut marked). */
+export const EXCERPT_CHARS = 500;
+
+/** The start of a body as reports show it. */
+export const excerpt = (body: string) =>
+  body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body;
+
 /** One line saying what came back: status, content type and the start of the body. */
 export function describe(response: ResponseData | undefined): string {
   if (!response) return 'no answer';

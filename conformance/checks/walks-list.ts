@@ -111,9 +111,27 @@ function isAbsoluteBase(base: string): boolean {
   return known;
 }
 
+/** Links taken apart, remembered per kind: `--traffic` meets the same walks' links answer after answer. */
+const linksSeen = {
+  dashboard: new Map<string, WalkLink | string>(),
+  open: new Map<string, WalkLink | string>(),
+};
+const MAX_LINKS_SEEN = 4096;
+
 /** `{web_base_url}/<kind>/<campaign_slug>/walks/<walk_id>` taken apart, or why it cannot be. */
 export function parseWalkLink(value: unknown, kind: keyof typeof LINK_SHAPES): WalkLink | string {
   if (typeof value !== 'string') return `is ${JSON.stringify(value)}, not a string`;
+  const seen = linksSeen[kind];
+  let link = seen.get(value);
+  if (link === undefined) {
+    link = linkOf(value, kind);
+    if (seen.size >= MAX_LINKS_SEEN) seen.clear();
+    seen.set(value, link);
+  }
+  return link;
+}
+
+function linkOf(value: string, kind: keyof typeof LINK_SHAPES): WalkLink | string {
   const match = LINK_SHAPES[kind].exec(value);
   if (!match?.[1] || !match[2] || !match[3]) {
     return `${JSON.stringify(value)} is not shaped {web_base_url}/${kind}/<campaign_slug>/walks/<walk_id>`;

@@ -64,10 +64,16 @@ const FLOORS: Record<string, number> = {
   'selection.ts': FLOOR.runner,
   'expectations.ts': FLOOR.runner,
   'compare.ts': FLOOR.runner,
-  // `--traffic`: the rules over recorded answers, their tallies, and the run.
+  // `--traffic`: the rules over recorded answers, an exchange and an entry judged on their own,
+  // their tallies, the worker threads that judge beside the main thread, and the run.
   'traffic/rules.ts': FLOOR.runner,
   'traffic/cross.ts': FLOOR.runner,
+  'traffic/exchange-judge.ts': FLOOR.runner,
+  'traffic/entry-verdict.ts': FLOOR.runner,
   'traffic/judge.ts': FLOOR.runner,
+  'traffic/worker-module.ts': FLOOR.runner,
+  'traffic/judge-worker.ts': FLOOR.runner,
+  'traffic/judge-pool.ts': FLOOR.runner,
   'traffic/run.ts': FLOOR.runner,
   // What a run's report and traffic become.
   'reporters/sections.ts': FLOOR.reporters,

@@ -64,6 +64,26 @@ export const WALK_ISOLATION: CheckDeclaration = {
 
 const lineOf = (exchange: Exchange) => entryLine(exchange.seq, exchange.request.method, exchange.request.url);
 
+/**
+ * What the rules read of a walk summary, as JSON text: a list answer's 200 summaries pass between
+ * threads as 200 strings, far cheaper to copy than 200 objects. JSON keeps every value the rules
+ * compare (a missing field stays missing: an object, not an array, so it does not become null).
+ */
+export function summaryText(walk: Record<string, unknown>): string {
+  return JSON.stringify({
+    name: walk.name,
+    count: walk.count,
+    counts: walk.counts,
+    lat: walk.lat,
+    lng: walk.lng,
+  });
+}
+
+function factsOf(text: string, line: string): SummaryFacts {
+  const { name, count, counts, lat, lng } = JSON.parse(text) as Record<string, unknown>;
+  return { name, count, counts, lat, lng, line };
+}
+
 /** Summaries against details, walk by walk (CONSISTENCY-001, -002, -003). */
 export class WalkPairs {
   readonly name = tally(declared('WALK-DETAIL-002'), 'detail name equal to the summary’s', 'walks');
@@ -78,7 +98,7 @@ export class WalkPairs {
     "lat/lng the centroid of the located stops, within the live checks' tolerance; null when none",
     'walks',
   );
-  private readonly summaries = new Map<string, SummaryFacts>();
+  private readonly summaries = new Map<string, { text: string; line: string }>();
   private readonly waiting = new Map<string, DetailFacts>();
 
   constructor(private readonly statuses: readonly string[]) {}
@@ -87,26 +107,21 @@ export class WalkPairs {
     return [this.name, this.count, this.counts, this.centroid];
   }
 
-  /** A list answer: each walk's summary; a detail that came first is compared with it now. */
-  addList(walks: unknown[], exchange: Exchange): void {
+  /**
+   * A list answer: each walk's summary (`summaryText`); a detail that came first is compared with
+   * it now. A summary is kept as its text and read back only when its detail comes: most are not.
+   */
+  addList(ids: readonly string[], summaries: readonly string[], exchange: Exchange): void {
     const line = lineOf(exchange);
-    for (const walk of walks) {
-      if (!isObject(walk) || typeof walk.id !== 'string') continue;
-      const facts = {
-        name: walk.name,
-        count: walk.count,
-        counts: walk.counts,
-        lat: walk.lat,
-        lng: walk.lng,
-        line,
-      };
-      this.summaries.set(walk.id, facts);
-      const detail = this.waiting.get(walk.id);
+    ids.forEach((id, i) => {
+      const text = summaries[i] as string;
+      this.summaries.set(id, { text, line });
+      const detail = this.waiting.get(id);
       if (detail) {
-        this.waiting.delete(walk.id);
-        this.compare(walk.id, facts, detail, exchange);
+        this.waiting.delete(id);
+        this.compare(id, factsOf(text, line), detail, exchange);
       }
-    }
+    });
   }
 
   /** A detail answer: compared with the latest summary of the walk, or kept until one comes. */
@@ -118,7 +133,7 @@ export class WalkPairs {
     ) as Stop[];
     const detail = { name: data.name, stops, line: lineOf(exchange) };
     const summary = this.summaries.get(data.id);
-    if (summary) this.compare(data.id, summary, detail, exchange);
+    if (summary) this.compare(data.id, factsOf(summary.text, summary.line), detail, exchange);
     else if (!this.waiting.has(data.id)) this.waiting.set(data.id, detail);
   }
 
@@ -188,10 +203,10 @@ export class WalkOwners {
   private firstShared: Exchange | undefined;
 
   /**
-   * A 200 answer carrying these walks, to a request with this key (undefined: no key); `slugs`,
+   * A 200 answer carrying walks with these ids, to a request with this key (undefined: no key); `slugs`,
    * for a list answer, the campaign slug each walk's links name.
    */
-  add(walks: unknown[], exchange: Exchange, identity: string | undefined, slugs: string[] = []): void {
+  add(ids: readonly string[], exchange: Exchange, identity: string | undefined, slugs: string[] = []): void {
     if (identity === undefined) return;
     const line = lineOf(exchange);
     if (slugs.length > 0) {
@@ -199,11 +214,10 @@ export class WalkOwners {
       for (const slug of slugs) counts.set(slug, (counts.get(slug) ?? 0) + 1);
       this.slugCounts.set(identity, counts);
     }
-    for (const walk of walks) {
-      if (!isObject(walk) || typeof walk.id !== 'string') continue;
+    for (const id of ids) {
       this.tally.example ??= exchange;
-      const keys = this.answeredTo.get(walk.id) ?? new Map<string, string>();
-      if (keys.size === 0) this.answeredTo.set(walk.id, keys);
+      const keys = this.answeredTo.get(id) ?? new Map<string, string>();
+      if (keys.size === 0) this.answeredTo.set(id, keys);
       if (!keys.has(identity)) {
         keys.set(identity, line);
         if (keys.size === 2) this.firstShared ??= exchange;
@@ -313,21 +327,22 @@ export const LISTED_FOUND: CheckDeclaration = {
  */
 export class ListedWalks {
   readonly tally = tally(LISTED_FOUND, 'every walk listed to a key found for it', 'walk details');
-  private readonly listed = new Map<string, { at: number; line: string }>();
+  /** Per key, per walk id: when and where it was last listed (a map per key: no key built per walk). */
+  private readonly listed = new Map<string, Map<string, { at: number; line: string }>>();
 
-  addList(walks: unknown[], exchange: Exchange, identity: string | undefined): void {
+  addList(ids: readonly string[], exchange: Exchange, identity: string | undefined): void {
     if (identity === undefined) return;
     const line = lineOf(exchange);
-    for (const walk of walks) {
-      if (isObject(walk) && typeof walk.id === 'string')
-        this.listed.set(`${identity} ${walk.id}`, { at: exchange.startedAt ?? 0, line });
-    }
+    const walks = this.listed.get(identity) ?? new Map<string, { at: number; line: string }>();
+    this.listed.set(identity, walks);
+    const seen = { at: exchange.startedAt ?? 0, line };
+    for (const id of ids) walks.set(id, seen);
   }
 
   /** A detail answer to `identity` for the walk in its path. */
   addDetail(walkId: string, status: number, exchange: Exchange, identity: string | undefined): void {
     if (identity === undefined) return;
-    const listed = this.listed.get(`${identity} ${walkId}`);
+    const listed = this.listed.get(identity)?.get(walkId);
     if (!listed || Math.abs((exchange.startedAt ?? 0) - listed.at) > SAME_CAMPAIGN_MS) return;
     note(
       this.tally,

@@ -6,10 +6,23 @@
  * JSON-looking text is decoded by the coding its `Content-Encoding` names.
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { WALKS_PATH } from '../../spec/facts.ts';
 import { responseOf } from '../client.ts';
+import { EXCERPT_CHARS } from '../checks/outcome.ts';
 import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../types.ts';
-import { keyIdentity, SECRET_HEADERS, type SecretLedger, shownUrl } from './secrets.ts';
+import { keyIdentity, SECRET_HEADERS, type SecretNotes, shownUrl } from './secrets.ts';
+
+/** The API's version prefix (§9): the path of the walk list without its last segment. */
+export const API_PREFIX = WALKS_PATH.slice(0, WALKS_PATH.lastIndexOf('/'));
+
+/** The API base URL of a request: its origin and the path before `/api/v1`, or undefined. */
+export function apiBaseOf(url: URL): string | undefined {
+  const path = url.pathname;
+  const at = path.endsWith(API_PREFIX) ? path.length - API_PREFIX.length : path.indexOf(`${API_PREFIX}/`);
+  if (at === -1) return undefined;
+  return `${url.origin}${path.slice(0, at)}`;
+}
 
 /** A decoded body larger than this is not judged (a bomb in a recording is still a bomb). */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -90,7 +103,7 @@ export function readEntry(
   entry: RawEntry,
   index: number,
   request: RecordedRequest,
-  ledger: SecretLedger,
+  ledger: SecretNotes,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   const url = shownUrl(request.written, ledger);
@@ -137,8 +150,15 @@ function requestInfo(request: RecordedRequest, url: string): RequestInfo {
   }
   if (request.headers.has('x-api-key')) headers['x-api-key'] = '$CONFORMANCE_API_KEY';
   else if (request.headers.has('authorization')) headers.Authorization = 'Bearer $CONFORMANCE_API_KEY';
-  const info: Omit<RequestInfo, 'curl'> = { method: request.method, url, keys: [], headers };
-  // Written only for the few exchanges a report shows: a recording has thousands.
+  return withCurl({ method: request.method, url, keys: [], headers });
+}
+
+/** A request without its curl, as an exchange judged on another thread carries it (`evidenceOf`). */
+export type PlainRequest = Omit<RequestInfo, 'curl'>;
+export type PlainExchange = Omit<Exchange, 'request'> & { request: PlainRequest };
+
+/** The request with its curl, written only for the few exchanges a report shows: a recording has thousands. */
+export function withCurl(info: PlainRequest): RequestInfo {
   let curl: string | undefined;
   return {
     ...info,
@@ -147,6 +167,39 @@ function requestInfo(request: RecordedRequest, url: string): RequestInfo {
       return curl;
     },
   };
+}
+
+/** Characters of a body a report can show (`excerpt`), and one more: whether it was cut shows. */
+const SHOWN_BODY = EXCERPT_CHARS + 1;
+
+/**
+ * The text as a string of its own: a slice of a long string may keep the whole of it alive (V8
+ * shares the characters), and a verdict waiting to be merged must not hold a 100 KB body for its
+ * 501 characters. UTF-16 round-trips every code unit, lone surrogates too.
+ */
+function ownCopy(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/**
+ * What reports read of an exchange, as plain data to pass between threads: the request line and
+ * headers, the status, the content type and as much of the body as an excerpt shows; not the
+ * parsed body, which the verdict has judged already.
+ */
+export function evidenceOf(exchange: Exchange): PlainExchange {
+  const { request, response } = exchange;
+  const plain: PlainExchange = {
+    seq: exchange.seq,
+    request: { method: request.method, url: request.url, keys: request.keys, headers: request.headers },
+    durationMs: exchange.durationMs,
+    retries: exchange.retries,
+  };
+  if (exchange.startedAt !== undefined) plain.startedAt = exchange.startedAt;
+  if (response) {
+    const { json: _json, jsonError: _error, body, ...rest } = response;
+    plain.response = { ...rest, body: body.length > SHOWN_BODY ? ownCopy(body.slice(0, SHOWN_BODY)) : body };
+  }
+  return plain;
 }
 
 /** The codings this reader undoes, synchronously (an entry is judged before the next is read). */

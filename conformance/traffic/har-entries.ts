@@ -1,9 +1,10 @@
 /**
- * The entries of a HAR file (`log.entries`), one parsed object at a time, read as a stream: a
- * recording of 10,000 exchanges is some 300 MB, and reading it as one string to `JSON.parse` it
- * would hold several copies of it at once. A small scanner follows the JSON structure byte by byte
- * (jumping through strings with `indexOf`, where most of a recording's bytes are), keeps only the
- * bytes of the entry it is in, and parses each entry on its own when it closes.
+ * The entries of a HAR file (`log.entries`), read as a stream: a recording of 10,000 exchanges is
+ * some 300 MB, and reading it as one string to `JSON.parse` it would hold several copies of it at
+ * once. A small scanner follows the JSON structure byte by byte (jumping through strings with
+ * `indexOf`, where most of a recording's bytes are) and keeps only the bytes of the entry it is in.
+ * Each entry comes out as its own bytes, parsed on its own (`parseEntry`), on this thread or on a
+ * worker's (`judge-pool.ts`): the scanning is cheap, the parsing is not.
  */
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
@@ -50,11 +51,11 @@ class Scanner {
   private inEntry = false;
   private entryStart = 0;
   private sawEntries = false;
-  /** Entries read so far. */
-  private entries = 0;
   private started = false;
-
-  constructor(private readonly onEntry: (entry: unknown) => void) {}
+  /** The bytes of the entries closed so far and not yet taken (`take`). */
+  private closed: Buffer[] = [];
+  /** Why the bytes read so far are not HAR, once they are not. */
+  failure: Error | undefined;
 
   /** Depth 3 inside `{"log":{"entries":[`: the entries themselves. */
   private inEntries(): boolean {
@@ -67,7 +68,27 @@ class Scanner {
     );
   }
 
+  /**
+   * Reads one chunk. What is not HAR stops the scanner (`failure`); the entries closed before it
+   * are still taken, so an entry that is not JSON before it is reported first, as the file reads.
+   */
   push(chunk: Buffer): void {
+    if (this.failure) return;
+    try {
+      this.scan(chunk);
+    } catch (error) {
+      this.failure = error as Error;
+    }
+  }
+
+  /** The entries closed since the last call, in order. */
+  take(): Buffer[] {
+    const closed = this.closed;
+    this.closed = [];
+    return closed;
+  }
+
+  private scan(chunk: Buffer): void {
     let i = 0;
     this.entryStart = 0;
     while (i < chunk.length) {
@@ -188,25 +209,37 @@ class Scanner {
 
   private closeEntry(chunk: Buffer, at: number): void {
     this.pieces.push(chunk.subarray(this.entryStart, at + 1));
-    const bytes = this.pieces.length === 1 ? (this.pieces[0] as Buffer) : Buffer.concat(this.pieces);
+    this.closed.push(this.pieces.length === 1 ? (this.pieces[0] as Buffer) : Buffer.concat(this.pieces));
     this.pieces = [];
     this.inEntry = false;
-    this.entries++;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(textOf(bytes));
-    } catch {
-      // Not the parser's message: it quotes the text, which may hold a key.
-      throw new Error(`entry ${this.entries} is not valid JSON`);
-    }
-    this.onEntry(entry);
   }
 
-  end(): void {
-    if (this.inString || this.stack.length > 0) throw new Error('it ends in the middle of its JSON');
-    if (!this.started) throw new Error('it is empty');
-    if (!this.sawEntries) throw new Error('it has no log.entries array');
+  /** At the end of the file: why it is not HAR, or undefined. */
+  end(): Error | undefined {
+    if (this.failure) return this.failure;
+    if (this.inString || this.stack.length > 0) return new Error('it ends in the middle of its JSON');
+    if (!this.started) return new Error('it is empty');
+    if (!this.sawEntries) return new Error('it has no log.entries array');
+    return undefined;
   }
+}
+
+/** Why an entry's bytes are not JSON, without the parser's message: it quotes the text, which may hold a key. */
+export const notJsonReason = (index: number) => `entry ${index} is not valid JSON`;
+
+/** An entry's bytes parsed, or `NOT_JSON`. */
+export const NOT_JSON: unique symbol = Symbol('not JSON');
+export function parseEntry(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(textOf(bytes));
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** The error of a file that is not HAR: exit status 2, naming the file. */
+export function notHar(path: string, reason: string): NotHarError {
+  return new NotHarError(`--traffic ${path} is not a HAR file: ${reason}`);
 }
 
 /**
@@ -217,39 +250,38 @@ class Scanner {
  * back from one entry to the next; the byte order mark is kept (`ignoreBOM`), as `toString` keeps it.
  */
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
-function textOf(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : UTF8.decode(bytes, { stream: true });
+function textOf(bytes: Uint8Array): string {
+  return isAscii(bytes) ? latin1(bytes) : UTF8.decode(bytes, { stream: true });
 }
 
-/** Bytes read at a time: an entry is parsed as soon as its chunk closes it. */
+/** Bytes known to be ASCII as a string; a worker's bytes arrive as a view, not a Buffer. */
+function latin1(bytes: Uint8Array): string {
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buffer.toString('latin1');
+}
+
+/** Bytes read at a time: an entry is judged as soon as its chunk closes it. */
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Calls `onEntry` with every entry of the HAR file at `path`, in order (numbered from 1, as a HAR
- * viewer lists them), awaiting it before reading on, so the stream never runs ahead of the judge.
- * Anything that is not HAR is a `NotHarError`.
+ * Calls `onEntries` with the bytes of the entries each chunk of the HAR file at `path` closes, in
+ * order, awaiting it before reading on, so the stream never runs ahead of the judge. Anything that
+ * is not HAR is a `NotHarError`, thrown once the entries before it have been handed on.
  */
-export async function readHarEntries(
+export async function scanHarFile(
   path: string,
-  onEntry: (entry: unknown, index: number) => void | Promise<void>,
+  onEntries: (entries: Buffer[]) => void | Promise<void>,
   chunkBytes = CHUNK_BYTES,
 ): Promise<HarHeader> {
-  let index = 0;
-  const parsed: unknown[] = [];
-  const scanner = new Scanner((entry) => parsed.push(entry));
+  const scanner = new Scanner();
   const stream = createReadStream(path, { highWaterMark: chunkBytes });
-  const scan = (step: () => void) => {
-    try {
-      step();
-    } catch (error) {
-      throw new NotHarError(`--traffic ${path} is not a HAR file: ${(error as Error).message}`);
-    }
-  };
   try {
     for await (const chunk of stream) {
-      scan(() => scanner.push(chunk as Buffer));
-      // The entries this chunk closed, judged before the next chunk is read.
-      for (const entry of parsed.splice(0)) await onEntry(entry, ++index);
+      scanner.push(chunk as Buffer);
+      await onEntries(scanner.take());
+      if (scanner.failure) throw notHar(path, scanner.failure.message);
     }
   } catch (error) {
     stream.destroy();
@@ -257,6 +289,30 @@ export async function readHarEntries(
     if (error instanceof NotHarError || !code || !/^E[A-Z]+$/.test(code)) throw error;
     throw new NotHarError(`--traffic ${path}: ${code}`);
   }
-  scan(() => scanner.end());
+  const failure = scanner.end();
+  if (failure) throw notHar(path, failure.message);
   return scanner.header;
+}
+
+/**
+ * Calls `onEntry` with every entry of the HAR file at `path`, parsed, in order (numbered from 1, as
+ * a HAR viewer lists them), awaiting it before reading on. Anything that is not HAR is a `NotHarError`.
+ */
+export async function readHarEntries(
+  path: string,
+  onEntry: (entry: unknown, index: number) => void | Promise<void>,
+  chunkBytes = CHUNK_BYTES,
+): Promise<HarHeader> {
+  let index = 0;
+  return scanHarFile(
+    path,
+    async (entries) => {
+      for (const bytes of entries) {
+        const entry = parseEntry(bytes);
+        if (entry === NOT_JSON) throw notHar(path, notJsonReason(++index));
+        await onEntry(entry, ++index);
+      }
+    },
+    chunkBytes,
+  );
 }

@@ -1,22 +1,21 @@
 /**
- * Judges the recorded exchanges of one API base URL as they are read, keeping only tallies: per
- * rule, how many answers it judged, the findings (bounded) and the first exchange that showed one.
- * At the end the tallies become the same results a live run reports, so every reporter, the
- * expected failures and the comparison work on them unchanged.
+ * The tallies of the recorded exchanges of one API base URL, kept as their verdicts come in file
+ * order (`exchange-judge.ts` judges each one, on this thread or a worker's): per rule, how many
+ * answers it judged, the findings (bounded) and the first exchange that showed one; and the
+ * cross-exchange rules (`cross.ts`), which read the facts of the answers in the order they were
+ * recorded. At the end the tallies become the same results a live run reports, so every reporter,
+ * the expected failures and the comparison work on them unchanged.
  */
-import type { ContractValidator, Operation, ValidationResult } from '../../spec/contract.ts';
+import type { ContractValidator } from '../../spec/contract.ts';
 import { stopStatusesOf } from '../../spec/contract.ts';
-import type { Check, CheckContext } from '../checks/check.ts';
-import { DRIFT_RULES, driftOutcome, judgeableBy } from '../checks/drift.ts';
+import { driftOutcome } from '../checks/drift.ts';
 import { counted, inconclusive, verdict } from '../checks/outcome.ts';
 import { checkById } from '../checks/registry.ts';
-import type { HttpClient } from '../client.ts';
 import { DriftTally, type DriftObservation } from '../drift.ts';
 import { type OperationMatcher, operationMatcher } from '../operations.ts';
 import type { CheckDeclaration } from '../runner.ts';
 import { resultOf } from '../runner.ts';
-import { isObject } from '../../spec/json-value.ts';
-import type { CheckResult, Exchange, OperationCoverage, Outcome, SuiteConfig } from '../types.ts';
+import type { CheckResult, Exchange, OperationCoverage, Outcome } from '../types.ts';
 import {
   LIST_SIZES,
   LISTED_FOUND,
@@ -27,27 +26,9 @@ import {
   WALK_ISOLATION,
   type CrossTally,
 } from './cross.ts';
-import type { Answered, ExchangeRule } from './rules.ts';
-import {
-  EXCHANGE_RULES,
-  limitBound,
-  linksOfAnswer,
-  READ_METHODS,
-  TRAFFIC_CHECK_IDS,
-  TRAFFIC_DRIFT_IDS,
-  writeProblem,
-  WRITES_REFUSED,
-} from './rules.ts';
-
-/** The walk id of a detail request: the last segment of its path. */
-function walkIdOf(url: string): string {
-  const segment = new URL(url).pathname.split('/').pop() ?? '';
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
+import { withCurl } from './entry.ts';
+import type { CrossFacts, ExchangeVerdict } from './exchange-judge.ts';
+import { EXCHANGE_RULES, TRAFFIC_CHECK_IDS, TRAFFIC_DRIFT_IDS, WRITES_REFUSED } from './rules.ts';
 
 /** Findings kept per rule; the count of the rest is still reported. */
 const MAX_PROBLEMS = 500;
@@ -117,50 +98,10 @@ function outcomeOf(tally: Tally | CrossTally): Outcome {
 export interface JudgeOptions {
   baseUrl: string;
   strict: boolean;
-  seed: number;
   /** The ids to judge (all of `trafficRules()` when undefined). */
   selected?: ReadonlySet<string>;
   contract: ContractValidator;
   closedContract: ContractValidator;
-}
-
-type Verdict = { body: unknown; key: string; result: ValidationResult };
-
-/** A validator remembering its last verdict, and answering from `known` when that one settles it. */
-function remembering(
-  contract: ContractValidator,
-  known: (body: unknown, key: string) => ValidationResult | undefined,
-): ContractValidator & { last?: Verdict } {
-  const validator: ContractValidator & { last?: Verdict } = {
-    doc: contract.doc,
-    operation: (operationId) => contract.operation(operationId),
-    documentsStatus: (operationId, status) => contract.documentsStatus(operationId, status),
-    validateSchema: (name, value) => contract.validateSchema(name, value),
-    validateResponse(operationId, status, body) {
-      const key = `${operationId} ${status}`;
-      const last = validator.last;
-      if (last && last.body === body && last.key === key) return last.result;
-      const result = known(body, key) ?? contract.validateResponse(operationId, status, body);
-      validator.last = { body, key, result };
-      return result;
-    },
-  };
-  return validator;
-}
-
-/**
- * The open and closed validators of one judge, sparing the dearest step (validating a list of 200
- * walks): the drift analysis validates each answer closed, then open, and ENVELOPE-005 open again.
- * The closed schemas are the open ones plus "no other property", so an answer the closed validator
- * accepts the open one accepts too; and an answer's open verdict is remembered for ENVELOPE-005.
- */
-function pairedValidators(open: ContractValidator, closed: ContractValidator) {
-  const closedOne = remembering(closed, () => undefined);
-  const openOne = remembering(open, (body, key) => {
-    const last = closedOne.last;
-    return last && last.body === body && last.key === key && last.result.valid ? last.result : undefined;
-  });
-  return { open: openOne, closed: closedOne };
 }
 
 export class TrafficJudge {
@@ -169,8 +110,8 @@ export class TrafficJudge {
   entries = 0;
   judged = 0;
   readonly notJudged = new Map<string, number>();
-  private readonly checks: { check: Check; tally: Tally }[];
-  private readonly rules: { rule: ExchangeRule; tally: Tally }[];
+  private readonly checks: Map<string, { check: CheckDeclaration; tally: Tally }>;
+  private readonly rules: Map<string, Tally>;
   private readonly drift: DriftTally;
   private readonly driftAnswers = new Map<string, number>();
   private readonly pairs: WalkPairs;
@@ -178,45 +119,25 @@ export class TrafficJudge {
   private readonly sizes = new ListSizes();
   private readonly listed = new ListedWalks();
   private readonly writes = newTally(WRITES_REFUSED, 'every write answered with a 4xx', 'writes');
-  private readonly statuses: string[];
   private readonly seenStatuses = new Map<string, Map<string, number>>();
-  private readonly context: CheckContext;
 
   constructor(private readonly options: JudgeOptions) {
-    const { open, closed } = pairedValidators(options.contract, options.closedContract);
-    this.options = { ...options, contract: open, closedContract: closed };
     const wanted = (id: string) => !options.selected || options.selected.has(id);
-    this.operations = operationMatcher(this.options.contract, options.baseUrl);
-    this.statuses = stopStatusesOf(options.contract.doc);
-    this.checks = TRAFFIC_CHECK_IDS.filter(wanted).map((id) => {
-      const check = checkById(id);
-      return { check, tally: newTally(check, check.title, 'answers') };
-    });
-    this.rules = EXCHANGE_RULES.filter((r) => wanted(r.id)).map((rule) => ({
-      rule,
-      tally: newTally(rule, rule.expected, rule.unit),
-    }));
-    this.drift = new DriftTally({ ...this.options, operations: this.operations });
-    this.pairs = new WalkPairs(this.statuses);
-    this.context = this.contextFor();
-  }
-
-  /**
-   * What the reused live checks are given: the one exchange being judged as the run's traffic.
-   * They read `client.exchanges`, the operations and the contracts, and send nothing.
-   */
-  private contextFor(): CheckContext {
-    const exchanges: Exchange[] = [];
-    const config = { baseUrl: this.options.baseUrl, strict: this.options.strict, keys: {} } as SuiteConfig;
-    return {
-      config,
-      client: { exchanges } as unknown as HttpClient,
-      // No check judged here fetches: a recording has no one to ask.
-      data: undefined as unknown as CheckContext['data'],
-      contract: this.options.contract,
-      closedContract: this.options.closedContract,
-      operations: this.operations,
-    };
+    this.operations = operationMatcher(options.contract, options.baseUrl);
+    this.checks = new Map(
+      TRAFFIC_CHECK_IDS.filter(wanted).map((id) => {
+        const check = checkById(id);
+        return [id, { check, tally: newTally(check, check.title, 'answers') }];
+      }),
+    );
+    this.rules = new Map(
+      EXCHANGE_RULES.filter((r) => wanted(r.id)).map((rule) => [
+        rule.id,
+        newTally(rule, rule.expected, rule.unit),
+      ]),
+    );
+    this.drift = new DriftTally({ ...options, operations: this.operations });
+    this.pairs = new WalkPairs(stopStatusesOf(options.contract.doc));
   }
 
   notJudgedEntry(reason: string): void {
@@ -224,45 +145,24 @@ export class TrafficJudge {
     this.notJudged.set(reason, (this.notJudged.get(reason) ?? 0) + 1);
   }
 
-  async add(exchange: Answered, identity: string | undefined): Promise<void> {
+  /** The verdict of the next judged exchange of the file. */
+  add(verdict: ExchangeVerdict): void {
     this.entries++;
     this.judged++;
-    // Drift first: its closed validation spares ENVELOPE-005 its own (`pairedValidators`).
-    this.addDrift(exchange);
-    const exchanges = this.context.client.exchanges as Exchange[];
-    exchanges[0] = exchange;
-    for (const { check, tally } of this.checks) {
-      const outcome = await check.run(this.context);
-      if (outcome.status === 'inconclusive') continue;
-      if (tally.expected === check.title) tally.expected = outcome.expected;
-      if (outcome.judged) tally.unit = outcome.judged.unit;
-      const problems = outcome.status === 'fail' ? (outcome.details ?? [outcome.actual]) : [];
-      record(
-        tally,
-        exchange,
-        problems.map((p) => `#${exchange.seq} ${p}`),
-        outcome.judged?.records ?? 1,
-      );
+    const exchange: Exchange = { ...verdict.exchange, request: withCurl(verdict.exchange.request) };
+    this.drift.record(exchange, verdict.drift);
+    for (const id of verdict.driftJudgeable) this.driftAnswers.set(id, (this.driftAnswers.get(id) ?? 0) + 1);
+    for (const { id, expected, unit, records, problems } of verdict.checks) {
+      const { check, tally } = this.checks.get(id) as { check: CheckDeclaration; tally: Tally };
+      if (tally.expected === check.title) tally.expected = expected;
+      if (unit !== undefined) tally.unit = unit;
+      record(tally, exchange, problems, records);
     }
-    exchanges.length = 0;
-    if (!READ_METHODS.has(exchange.request.method)) {
-      const problem = writeProblem(exchange);
-      const line = `#${exchange.seq} ${exchange.request.method} ${exchange.request.url}`;
-      record(this.writes, exchange, problem ? [`${line}: ${problem}`] : []);
-    }
-    const operation = this.operations.operationOf(exchange);
-    if (!operation || exchange.request.method === 'HEAD') return;
-    this.countStatus(operation.operationId, exchange.response.status);
-    this.addRules(operation, exchange);
-    this.addCross(operation.operationId, exchange, identity);
-  }
-
-  private addDrift(exchange: Answered): void {
-    this.drift.add(exchange);
-    for (const id of TRAFFIC_DRIFT_IDS) {
-      if (judgeableBy(DRIFT_RULES[id].kind, exchange, this))
-        this.driftAnswers.set(id, (this.driftAnswers.get(id) ?? 0) + 1);
-    }
+    if (verdict.write) record(this.writes, exchange, verdict.write);
+    if (verdict.operationId === undefined) return;
+    this.countStatus(verdict.operationId, exchange.response?.status ?? 0);
+    for (const { id, problems } of verdict.rules) record(this.rules.get(id) as Tally, exchange, problems);
+    if (verdict.cross) this.addCross(verdict.cross, exchange, verdict.identity);
   }
 
   private countStatus(operationId: string, status: number): void {
@@ -271,43 +171,19 @@ export class TrafficJudge {
     this.seenStatuses.set(operationId, seen);
   }
 
-  private addRules(operation: Operation, exchange: Answered): void {
-    const { operationId } = operation;
-    const { json } = exchange.response;
-    const line = `#${exchange.seq} ${exchange.request.method} ${exchange.request.url}`;
-    for (const { rule, tally } of this.rules) {
-      if (!rule.appliesTo(operationId, exchange.response.status)) continue;
-      if (json === undefined) continue;
-      const problems = rule.judge(json, exchange, this.statuses, operation);
-      record(
-        tally,
-        exchange,
-        problems.map((p) => `${line}: ${p}`),
-      );
-    }
-  }
-
-  private addCross(operationId: string, exchange: Answered, identity: string | undefined): void {
-    const { status } = exchange.response;
-    if (operationId === 'getWalk' && (status === 200 || status === 404))
-      this.listed.addDetail(walkIdOf(exchange.request.url), status, exchange, identity);
-    if (status !== 200) return;
-    const data = isObject(exchange.response.json) ? exchange.response.json.data : undefined;
-    if (operationId === 'listWalks' && Array.isArray(data)) {
-      this.pairs.addList(data, exchange);
-      this.listed.addList(data, exchange, identity);
+  private addCross(cross: CrossFacts, exchange: Exchange, identity: string | undefined): void {
+    const status = exchange.response?.status ?? 0;
+    if (cross.detailOf !== undefined) this.listed.addDetail(cross.detailOf, status, exchange, identity);
+    if (cross.list) {
+      const { ids, summaries, size, limit, slugs } = cross.list;
+      this.pairs.addList(ids, summaries, exchange);
+      this.listed.addList(ids, exchange, identity);
       // A bad limit's answer is the deployment's choice (§8): it says nothing of the campaign's size.
-      const limit = limitBound(exchange.request.url);
-      if (limit.valid) this.sizes.add(data.length, limit.bound, exchange, identity);
-      this.owners.add(
-        data,
-        exchange,
-        identity,
-        linksOfAnswer(exchange.response.json).links.map((l) => l.web.slug),
-      );
-    } else if (operationId === 'getWalk' && isObject(data)) {
-      this.pairs.addDetail(data, exchange);
-      this.owners.add([data], exchange, identity);
+      if (limit.valid) this.sizes.add(size, limit.bound, exchange, identity);
+      this.owners.add(ids, exchange, identity, slugs);
+    } else if (cross.detail) {
+      this.pairs.addDetail(cross.detail, exchange);
+      this.owners.add([cross.detail.id], exchange, identity);
     }
   }
 
@@ -317,8 +193,8 @@ export class TrafficJudge {
     const wanted = (id: string) => !this.options.selected || this.options.selected.has(id);
     const observations = this.observations();
     const outcomes = new Map<string, Outcome>([
-      ...this.checks.map(({ check, tally }) => [check.id, outcomeOf(tally)] as const),
-      ...this.rules.map(({ rule, tally }) => [rule.id, outcomeOf(tally)] as const),
+      ...[...this.checks].map(([id, { tally }]) => [id, outcomeOf(tally)] as const),
+      ...[...this.rules].map(([id, tally]) => [id, outcomeOf(tally)] as const),
       [WRITES_REFUSED.id, outcomeOf(this.writes)],
       ...[...this.pairs.tallies, this.owners.finish(), this.sizes.tally, this.listed.tally].map(
         (t) => [t.rule.id, outcomeOf(t)] as const,

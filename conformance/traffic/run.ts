@@ -4,23 +4,23 @@
  * under the base URL, given or inferred from the file (the part of each URL before the API's
  * version prefix, `/api/v1`); a file holding several such bases and no `--base-url` is ambiguous.
  * The file is read once, as a stream; each candidate base is judged as its entries go by, so
- * the answer to "which base?" costs no second reading.
+ * the answer to "which base?" costs no second reading. A large file is judged on every core
+ * (`judge-pool.ts`); its verdicts are merged here in file order, so the report is the same.
  */
-import { WALKS_PATH } from '../../spec/facts.ts';
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Redactor } from '../redact.ts';
 import { contractsFor } from '../runner.ts';
 import { summarize } from '../summary.ts';
 import { TOOL_NAME, VERSION } from '../tool.ts';
 import type { Report } from '../types.ts';
 import { sectionOf } from '../drift.ts';
-import { readEntry, requestOf, type RawEntry } from './entry.ts';
-import { NotHarError, readHarEntries } from './har-entries.ts';
+import { API_PREFIX } from './entry.ts';
+import { type EntryJudgeOptions, EntryJudges, type EntryVerdict, RepeatedLists } from './entry-verdict.ts';
+import { notHar, notJsonReason, NotHarError, scanHarFile } from './har-entries.ts';
+import { judgeWithWorkers } from './judge-pool.ts';
 import { TrafficJudge } from './judge.ts';
-import type { Answered } from './rules.ts';
 import { SecretLedger } from './secrets.ts';
-
-/** The API's version prefix (§9): the path of the walk list without its last segment. */
-export const API_PREFIX = WALKS_PATH.slice(0, WALKS_PATH.lastIndexOf('/'));
 
 /** Candidate bases judged at once before the file is known to be ambiguous anyway. */
 const MAX_BASES = 8;
@@ -34,47 +34,125 @@ export interface TrafficOptions {
   specPath?: string;
   /** The rule ids to judge (`--only`/`--skip` applied); every rule when undefined. */
   selected?: ReadonlySet<string>;
+  /**
+   * Worker threads judging beside the main thread: 0 judges on the main thread alone; undefined
+   * decides by the file's size (`workersFor`). `CONFORMANCE_TRAFFIC_WORKERS` sets it (tests, bench).
+   */
+  workers?: number;
+}
+
+/**
+ * Below this size a file is judged on the main thread alone. A worker costs half a second of CPU
+ * or more before it judges anything (its module bundled from source, loaded, and Ajv's validators
+ * compiled again in its own heap) and some 60 MB, while a file this small is judged in under a
+ * second on one thread (some 40 MB/s): workers would not pay for themselves, and the many small
+ * recordings of the tests never start one.
+ */
+export const WORKERS_FROM_BYTES = 32 * 1024 * 1024;
+/**
+ * Workers at most: each holds its own heap (some 60 MB), and beyond a few the main thread's reading
+ * and merging is what the run waits for.
+ */
+const MAX_WORKERS = 3;
+
+/** Workers for a file: one fewer than the cores (the main thread judges too), none for a small file. */
+export function workersFor(file: string, requested: number | undefined): number {
+  if (requested !== undefined) return requested;
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    // Not readable: the reading says why.
+  }
+  return size < WORKERS_FROM_BYTES ? 0 : Math.min(MAX_WORKERS, Math.max(1, availableParallelism() - 1));
+}
+
+/**
+ * The entries' verdicts merged in file order: how many entries, which API bases they went to,
+ * a judge per candidate base, and every secret of the entries judged.
+ */
+class Recording {
+  entries = 0;
+  readonly ledger = new SecretLedger();
+  readonly judges = new Map<string, TrafficJudge>();
+  readonly bases = new Map<string, number>();
+
+  constructor(
+    private readonly options: TrafficOptions,
+    private readonly contracts: ReturnType<typeof contractsFor>,
+  ) {}
+
+  add(entry: EntryVerdict): void {
+    if (entry.notJson) throw notHar(this.options.file, notJsonReason(entry.index));
+    if (entry.failed !== undefined) throw new Error(entry.failed);
+    this.entries++;
+    const { base } = entry;
+    if (base === undefined) return;
+    this.bases.set(base, (this.bases.get(base) ?? 0) + 1);
+    if (this.options.baseUrl !== undefined && base !== this.options.baseUrl) return;
+    let judge = this.judges.get(base);
+    if (!judge) {
+      if (this.judges.size >= MAX_BASES) return;
+      const { open, closed } = this.contracts;
+      judge = new TrafficJudge({ ...this.options, baseUrl: base, contract: open, closedContract: closed });
+      this.judges.set(base, judge);
+    }
+    for (const secret of entry.secrets ?? []) this.ledger.note(secret);
+    if (entry.verdict) judge.add(entry.verdict);
+    else judge.notJudgedEntry(entry.notJudged ?? 'not judged');
+  }
+}
+
+/**
+ * Every entry of the file judged, on the main thread alone or with workers, merged in order.
+ * Workers asked for by number (`options.workers`) judge every entry; those the size decides on
+ * share the work with the main thread.
+ */
+async function judgeFile(options: TrafficOptions, recording: Recording): Promise<TrafficRun['threads']> {
+  const entryOptions: EntryJudgeOptions = { strict: options.strict };
+  if (options.baseUrl !== undefined) entryOptions.baseUrl = options.baseUrl;
+  if (options.specPath !== undefined) entryOptions.specPath = options.specPath;
+  if (options.selected) entryOptions.selected = [...options.selected];
+  const local = new EntryJudges(entryOptions);
+  const workers = workersFor(options.file, options.workers);
+  const onVerdict = (verdict: EntryVerdict) => recording.add(verdict);
+  if (workers > 0) {
+    const file = options.file;
+    const shared = options.workers === undefined ? { local } : {};
+    const entriesOnWorkers = await judgeWithWorkers({
+      file,
+      workers,
+      options: entryOptions,
+      ...shared,
+      onVerdict,
+    });
+    return { workers, entriesOnWorkers };
+  }
+  let index = 0;
+  const repeats = new RepeatedLists();
+  await scanHarFile(options.file, async (closed) => {
+    for (const verdict of await local.judgeAll(closed, index + 1))
+      onVerdict(repeats.resolve('main', verdict));
+    index += closed.length;
+  });
+  return { workers: 0, entriesOnWorkers: 0 };
 }
 
 export interface TrafficRun {
   report: Report;
   /** Every secret the file held, and anything key-shaped: every text written passes it. */
   redact: Redactor;
-}
-
-/** The API base URL of a request: its origin and the path before `/api/v1`, or undefined. */
-export function apiBaseOf(url: URL): string | undefined {
-  const path = url.pathname;
-  const at = path.endsWith(API_PREFIX) ? path.length - API_PREFIX.length : path.indexOf(`${API_PREFIX}/`);
-  if (at === -1) return undefined;
-  return `${url.origin}${path.slice(0, at)}`;
+  /** Worker threads started, and the entries they judged (the main thread judged the rest). */
+  threads: { workers: number; entriesOnWorkers: number };
 }
 
 export async function runTraffic(options: TrafficOptions): Promise<TrafficRun> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const { open, closed, spec } = contractsFor(options.specPath);
-  const ledger = new SecretLedger();
-  const judges = new Map<string, TrafficJudge>();
-  const bases = new Map<string, number>();
-  let entries = 0;
-  await readHarEntries(options.file, async (raw, index) => {
-    entries++;
-    const request = requestOf(raw);
-    const base = request ? apiBaseOf(request.url) : undefined;
-    if (!request || !base) return;
-    bases.set(base, (bases.get(base) ?? 0) + 1);
-    if (options.baseUrl !== undefined && base !== options.baseUrl) return;
-    let judge = judges.get(base);
-    if (!judge) {
-      if (judges.size >= MAX_BASES) return;
-      judge = new TrafficJudge({ ...options, baseUrl: base, contract: open, closedContract: closed });
-      judges.set(base, judge);
-    }
-    const reading = readEntry(raw as RawEntry, index, request, ledger);
-    if (!reading.judged) judge.notJudgedEntry(reading.reason);
-    else await judge.add(reading.exchange as Answered, reading.identity);
-  });
+  const { spec } = contractsFor(options.specPath);
+  const recording = new Recording(options, contractsFor(options.specPath));
+  const threads = await judgeFile(options, recording);
+  const { ledger, judges, bases, entries } = recording;
   const redact = ledger.redactor();
   const [base, judge] = chosen(options, judges, bases, entries, redact);
   const results = judge.results();
@@ -106,7 +184,7 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficRun> {
       },
     },
   };
-  return { report, redact };
+  return { report, redact, threads };
 }
 
 /** The one base judged, or why the file cannot be judged (exit status 2). */

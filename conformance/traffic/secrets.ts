@@ -29,7 +29,24 @@ const MIN_SECRET = 6;
 /** Distinct secrets remembered; key-shaped ones beyond are still caught by their shape. */
 const MAX_SECRETS = 10_000;
 
-export class SecretLedger {
+/** Where the secrets an entry holds are noted as it is read. */
+export interface SecretNotes {
+  note(value: string): void;
+}
+
+/**
+ * The secrets of one entry, in the order they were met, for the ledger of the run to learn in file
+ * order: an entry may be read on a worker thread, the ledger is the main thread's.
+ */
+export class EntrySecrets implements SecretNotes {
+  readonly values: string[] = [];
+
+  note(value: string): void {
+    this.values.push(value);
+  }
+}
+
+export class SecretLedger implements SecretNotes {
   private readonly values = new Set<string>();
 
   /** Notes a secret value (and its pieces: a `Bearer` token, the values of a cookie). */
@@ -70,7 +87,7 @@ function piecesOf(value: string): string[] {
  * The request's URL as reports may show it: no user information, no fragment, the value of every
  * query parameter named like a secret (or shaped like a key) replaced, the rest byte for byte.
  */
-export function shownUrl(raw: string, ledger: SecretLedger): string {
+export function shownUrl(raw: string, ledger: SecretNotes): string {
   const url = new URL(raw);
   if (url.username || url.password) {
     ledger.note(decodeURIComponent(url.password || url.username));

@@ -44,6 +44,8 @@ describe('the packed conformance package', () => {
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/conformance/main.mjs');
     expect(files).toContain('package/dist/spec/openapi.yaml');
+    // The module the worker threads of --traffic run, bundled beside the CLI.
+    expect(files).toContain('package/dist/conformance/traffic/judge-worker.mjs');
     const licences = readFileSync(
       join(project, 'node_modules/canvassing-conformance/dist/THIRD-PARTY-LICENSES.txt'),
       'utf8',
@@ -94,6 +96,21 @@ describe('the packed conformance package', () => {
     expect(ran.status).toBe(1);
     const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
     expect(report.results.find((r) => r.id === BROKEN.breaks)?.status).toBe('fail');
+  });
+
+  it('judges a recording with --traffic on its bundled worker threads as on its main thread alone', async () => {
+    const har = join(scratchDir('traffic'), 'run.har');
+    const recorded = await conformance(['--base-url', reference.baseUrl, '--har', har, '--quiet']);
+    expect(recorded.status).toBe(0);
+    // Workers asked for by number judge every entry, however small the file.
+    const judged = (workers: string) =>
+      conformance(['--traffic', har, '--verbose'], { CONFORMANCE_TRAFFIC_WORKERS: workers });
+    const [alone, shared] = [await judged('0'), await judged('2')];
+    expect(shared.stderr).toBe('');
+    expect(shared.status).toBe(0);
+    const shown = (text: string) => text.replace(/\d+(\.\d+)? ?m?s\b/g, 'T');
+    expect(shown(shared.stdout)).toBe(shown(alone.stdout));
+    expect(shared.stdout).toMatch(/judged \d+ of \d+ exchanges of this API/);
   });
 
   it("reads --env-file itself: a missing file is its own exit-2 message, not the runtime's", async () => {
