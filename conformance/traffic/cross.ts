@@ -13,7 +13,7 @@ import { checkById } from '../checks/registry.ts';
 import type { CheckDeclaration } from '../runner.ts';
 import { isObject } from '../../spec/json-value.ts';
 import type { Exchange } from '../types.ts';
-import { entryLine } from './entry.ts';
+import { lineOf } from './entry.ts';
 
 export interface SummaryFacts {
   name: unknown;
@@ -61,8 +61,6 @@ export const WALK_ISOLATION: CheckDeclaration = {
   level: 'required',
   hint: "Scope every query to the key's campaign: another campaign's walk is neither listed nor found.",
 };
-
-const lineOf = (exchange: Exchange) => entryLine(exchange.seq, exchange.request.method, exchange.request.url);
 
 /**
  * What the rules read of a walk summary, as JSON text: a list answer's 200 summaries pass between

@@ -95,6 +95,10 @@ export function entryLine(index: number, method: string, url: string): string {
   return `#${index} ${method} ${url}`;
 }
 
+/** The line of an exchange read from a recording (its `seq` is the entry's index). */
+export const lineOf = (exchange: Exchange) =>
+  entryLine(exchange.seq, exchange.request.method, exchange.request.url);
+
 /**
  * The exchange of an entry already known to be this API's, or why it cannot be judged: no
  * answer recorded (status 0, a failed or cancelled request), or no body recorded.

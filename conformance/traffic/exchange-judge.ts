@@ -16,7 +16,7 @@ import { type AnswerDrift, answerDrift } from '../drift.ts';
 import { type OperationMatcher, operationMatcher } from '../operations.ts';
 import type { Exchange, SuiteConfig } from '../types.ts';
 import { summaryText } from './cross.ts';
-import { evidenceOf, type PlainExchange } from './entry.ts';
+import { evidenceOf, lineOf, type PlainExchange } from './entry.ts';
 import type { Answered, ExchangeRule } from './rules.ts';
 import {
   EXCHANGE_RULES,
@@ -180,7 +180,7 @@ export class ExchangeJudge {
     };
     if (!READ_METHODS.has(exchange.request.method)) {
       const problem = writeProblem(exchange);
-      const line = `#${exchange.seq} ${exchange.request.method} ${exchange.request.url}`;
+      const line = lineOf(exchange);
       verdict.write = problem ? [`${line}: ${problem}`] : [];
     }
     const operation = this.operations.operationOf(exchange);
@@ -216,7 +216,7 @@ export class ExchangeJudge {
   private ruleVerdicts(operation: Operation, exchange: Answered): ExchangeVerdict['rules'] {
     const { json, status } = exchange.response;
     if (json === undefined) return [];
-    const line = `#${exchange.seq} ${exchange.request.method} ${exchange.request.url}`;
+    const line = lineOf(exchange);
     return this.rules
       .filter((rule) => rule.appliesTo(operation.operationId, status))
       .map((rule) => ({
