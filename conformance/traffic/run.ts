@@ -149,8 +149,8 @@ export interface TrafficRun {
 export async function runTraffic(options: TrafficOptions): Promise<TrafficRun> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const { spec } = contractsFor(options.specPath);
-  const recording = new Recording(options, contractsFor(options.specPath));
+  const contracts = contractsFor(options.specPath);
+  const recording = new Recording(options, contracts);
   const threads = await judgeFile(options, recording);
   const { ledger, judges, bases, entries } = recording;
   const redact = ledger.redactor();
@@ -158,7 +158,7 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficRun> {
   const results = judge.results();
   const report: Report = {
     tool: { name: TOOL_NAME, version: VERSION },
-    spec,
+    spec: contracts.spec,
     target: { baseUrl: base, profile: 'live', strict: options.strict, embedded: false },
     startedAt,
     durationMs: Math.round(performance.now() - started),
