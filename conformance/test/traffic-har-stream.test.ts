@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readHarEntries } from '../traffic/har-entries.ts';
+import type { HarHeader } from '../traffic/har-entries.ts';
+import { NOT_JSON, notHar, notJsonReason, parseEntry, scanHarFile } from '../traffic/har-entries.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'traffic-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,6 +18,29 @@ function write(text: string): string {
   const path = join(dir, `${++files}.har`);
   writeFileSync(path, text);
   return path;
+}
+
+/**
+ * Every entry of the file, parsed, in order (numbered from 1), as `--traffic` reads them on one
+ * thread (`run.ts`): the scanner's bytes, each parsed on its own.
+ */
+function readHarEntries(
+  path: string,
+  onEntry: (entry: unknown, index: number) => void,
+  chunkBytes?: number,
+): Promise<HarHeader> {
+  let index = 0;
+  return scanHarFile(
+    path,
+    (entries) => {
+      for (const bytes of entries) {
+        const entry = parseEntry(bytes);
+        if (entry === NOT_JSON) throw notHar(path, notJsonReason(++index));
+        onEntry(entry, ++index);
+      }
+    },
+    chunkBytes,
+  );
 }
 
 async function entriesOf(path: string, chunkBytes?: number): Promise<unknown[]> {

@@ -293,26 +293,3 @@ export async function scanHarFile(
   if (failure) throw notHar(path, failure.message);
   return scanner.header;
 }
-
-/**
- * Calls `onEntry` with every entry of the HAR file at `path`, parsed, in order (numbered from 1, as
- * a HAR viewer lists them), awaiting it before reading on. Anything that is not HAR is a `NotHarError`.
- */
-export async function readHarEntries(
-  path: string,
-  onEntry: (entry: unknown, index: number) => void | Promise<void>,
-  chunkBytes = CHUNK_BYTES,
-): Promise<HarHeader> {
-  let index = 0;
-  return scanHarFile(
-    path,
-    async (entries) => {
-      for (const bytes of entries) {
-        const entry = parseEntry(bytes);
-        if (entry === NOT_JSON) throw notHar(path, notJsonReason(++index));
-        await onEntry(entry, ++index);
-      }
-    },
-    chunkBytes,
-  );
-}
