@@ -59,22 +59,26 @@ interface Batch {
   settle: () => void;
 }
 
-function newBatch(id: number): Batch {
-  const batch = { id, thread: 'main', done: false } as Batch;
-  batch.settled = new Promise<void>((resolve) => {
-    batch.settle = () => {
-      batch.done = true;
-      resolve();
-    };
-  });
-  return batch;
-}
-
 /** A promise and what settles it. */
 function signal(): { promise: Promise<void>; resolve: () => void } {
   let resolve = () => {};
   const promise = new Promise<void>((settle) => (resolve = settle));
   return { promise, resolve };
+}
+
+function newBatch(id: number): Batch {
+  const { promise, resolve } = signal();
+  const batch: Batch = {
+    id,
+    thread: 'main',
+    done: false,
+    settled: promise,
+    settle: () => {
+      batch.done = true;
+      resolve();
+    },
+  };
+  return batch;
 }
 
 class JudgePool {
