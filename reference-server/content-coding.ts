@@ -5,6 +5,7 @@
  * its first gzip request, and kept with its own strong ETag, so a request never compresses.
  */
 import { constants, gzipSync } from 'node:zlib';
+import { remembered } from '../spec/remembered.ts';
 
 /** Below this, gzip's header and dictionary cost more than they save. */
 export const GZIP_MIN_BYTES = 1024;
@@ -25,22 +26,14 @@ export function gzipEncoded(identity: EncodedBody): EncodedBody | undefined {
 }
 
 /** Parsed answers for the few distinct header values real clients send. */
-const parsed = new Map<string, boolean>();
-const MAX_REMEMBERED = 64;
+const parsed = remembered(parsePrefersGzip, 64);
 
 /**
  * Whether `Accept-Encoding` (RFC 9110 §12.5.3) asks for gzip: `gzip`, `x-gzip` or `*` with a
  * q-value above 0 and not below the identity coding's. Absent, empty or malformed: no.
  */
 export function prefersGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  let answer = parsed.get(header);
-  if (answer === undefined) {
-    answer = parsePrefersGzip(header);
-    if (parsed.size >= MAX_REMEMBERED) parsed.clear();
-    parsed.set(header, answer);
-  }
-  return answer;
+  return header ? parsed(header) : false;
 }
 
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;

@@ -12,6 +12,7 @@ import formats from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { parse } from 'yaml';
 import { LIVE_SPEC_PATH } from './facts.ts';
+import { remembered } from './remembered.ts';
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
 type JsonObject = Record<string, unknown>;
@@ -114,32 +115,21 @@ export interface ValidatorOptions {
 
 const SCHEMA_ID = 'urn:canvassing:contract';
 
-/** Strings whose verdict a test remembers, at most; it forgets them all and starts again beyond. */
-const MAX_REMEMBERED = 4096;
-
 /**
- * A test on strings that remembers its verdicts: the same links of the same walks come back in
- * answer after answer (`--traffic` judges thousands), and the URI format and the link patterns
- * are the dearest part of validating a list. A string's verdict never changes.
+ * Verdicts of the URI format and the link patterns remembered per string, at most: the same links
+ * of the same walks come back in answer after answer (`--traffic` judges thousands), and these
+ * tests are the dearest part of validating a list. A string's verdict never changes.
  */
-function remembered(test: (value: string) => boolean): (value: string) => boolean {
-  const known = new Map<string, boolean>();
-  return (value) => {
-    let verdict = known.get(value);
-    if (verdict === undefined) {
-      verdict = test(value);
-      if (known.size >= MAX_REMEMBERED) known.clear();
-      known.set(value, verdict);
-    }
-    return verdict;
-  };
-}
+const MAX_REMEMBERED = 4096;
 
 /** Ajv's `pattern` keyword through a regular expression that remembers (Ajv's `code.regExp` option). */
 const rememberingRegExp = Object.assign(
   (pattern: string, flags: string) => {
     const regExp = new RegExp(pattern, flags);
-    return { test: remembered((value) => regExp.test(value)), toString: () => regExp.toString() };
+    return {
+      test: remembered((value) => regExp.test(value), MAX_REMEMBERED),
+      toString: () => regExp.toString(),
+    };
   },
   // What standalone code would call: this project never generates it.
   { code: 'new RegExp' },
@@ -158,7 +148,7 @@ export function createContractValidator(
     code: { regExp: rememberingRegExp },
   });
   formats.default(ajv);
-  ajv.addFormat('uri', remembered(formats.default.get('uri') as (value: string) => boolean));
+  ajv.addFormat('uri', remembered(formats.default.get('uri') as (value: string) => boolean, MAX_REMEMBERED));
   // OpenAPI annotations that are not JSON Schema keywords.
   ajv.addVocabulary(['example', 'xml', 'externalDocs', 'discriminator', ...extensionKeywords(doc)]);
   const defs = rewriteRefs(doc.components?.schemas ?? {}, open) as JsonObject;

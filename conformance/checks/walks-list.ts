@@ -5,6 +5,7 @@ import { EMPTY_CAMPAIGN } from '../key-uses.ts';
 import type { WalkSummary } from '../../spec/types.ts';
 import type { ListView } from '../shared-fetches.ts';
 import { isObject } from '../../spec/json-value.ts';
+import { remembered } from '../../spec/remembered.ts';
 import { seededRandom } from '../shared-fetches.ts';
 import type { Check, CheckContext } from './check.ts';
 import type { Exchange, Outcome } from '../types.ts';
@@ -112,23 +113,16 @@ function isAbsoluteBase(base: string): boolean {
 }
 
 /** Links taken apart, remembered per kind: `--traffic` meets the same walks' links answer after answer. */
-const linksSeen = {
-  dashboard: new Map<string, WalkLink | string>(),
-  open: new Map<string, WalkLink | string>(),
-};
 const MAX_LINKS_SEEN = 4096;
+const linksSeen = {
+  dashboard: remembered((value) => linkOf(value, 'dashboard'), MAX_LINKS_SEEN),
+  open: remembered((value) => linkOf(value, 'open'), MAX_LINKS_SEEN),
+};
 
 /** `{web_base_url}/<kind>/<campaign_slug>/walks/<walk_id>` taken apart, or why it cannot be. */
 export function parseWalkLink(value: unknown, kind: keyof typeof LINK_SHAPES): WalkLink | string {
   if (typeof value !== 'string') return `is ${JSON.stringify(value)}, not a string`;
-  const seen = linksSeen[kind];
-  let link = seen.get(value);
-  if (link === undefined) {
-    link = linkOf(value, kind);
-    if (seen.size >= MAX_LINKS_SEEN) seen.clear();
-    seen.set(value, link);
-  }
-  return link;
+  return linksSeen[kind](value);
 }
 
 function linkOf(value: string, kind: keyof typeof LINK_SHAPES): WalkLink | string {
