@@ -3,6 +3,7 @@
  * success that keeps 1..200 walks and never more than asked when the value means a number in range.
  */
 import { LIMIT } from '../../spec/facts.ts';
+import { isObject } from '../../spec/json-value.ts';
 import type { ResponseData, Outcome } from '../types.ts';
 import type { Check, CheckContext } from './check.ts';
 import {
@@ -67,8 +68,11 @@ async function judgeBadLimit(ctx: CheckContext, bad: BadLimit): Promise<Outcome>
   return fail(expected, `answered ${describe(response)}`, view.exchange);
 }
 
+/** The walks a list answer holds, or `?` when its body (null, not JSON, another shape) holds no list. */
+const walksIn = (json: unknown) => (isObject(json) && Array.isArray(json.data) ? json.data.length : '?');
+
 const summaryOf = (query: string, response: ResponseData | undefined) =>
-  `${query} → ${response ? (response.status === 200 ? `200 (${(response.json as { data?: unknown[] }).data?.length ?? '?'} walks)` : `${response.status} ${String(errorOf(response).code)}`) : 'no answer'}`;
+  `${query} → ${response ? (response.status === 200 ? `200 (${walksIn(response.json)} walks)` : `${response.status} ${String(errorOf(response).code)}`) : 'no answer'}`;
 
 export const limitsChecks: Check[] = [
   ...BAD_LIMITS.map((bad): Check => ({

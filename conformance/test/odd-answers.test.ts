@@ -93,7 +93,9 @@ describe('odd answers', () => {
         expect(broken.map((r) => `${r.id}: ${r.actual}`)).toEqual([]);
         expect(formatReport('junit', report, (t) => t)).toContain('</testsuites>');
       }),
-      { numRuns: 40 },
+      // Always among them: a list answered 200 with the body `null` (NaN serialises so), which a
+      // random run once found breaking LIMITS-009's summary of the bad-limit answers.
+      { numRuns: 40, examples: [[Number.NaN, null]] },
     );
   });
 });
