@@ -48,7 +48,8 @@ const FLOORS: Record<string, number> = {
 const SUPPORT = 'test-support/';
 /** The one file that loads a module by a computed name, and why. */
 const COMPUTED_LOADS: Record<string, string> = {
-  'reference-server/launch.js': 'loads the bundle it has just built, by its path',
+  'command-line/launch.js':
+    'loads the bundle it has just built, by its path (every launcher runs one through it)',
 };
 /** The modules allowed to hand names on: a folder's face, one import path from outside it. */
 const FACES = new Set(['fixtures/index.ts']);

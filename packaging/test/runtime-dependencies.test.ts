@@ -9,10 +9,11 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { PACKAGES, REPO_ROOT } from '../packages.ts';
 
-/** The entry points `npm run reference-server|mock|conformance`, `npm start` and postinstall run. */
+/** The entry points `npm run reference-server|mock|conformance`, `npm start` and postinstall run, and their launchers. */
 const COMMAND_ENTRIES = [
   'reference-server/main.ts',
   'reference-server/launch.js',
+  'command-line/launch.js',
   'mock/main.ts',
   'conformance/main.ts',
   'sandbox/main.ts',

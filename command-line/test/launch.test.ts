@@ -1,0 +1,71 @@
+/**
+ * `command-line/launch.js`, what the npm scripts run: a command's entry from its bundle, in the
+ * launcher's own process, seeing the argument vector and module paths that tsx would give it.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { launchBundleOf } from '../bundle.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function launch(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['command-line/launch.js', ...args],
+      { cwd: ROOT, timeout: 25_000 },
+      (error, stdout, stderr) => {
+        resolve({ status: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('command-line/launch.js', () => {
+  it('runs an entry that starts only when it is the process’s script: argv[1] is the entry, its flags follow', async () => {
+    // written-spec-facts.ts runs its main only when process.argv[1] is its own path.
+    const ran = await launch(['spec/test/written-spec-facts.ts', '--', '--help']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toMatch(/^Usage: npm run spec:written-facts/);
+    expect(ran.status).toBe(0);
+  });
+
+  it('keeps each module’s own paths: the conformance CLI reads the spec beside its module', async () => {
+    const ran = await launch(['conformance/main.ts', '--', '--list']);
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toContain('AUTH-001');
+  });
+
+  it('passes the command’s exit status and messages through', async () => {
+    const ran = await launch(['conformance/main.ts', '--', '--bogus-flag']);
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toBe('conformance: unknown flag --bogus-flag\nRun with --help for the options.\n');
+  });
+
+  it('records what each bundle was built from, this launcher included, and nothing from node_modules', async () => {
+    expect((await launch(['--build-only', 'fixtures/main.ts'])).status).toBe(0);
+    const manifest = launchBundleOf('fixtures/main.ts').replace(/\.mjs$/, '.inputs.json');
+    const { inputs } = JSON.parse(readFileSync(manifest, 'utf8')) as { inputs: string[] };
+    expect(inputs).toEqual(
+      expect.arrayContaining(['fixtures/main.ts', 'command-line/launch.js', 'command-line/bundle.js']),
+    );
+    expect(inputs.some((file) => file.includes('node_modules'))).toBe(false);
+    expect(launchBundleOf('fixtures/main.ts')).toBe(
+      join(ROOT, 'node_modules/.cache/canvassing-bundles/fixtures--main.mjs'),
+    );
+  });
+
+  it.each([
+    [[]],
+    [['--build-only']],
+    [['conformance/main.js']],
+    [['--build-only', 'fixtures/main.ts', 'README.md']],
+  ])('refuses %j with its usage and exit 2', async (args) => {
+    const ran = await launch(args);
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toMatch(/^usage: node command-line\/launch\.js ENTRY\.ts/);
+  });
+});
