@@ -7,16 +7,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { delayingProxy } from './conformance-run.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
 import { DEFAULTS } from '../conformance/config.ts';
 import type { Report } from '../conformance/types.ts';
 import { TARGETS } from './figures.ts';
 import { type CommandSpec, optionsOrExit, readFlags } from '../command-line/flags.ts';
+import { LAUNCHER, ROOT } from './processes.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const DELAY_MS = 100;
 
 const COMMAND = {
@@ -43,11 +41,15 @@ async function timeCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ wallMs
   const output = join(dir, 'report.json');
   const started = performance.now();
   const status = await new Promise<number | null>((resolve) => {
-    const child = spawn(TSX, ['conformance/main.ts', ...args, '--reporter', 'json', '--output', output], {
-      cwd: ROOT,
-      env,
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [LAUNCHER, 'conformance/main.ts', ...args, '--reporter', 'json', '--output', output],
+      {
+        cwd: ROOT,
+        env,
+        stdio: 'ignore',
+      },
+    );
     child.on('exit', resolve);
   });
   const wallMs = performance.now() - started;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceFigures } from './figures.ts';
-import { ROOT, TSX } from './processes.ts';
+import { LAUNCHER, ROOT } from './processes.ts';
 
 interface ConformanceReport {
   requests: { sent: number };
@@ -29,8 +29,9 @@ export async function timeConformanceRun(
     const started = performance.now();
     const exitCode = await new Promise<number | null>((resolve) => {
       const child = spawn(
-        TSX,
+        process.execPath,
         [
+          LAUNCHER,
           'conformance/main.ts',
           '--base-url',
           proxy?.url ?? baseUrl,

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../command-line/free-port.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+/** What the npm scripts run a command with: `node LAUNCHER ENTRY.ts ...` (`command-line/launch.js`). */
+export const LAUNCHER = fileURLToPath(new URL('../command-line/launch.js', import.meta.url));
 
 export interface ServerChild {
   name: string;

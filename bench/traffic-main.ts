@@ -15,9 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { type CommandSpec, integerFlag, optionsOrExit, readFlags } from '../command-line/flags.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
 import { LIMIT, walkPath, WALKS_PATH } from '../spec/facts.ts';
+import { LAUNCHER, ROOT } from './processes.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const CHILD = fileURLToPath(new URL('./traffic-judge.ts', import.meta.url));
 
 /** The floors the issue names. */
@@ -143,7 +142,10 @@ interface JudgeFigures {
 
 /** Judges the file in a fresh process, which reports its own figures as one JSON line. */
 async function judge(file: string): Promise<JudgeFigures> {
-  const child = spawn(TSX, [CHILD, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [LAUNCHER, CHILD, file], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const [status] = (await once(child, 'exit')) as [number | null];

@@ -95,6 +95,13 @@ async function build({ entry, outFile, alsoFrom = [], sourceMap = true }) {
 }
 
 /**
+ * The bundle's own URL, as code written into it: spelled in pieces (and looked for with a pattern)
+ * because this file is bundled too, into every command that builds a bundle, and the rewrite below
+ * must leave its own code as it is.
+ */
+const BUNDLE_URL = ['import', 'meta', 'url'].join('.');
+
+/**
  * Keeps each module's `import.meta.url` its own: in the bundle it would otherwise be the bundle's,
  * and paths resolved from it (the spec, the docs page, a package.json) would point elsewhere.
  * @param {string} outDir
@@ -104,15 +111,17 @@ function ownModuleUrls(outDir) {
   return {
     name: 'own-module-urls',
     setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, (args) => {
+      build.onLoad({ filter: /\.[jt]s$/ }, (args) => {
+        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
         const source = readFileSync(args.path, 'utf8');
         if (!source.includes('import.meta.')) return undefined;
         if (/import\.meta\.(dirname|filename|resolve)\b/.test(source)) {
-          throw new Error(`${args.path}: only import.meta.url is kept per module in the bundle`);
+          throw new Error(`${args.path}: of import.meta, a bundled module keeps only its own url`);
         }
         const fromBundle = relative(outDir, args.path).split(sep).join('/');
-        const ownUrl = `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`;
-        return { contents: source.replaceAll('import.meta.url', ownUrl), loader: 'ts' };
+        const ownUrl = `new URL(${JSON.stringify(fromBundle)}, ${BUNDLE_URL}).href`;
+        const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
+        return { contents: source.replaceAll(/\bimport\.meta\.url\b/g, ownUrl), loader };
       });
     },
   };

@@ -24,9 +24,12 @@ export function redacted(text: string): string {
   return text.replace(new RegExp(`${KEY_PREFIX}[^\\s'"]*`, 'g'), `${KEY_PREFIX}[redacted]`);
 }
 
-/** Runs `node --import tsx <script> ...args` from the repository root, detached into its own group. */
+/**
+ * Runs `<script> ...args` as the npm scripts do (`node command-line/launch.js <script> ...args`)
+ * from the repository root, detached into its own group.
+ */
 export function launch(script: string, args: string[]): Launched {
-  return launchCommand(process.execPath, ['--import', 'tsx', script, ...args]);
+  return launchCommand(process.execPath, ['command-line/launch.js', script, ...args]);
 }
 
 /** Runs `npm <args>` from the repository root, detached into its own group (npm leads it). */

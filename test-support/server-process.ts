@@ -1,5 +1,5 @@
 /**
- * The reference server as its own process (`main.ts` run by tsx), for tests of what only a real
+ * The reference server as its own process (`main.ts` run as `npm run reference-server` runs it), for tests of what only a real
  * process shows: its log on stdout, flags, signals. Output is stdout and stderr together.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export function startServerProcess(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'reference-server/main.ts', ...args], {
+  const child = spawn(process.execPath, ['command-line/launch.js', 'reference-server/main.ts', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },

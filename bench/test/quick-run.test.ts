@@ -15,7 +15,7 @@ import { startReferenceServer } from '../../reference-server/start.ts';
 import { request } from 'undici';
 import { type BenchReport, CODINGS, type Coding, growthOf, ratiosOf, verdictsOf } from '../figures.ts';
 import { median } from '../../measure/statistics.ts';
-import { ROOT, TSX } from '../processes.ts';
+import { LAUNCHER, ROOT } from '../processes.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));
@@ -27,8 +27,9 @@ let exitCode: number | undefined;
 beforeAll(async () => {
   // Targets are not met in a run this short: exit status 1 is an answer, not a failure.
   const finished = run(
-    TSX,
+    process.execPath,
     [
+      LAUNCHER,
       'bench/main.ts',
       '--quick',
       '--duration',

@@ -38,9 +38,9 @@ function run(file: string, args: string[]): Promise<Run> {
   });
 }
 
-/** An entry as its npm script runs it: tsx, then `--`, then the flags. */
+/** An entry as its npm script runs it: the launcher, then `--`, then the flags. */
 const entry = (path: string, args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', path, '--', ...args]);
+  run(process.execPath, ['command-line/launch.js', path, '--', ...args]);
 
 /** The name each command signs its messages with, and its entry. */
 const COMMANDS = [
@@ -164,8 +164,8 @@ describe('npm scripts', () => {
   });
 
   it.concurrent.each([
-    // One of each way of launching: node --import tsx, the reference server's launcher, tsx, and
-    // a script with a flag of its own after the `--`.
+    // One of each way of launching: the launcher under `exec` and without, the reference server's
+    // own launcher, and a script with a flag of its own after the `--`.
     ['mock', 'mock', 'unknown flag --env-file'],
     ['reference-server', 'reference-server', 'unknown flag --env-file'],
     ['fixtures', 'fixtures', 'unknown flag --env-file'],

@@ -3,13 +3,17 @@
  * launcher's own process, seeing the argument vector and module paths that tsx would give it.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { launchBundleOf } from '../bundle.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CACHE_DIR, launchBundleOf } from '../bundle.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'launch-'));
+const cleanups = [() => rmSync(dir, { recursive: true, force: true })];
+afterAll(() => cleanups.forEach((cleanup) => cleanup()));
 
 function launch(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -56,6 +60,36 @@ describe('command-line/launch.js', () => {
     expect(launchBundleOf('fixtures/main.ts')).toBe(
       join(ROOT, 'node_modules/.cache/canvassing-bundles/fixtures--main.mjs'),
     );
+  });
+
+  it('builds bundles from inside a bundle: a launched command that bundles another entry keeps that one’s paths too', async () => {
+    // As `npm run bench` (bundled) bundles its floors and the conformance CLI its worker: the
+    // bundler is itself part of the launched bundle.
+    const entry = join(dir, 'bundles-another.ts');
+    // Beside the launcher's bundles, where the packages a bundle leaves out resolve.
+    const inner = join(CACHE_DIR, `test-${basename(dir)}.mjs`);
+    cleanups.push(
+      () => rmSync(inner, { force: true }),
+      () => rmSync(inner.replace(/mjs$/, 'inputs.json'), { force: true }),
+    );
+    writeFileSync(
+      entry,
+      [
+        `import { execFileSync } from 'node:child_process';`,
+        `import { freshBundle } from ${JSON.stringify(join(ROOT, 'command-line/bundle.js'))};`,
+        `const bundle = await freshBundle({ entry: 'conformance/main.ts', outFile: ${JSON.stringify(inner)} });`,
+        `process.stdout.write(execFileSync(process.execPath, [bundle, '--list'], { encoding: 'utf8' }));`,
+      ].join('\n'),
+    );
+    const outer = launchBundleOf(entry);
+    cleanups.push(
+      () => rmSync(outer, { force: true }),
+      () => rmSync(outer.replace(/mjs$/, 'inputs.json'), { force: true }),
+    );
+    const ran = await launch([entry]);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toContain('AUTH-001');
+    expect(ran.status).toBe(0);
   });
 
   it.each([

@@ -160,7 +160,7 @@ describe('npm run conformance', () => {
   });
 
   it('runs as a process: npm run conformance -- --list', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'conformance/main.ts', '--list'], {
+    const run = spawnSync(process.execPath, ['command-line/launch.js', 'conformance/main.ts', '--list'], {
       encoding: 'utf8',
       timeout: 20_000,
     });

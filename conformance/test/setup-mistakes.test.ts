@@ -32,9 +32,9 @@ const CLEAN_ENV = Object.fromEntries(
 );
 const RUN_BOUND_MS = 60_000;
 
-/** `npm run conformance -- ARGS` as a process: `tsx conformance/main.ts --` plus the flags. */
+/** `npm run conformance -- ARGS` as a process: `node command-line/launch.js conformance/main.ts --` plus the flags. */
 function conformance(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/main.ts', '--', ...args], {
+  const child = spawn(process.execPath, ['command-line/launch.js', 'conformance/main.ts', '--', ...args], {
     env: { ...CLEAN_ENV, NO_COLOR: '1', ...env },
   });
   let stdout = '';

@@ -31,7 +31,7 @@ async function cliExit(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; tail: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/main.ts', ...args], {
+  const child = spawn(process.execPath, ['command-line/launch.js', 'conformance/main.ts', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env, NO_COLOR: '1', CONFORMANCE_STRICT: '' },

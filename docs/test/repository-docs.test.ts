@@ -88,16 +88,16 @@ const scripts = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
 ).scripts;
 
-/** The entry file an npm script runs, for asking it `--help`; the launcher stands for its main. */
+/** The entry file an npm script runs, for asking it `--help`; the server's launcher stands for its main. */
 function entryOf(script: string): string | undefined {
-  const line = scripts[script];
-  const file = line?.split(' ').find((word) => /\.(ts|js)$/.test(word));
+  const words = scripts[script]?.split(' ') ?? [];
+  const file = words.find((word) => word.endsWith('.ts')) ?? words.find((word) => word.endsWith('.js'));
   return file === 'reference-server/launch.js' ? 'reference-server/main.ts' : file;
 }
 
 function helpOf(entry: string): Promise<string> {
   return new Promise((resolve) => {
-    const args = ['--import', 'tsx', entry, '--', '--help'];
+    const args = ['command-line/launch.js', entry, '--', '--help'];
     execFile(process.execPath, args, { cwd: ROOT, timeout: 30_000 }, (_error, stdout) => resolve(stdout));
   });
 }
