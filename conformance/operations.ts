@@ -25,22 +25,34 @@ export function operationMatcher(contract: ContractValidator, baseUrl: string): 
     ),
   }));
   const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  // Checks ask this of every exchange, several times over a run: each URL is parsed once.
+  const known = new WeakMap<Exchange, Operation | null>();
+  const match = (exchange: Exchange): Operation | null => {
+    // A dot segment went on the wire as written (client.ts): no documented path has one.
+    if (hasDotSegment(exchange.request.url)) return null;
+    const method = exchange.request.method === 'HEAD' ? 'GET' : exchange.request.method;
+    const path = new URL(exchange.request.url).pathname.slice(prefix.length);
+    return routes.find((r) => r.operation.method === method && r.pattern.test(path))?.operation ?? null;
+  };
+  const operationOf = (exchange: Exchange): Operation | undefined => {
+    let operation = known.get(exchange);
+    if (operation === undefined) known.set(exchange, (operation = match(exchange)));
+    return operation ?? undefined;
+  };
   return {
-    operationOf(exchange) {
-      // A dot segment went on the wire as written (client.ts): no documented path has one.
-      if (hasDotSegment(exchange.request.url)) return undefined;
-      const method = exchange.request.method === 'HEAD' ? 'GET' : exchange.request.method;
-      const path = new URL(exchange.request.url).pathname.slice(prefix.length);
-      return routes.find((r) => r.operation.method === method && r.pattern.test(path))?.operation;
-    },
+    operationOf,
     statusCoverage(exchanges) {
+      const seenBy = new Map<Operation, Map<string, number>>();
+      for (const exchange of exchanges) {
+        const operation = exchange.response && operationOf(exchange);
+        if (!exchange.response || !operation) continue;
+        const seen = seenBy.get(operation) ?? new Map<string, number>();
+        seenBy.set(operation, seen);
+        const status = String(exchange.response.status);
+        seen.set(status, (seen.get(status) ?? 0) + 1);
+      }
       return routes.map(({ operation }) => {
-        const seen = new Map<string, number>();
-        for (const exchange of exchanges) {
-          if (!exchange.response || this.operationOf(exchange) !== operation) continue;
-          const status = String(exchange.response.status);
-          seen.set(status, (seen.get(status) ?? 0) + 1);
-        }
+        const seen = seenBy.get(operation) ?? new Map<string, number>();
         const documented = operation.statuses.map((status) => ({ status, observed: seen.get(status) ?? 0 }));
         const undocumented = [...seen]
           .filter(([status]) => !operation.statuses.includes(status))
