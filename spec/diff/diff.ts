@@ -1,12 +1,16 @@
 /** Compares two loaded specs: the engine's changes, classified, plus the project's own checks. */
 import { byClassification, classifyChange, verdictOf } from './classify.ts';
-import { runEngine } from './engine.ts';
+import { runEngine, type Engine } from './engine.ts';
 import { locate, type SpecInput } from './input.ts';
 import { requiredScopeChanges } from './rules.ts';
 import type { Classification, ClassifiedChange, SpecDiff } from './types.ts';
 
-export async function diffSpecs(base: SpecInput, head: SpecInput): Promise<SpecDiff> {
-  const report = await runEngine(base.path, head.path);
+export async function diffSpecs(
+  base: SpecInput,
+  head: SpecInput,
+  engine: Engine = runEngine,
+): Promise<SpecDiff> {
+  const report = await engine(base.path, head.path);
   const changes = [
     ...report.changes.map((change) => classifyChange(change, { base, head })),
     ...requiredScopeChanges(base.doc, head.doc).map((change) => located(change, base, head)),

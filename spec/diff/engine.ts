@@ -19,6 +19,9 @@ const ENGINE_TIMEOUT_MS = 120_000;
 
 const run = promisify(execFile);
 
+/** Compares the spec files at two paths: `runEngine`, or in tests the same run reused for the same files. */
+export type Engine = (basePath: string, headPath: string) => Promise<EngineReport>;
+
 export async function runEngine(basePath: string, headPath: string): Promise<EngineReport> {
   const args = [
     REDOCLY_CLI,

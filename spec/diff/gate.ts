@@ -1,6 +1,7 @@
 /** The spec-change gate: the classified diff of two specs, judged against the acknowledged breaks. */
 import { applyAcknowledgements, loadAcknowledgements, todayUtc } from './acknowledgements.ts';
 import { diffSpecs } from './diff.ts';
+import type { Engine } from './engine.ts';
 import type { SpecInput } from './input.ts';
 import type { GateResult } from './types.ts';
 
@@ -11,6 +12,8 @@ export interface GateOptions {
   acknowledgementsNamed?: boolean;
   /** `YYYY-MM-DD`, UTC; today by default. */
   today?: string;
+  /** Redocly's diff (`runEngine`) unless a test passes one that reuses its real runs. */
+  engine?: Engine;
 }
 
 export async function gateSpecs(
@@ -22,7 +25,7 @@ export async function gateSpecs(
   const entries = options.acknowledgements
     ? loadAcknowledgements(options.acknowledgements, { mustExist: options.acknowledgementsNamed === true })
     : [];
-  const diff = await diffSpecs(base, head);
+  const diff = await diffSpecs(base, head, options.engine);
   const file = options.acknowledgements;
   return applyAcknowledgements(diff, entries, {
     today: options.today ?? todayUtc(),

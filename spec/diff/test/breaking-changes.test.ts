@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { LIMIT } from '../../facts.ts';
 import { diffSpecs } from '../diff.ts';
+import { rememberedEngine } from './remembered-engine.ts';
 import {
   addQueryParameter,
   DETAIL_PATH,
@@ -153,7 +154,8 @@ const cases: BreakingCase[] = [
 
 describe('spec diff: breaking changes', () => {
   it.each(cases)('$name is breaking', async ({ name, change, rule, where, impact }) => {
-    const diff = await diffSpecs(variants.base(), variants.head(name.replace(/\W+/g, '-'), change));
+    const head = variants.head(name.replace(/\W+/g, '-'), change);
+    const diff = await diffSpecs(variants.base(), head, rememberedEngine);
 
     expect(diff.verdict).toBe('breaking');
     const breaking = diff.changes.filter((c) => c.classification === 'breaking');
@@ -170,13 +172,14 @@ describe('spec diff: breaking changes', () => {
     const lower = (doc: Parameters<SpecChange>[0]) => {
       limitSchema(doc).maximum = 100;
     };
-    const first = await diffSpecs(variants.base(), variants.head('id-run-one', lower));
+    const first = await diffSpecs(variants.base(), variants.head('id-run-one', lower), rememberedEngine);
     const second = await diffSpecs(
       variants.base(),
       variants.head('id-run-two-shifted', (doc) => {
         lower(doc);
         doc.info.description = `Moved down.\n\n${doc.info.description ?? ''}\n\nSo every line below moves.`;
       }),
+      rememberedEngine,
     );
     const idsOf = (diff: typeof first) =>
       diff.changes.filter((c) => c.classification === 'breaking').map((c) => c.id);

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT } from '../../facts.ts';
-import { specDiff } from './run-spec-diff.ts';
+import { specDiff, specDiffProcess } from './run-spec-diff.ts';
 import { limitSchema, schema, SpecVariants } from './spec-variants.ts';
 
 const variants = new SpecVariants();
@@ -15,16 +15,18 @@ const reworded = variants.write('reworded', (doc) => {
   schema(doc, 'WalkName').description = 'The name a campaign gave the walk.';
 });
 
+// Most tests call the command in-process (run-spec-diff.ts); the three that say "as a process" run
+// main.ts as npm does, so its exit statuses 0, 1 and 2 and both streams stay proven end to end.
 describe('spec:diff command', () => {
-  it('exits 0 and says so for identical specs', async () => {
-    const result = await specDiff([variants.basePath, variants.basePath]);
+  it('exits 0 and says so for identical specs, as a process', async () => {
+    const result = await specDiffProcess([variants.basePath, variants.basePath]);
 
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('Verdict: no changes.');
   });
 
-  it('exits 1 and lists the breaking change in plain text', async () => {
-    const result = await specDiff([variants.basePath, lowerMaximum]);
+  it('exits 1 and lists the breaking change in plain text, as a process', async () => {
+    const result = await specDiffProcess([variants.basePath, lowerMaximum]);
 
     expect(result.status).toBe(1);
     expect(result.stdout).toContain('Verdict: BREAKING: the new spec breaks clients of the old spec.');
@@ -135,14 +137,20 @@ describe('spec:diff command', () => {
     expect(result.stderr).toContain("Can't resolve $ref");
   });
 
-  it('answers unusable input with an error envelope in JSON format', async () => {
-    const result = await specDiff([variants.basePath, join(variants.dir, 'absent.yaml'), '--format', 'json']);
+  it('answers unusable input with an error envelope in JSON format, as a process', async () => {
+    const result = await specDiffProcess([
+      variants.basePath,
+      join(variants.dir, 'absent.yaml'),
+      '--format',
+      'json',
+    ]);
 
     expect(result.status).toBe(2);
     expect(JSON.parse(result.stdout)).toEqual({
       ok: false,
       error: { code: 'spec_not_found', message: expect.stringContaining('absent.yaml') },
     });
+    expect(result.stderr).toMatch(/^spec:diff: .*absent\.yaml: no such file\.\n$/);
   });
 
   it.each([

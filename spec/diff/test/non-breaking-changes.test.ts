@@ -12,6 +12,7 @@ import {
   SpecVariants,
   type SpecChange,
 } from './spec-variants.ts';
+import { rememberedEngine } from './remembered-engine.ts';
 
 const variants = new SpecVariants();
 afterAll(() => variants.dispose());
@@ -130,7 +131,8 @@ const cases: SafeCase[] = [
 
 describe('spec diff: changes that break no client', () => {
   it.each(cases)('$name is $verdict', async ({ name, change, verdict, where, impact }) => {
-    const diff = await diffSpecs(variants.base(), variants.head(name.replace(/\W+/g, '-'), change));
+    const head = variants.head(name.replace(/\W+/g, '-'), change);
+    const diff = await diffSpecs(variants.base(), head, rememberedEngine);
 
     expect(diff.verdict).toBe(verdict);
     expect(diff.counts.breaking).toBe(0);
@@ -143,6 +145,7 @@ describe('spec diff: changes that break no client', () => {
     const diff = await diffSpecs(
       variants.base(),
       variants.head('identical', () => {}),
+      rememberedEngine,
     );
 
     expect(diff.verdict).toBe('no-changes');

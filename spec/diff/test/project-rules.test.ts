@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { diffSpecs } from '../diff.ts';
-import { runEngine } from '../engine.ts';
 import {
   LIST_PATH,
   limitSchema,
@@ -9,6 +8,7 @@ import {
   SpecVariants,
   type SpecChange,
 } from './spec-variants.ts';
+import { rememberedEngine } from './remembered-engine.ts';
 
 const variants = new SpecVariants();
 afterAll(() => variants.dispose());
@@ -37,11 +37,11 @@ describe('project rules over the engine', () => {
   ])('$rule makes breaking what Redocly rates below major', async ({ name, change, rule, lost }) => {
     const head = variants.head(name, change);
 
-    const engine = await runEngine(variants.basePath, head.path);
+    const engine = await rememberedEngine(variants.basePath, head.path);
     expect(engine.changes).toHaveLength(1);
     expect(engine.changes[0]?.impact).not.toBe('major');
 
-    const diff = await diffSpecs(variants.base(), head);
+    const diff = await diffSpecs(variants.base(), head, rememberedEngine);
     expect(diff.verdict).toBe('breaking');
     expect(diff.changes[0]).toMatchObject({ classification: 'breaking', rule, engineImpact: 'patch' });
     expect(diff.changes[0]?.message).toContain(lost);
@@ -50,8 +50,8 @@ describe('project rules over the engine', () => {
   it('reports a newly required scope, which Redocly does not see', async () => {
     const head = variants.head('scope-added', (doc) => requiredScopes(doc, LIST_PATH).push('walks:export'));
 
-    expect((await runEngine(variants.basePath, head.path)).changes).toEqual([]);
-    const diff = await diffSpecs(variants.base(), head);
+    expect((await rememberedEngine(variants.basePath, head.path)).changes).toEqual([]);
+    const diff = await diffSpecs(variants.base(), head, rememberedEngine);
     expect(diff.changes).toEqual([
       expect.objectContaining({
         classification: 'breaking',
@@ -68,7 +68,7 @@ describe('project rules over the engine', () => {
       summary.properties = { ...summary.properties, description: { type: 'string' } };
     });
 
-    const diff = await diffSpecs(variants.base(), head);
+    const diff = await diffSpecs(variants.base(), head, rememberedEngine);
     expect(diff.verdict).toBe('non-breaking');
     expect(diff.changes[0]?.where).toContain('body data[].description');
   });

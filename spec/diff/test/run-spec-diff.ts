@@ -1,7 +1,13 @@
-/** `spec:diff` run as `npm run spec:diff` runs it (tsx, from the repository root), for the tests. */
+/**
+ * `spec:diff` for the tests: in-process through the command's main() (cli.ts), with the real
+ * engine run once per pair of documents; or as `npm run spec:diff` runs it (tsx, main.ts, from
+ * the repository root), where the process itself, its streams and its exit status, is under test.
+ */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { main } from '../cli.ts';
+import { rememberedEngine } from './remembered-engine.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -13,7 +19,17 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function specDiff(args: string[], cwd = ROOT): Promise<CliResult> {
+/** The command in this process, from the current directory (the repository root under vitest). */
+export async function specDiff(args: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: (text: string) => (stdout += text), stderr: (text: string) => (stderr += text) };
+  const status = await main(args, io, rememberedEngine);
+  return { status, stdout, stderr };
+}
+
+/** The command as its own process, which runs its own Redocly. */
+export async function specDiffProcess(args: string[], cwd = ROOT): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
       cwd,

@@ -30,8 +30,12 @@ export class SpecVariants {
     return path;
   }
 
+  private loadedBase: SpecInput | undefined;
+
+  /** The base, read once: nothing in spec/diff changes a document it is given. */
   base(): SpecInput {
-    return loadSpecInput(this.basePath, 'base.yaml');
+    this.loadedBase ??= loadSpecInput(this.basePath, 'base.yaml');
+    return this.loadedBase;
   }
 
   head(name: string, change: SpecChange): SpecInput {
