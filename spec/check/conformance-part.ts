@@ -5,10 +5,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { keptLines, runTool } from './run-tool.ts';
 import type { PartResult } from './types.ts';
 
 const CONFORMANCE_MAIN = 'conformance/main.ts';
+/** What `npm run conformance` runs the CLI with (`command-line/launch.js`). */
+const LAUNCHER = fileURLToPath(new URL('../../command-line/launch.js', import.meta.url));
 
 interface SuiteReport {
   summary?: { pass: number; fail: number; advisory: number; skip: number; inconclusive: number };
@@ -35,8 +38,7 @@ export async function conformancePart(specPath: string, reportDir?: string): Pro
     const run = await runTool(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        LAUNCHER,
         CONFORMANCE_MAIN,
         '--',
         '--spec',

@@ -34,8 +34,7 @@ interface SuiteReport {
 async function conformanceAgainst(spec: string, name: string) {
   const json = join(dir, `${name}.json`);
   const args = [
-    '--import',
-    'tsx',
+    'command-line/launch.js',
     'conformance/main.ts',
     '--',
     '--spec',

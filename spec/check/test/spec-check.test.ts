@@ -24,7 +24,7 @@ async function specCheck(args: string[]) {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--import', 'tsx', 'spec/check/main.ts', ...args],
+      ['command-line/launch.js', 'spec/check/main.ts', ...args],
       {
         cwd: ROOT,
         env: envWithoutTarget(),

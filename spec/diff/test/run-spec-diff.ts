@@ -1,6 +1,6 @@
 /**
  * `spec:diff` for the tests: in-process through the command's main() (cli.ts), with the real
- * engine run once per pair of documents; or as `npm run spec:diff` runs it (tsx, main.ts, from
+ * engine run once per pair of documents; or as `npm run spec:diff` runs it (the launcher, main.ts, from
  * the repository root), where the process itself, its streams and its exit status, is under test.
  */
 import { execFile } from 'node:child_process';
@@ -10,6 +10,7 @@ import { main } from '../cli.ts';
 import { rememberedEngine } from './remembered-engine.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('../../../command-line/launch.js', import.meta.url));
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const run = promisify(execFile);
 
@@ -31,7 +32,7 @@ export async function specDiff(args: string[]): Promise<CliResult> {
 /** The command as its own process, which runs its own Redocly. */
 export async function specDiffProcess(args: string[], cwd = ROOT): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [LAUNCHER, MAIN, ...args], {
       cwd,
       timeout: 60_000,
     });
