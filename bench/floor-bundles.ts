@@ -11,6 +11,7 @@ import { ROOT } from './processes.ts';
 export const FLOORS = {
   expressFloor: 'bench/floors/express-floor.ts',
   nodeFloor: 'bench/floors/node-floor.ts',
+  heldNodeFloor: 'bench/floors/held-node-floor.ts',
 } as const;
 export type Floor = keyof typeof FLOORS;
 

@@ -98,7 +98,7 @@ async function startFloors(
   if (plan.heldFloor) {
     const hold = ['--hold-walks', String(plan.walks)];
     const name = 'Node floor holding the data set';
-    floors.push(['heldNodeFloor', await startFloor(name, bundles.nodeFloor, bytesDir, hold)]);
+    floors.push(['heldNodeFloor', await startFloor(name, bundles.heldNodeFloor, bytesDir, hold)]);
   }
   return floors;
 }
