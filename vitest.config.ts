@@ -17,6 +17,10 @@ export default defineConfig({
     // of the CPU `npm test` spent. No test relies on a fresh module state; servers, files and
     // environment are each test's own.
     isolate: false,
+    // Suite runs, recordings and reports allocate tens of megabytes a run: a young generation
+    // twice Node's default halves how often it is swept, ~8 % of a worker's CPU (measured on 20
+    // mutation-server runs: 13.7 s → 12.5 s). Test workers only; every command keeps Node's default.
+    execArgv: ['--max-semi-space-size=32'],
     reporters: jsonOutput ? ['default', ['json', { outputFile: jsonOutput }]] : ['default'],
   },
 });
