@@ -41,9 +41,11 @@ if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) 
     process.stderr.write(USAGE);
     process.exit(2);
   }
+  // An entry is named as node and tsx name a script: from the working directory.
   if (buildOnly) {
-    for (const entry of rest) await launchBundle(entry);
+    for (const entry of rest) await launchBundle(resolve(entry));
   } else {
-    await runBundle(String(first), await launchBundle(String(first)), rest);
+    const entry = resolve(String(first));
+    await runBundle(entry, await launchBundle(entry), rest);
   }
 }

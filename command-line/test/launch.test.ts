@@ -15,12 +15,12 @@ const dir = mkdtempSync(join(tmpdir(), 'launch-'));
 const cleanups = [() => rmSync(dir, { recursive: true, force: true })];
 afterAll(() => cleanups.forEach((cleanup) => cleanup()));
 
-function launch(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+function launch(args: string[], cwd = ROOT): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['command-line/launch.js', ...args],
-      { cwd: ROOT, timeout: 25_000 },
+      [join(ROOT, 'command-line/launch.js'), ...args],
+      { cwd, timeout: 25_000 },
       (error, stdout, stderr) => {
         resolve({ status: error ? Number(error.code) : 0, stdout, stderr });
       },
@@ -41,6 +41,13 @@ describe('command-line/launch.js', () => {
     const ran = await launch(['conformance/main.ts', '--', '--list']);
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('AUTH-001');
+  });
+
+  it('names the entry from the working directory, as node and tsx do (a workspace’s prepack)', async () => {
+    const ran = await launch(['../packaging/build.ts', '--help'], join(ROOT, 'conformance'));
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toMatch(/^Usage: npm run build:packages/);
+    expect(ran.status).toBe(0);
   });
 
   it('passes the command’s exit status and messages through', async () => {
