@@ -26,20 +26,7 @@ const WORD = '[\\p{L}\\p{N}_.-]';
 
 /** Keys by name, and the other secrets of a run (gateway header values, proxy credentials) by theirs. */
 export function redactorFor(...keySets: Partial<Record<KeyName | string, string>>[]): Redactor {
-  const configured = keySets
-    .flatMap((keys) => Object.entries(keys))
-    .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
-  // The near miss that shares no run with its key (AUTH-014 sends it; a target may echo it) is the
-  // key in all but letter case: as secret as the key. The other near misses share its runs.
-  const named = configured.flatMap(([name, value]): [string, string][] => {
-    const flipped = value.length >= SECRET_LENGTH ? nearMissOf(value, 'case-flipped') : undefined;
-    return flipped
-      ? [
-          [name, value],
-          [name, flipped],
-        ]
-      : [[name, value]];
-  });
+  const named = namedSecrets(keySets);
   const forms = named
     .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, `$${name}`, value] as const))
     .sort((a, b) => b[0].length - a[0].length);
@@ -48,17 +35,45 @@ export function redactorFor(...keySets: Partial<Record<KeyName | string, string>
     .filter(([, , value]) => value.length < SECRET_LENGTH)
     .map(([form, name]) => [new RegExp(`(?<!${WORD})${escapeRegExp(form)}(?!${WORD})`, 'gu'), name] as const);
   const pieces = named.filter(([, value]) => value.length >= SECRET_LENGTH);
-  const filter = pieceFilter(pieces.map(([, value]) => value));
-  return (text) => {
+  const pieceRuns = piecesOf(pieces.map(([, value]) => value));
+  const holdsPiece = runFilter(pieceRuns);
+  const holdsAnything = secretFilter(
+    forms.map(([form]) => form),
+    pieceRuns,
+  );
+  const redactAll = (text: string) => {
     let out = text;
     for (const [secret, name] of secrets) out = out.replaceAll(secret, name);
     for (const [token, name] of tokens) out = out.replace(token, () => name);
     // Searching each piece of each key costs one pass over the text per piece (seconds on the
     // megabytes of a --har file); one pass first tells whether any piece is there at all.
-    if (!filter.holdsAny(out)) return out;
+    if (!holdsPiece(out)) return out;
     for (const [name, value] of pieces) out = redactPieces(out, value, `$${name}`);
     return out;
   };
+  // Most texts hold no secret at all (a --har file carries keys as their variable names): one pass
+  // tells, and only a text that holds some form or piece pays a pass per form.
+  return (text) => (holdsAnything(text) ? redactAll(text) : text);
+}
+
+/**
+ * The configured secrets by name, each with the near miss that shares no run with its key: AUTH-014
+ * sends it and a target may echo it. It is the key in all but letter case: as secret as the key.
+ * The other near misses share its runs.
+ */
+function namedSecrets(keySets: Partial<Record<string, string>>[]): [string, string][] {
+  const configured = keySets
+    .flatMap((keys) => Object.entries(keys))
+    .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
+  return configured.flatMap(([name, value]): [string, string][] => {
+    const flipped = value.length >= SECRET_LENGTH ? nearMissOf(value, 'case-flipped') : undefined;
+    return flipped
+      ? [
+          [name, value],
+          [name, flipped],
+        ]
+      : [[name, value]];
+  });
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -85,43 +100,59 @@ function piecesOf(keys: readonly string[]): Set<string> {
   return pieces;
 }
 
-const HASH_BASE = 31;
-/** Slots of the table of pieces' hashes: a few hundred pieces leave most windows a miss. */
-const FILTER_SLOTS = 1 << 16;
+/**
+ * Whether a text holds anything the redactor would replace: a form of a secret or a token (each
+ * form at least `PIECE` long holds its own last `PIECE` characters wherever it stands, so that run
+ * stands for it), a piece of a key, or a form too short for a run (searched as it is).
+ */
+function secretFilter(forms: readonly string[], pieces: ReadonlySet<string>): (text: string) => boolean {
+  const runs = new Set(pieces);
+  for (const form of forms) if (form.length >= PIECE) runs.add(form.slice(-PIECE));
+  const holdsRun = runFilter(runs);
+  const short = forms.filter((form) => form.length < PIECE);
+  return (text) => holdsRun(text) || short.some((form) => text.includes(form));
+}
+
+/** Characters of the text the filter hashes at a time. */
+const GRAM = 4;
+/** Every `PIECE`-long run of a text holds the `GRAM` characters at some multiple of `STEP`. */
+const STEP = PIECE - GRAM + 1;
+/** The table of grams' hashes has 2^FILTER_BITS slots: a few hundred runs leave most grams a miss. */
+const FILTER_BITS = 16;
+
+/** A hash of the `GRAM` (4) characters from `at`. */
+const gramSlot = (text: string, at: number) =>
+  Math.imul(
+    text.charCodeAt(at) ^
+      (text.charCodeAt(at + 1) << 8) ^
+      (text.charCodeAt(at + 2) << 16) ^
+      (text.charCodeAt(at + 3) << 24),
+    0x9e3779b1,
+  ) >>>
+  (32 - FILTER_BITS);
 
 /**
- * Whether a text holds any piece of the keys, in one pass: a rolling hash of every `PIECE`-long
- * window of the text, looked up in a table of the pieces' hashes, and a window whose hash is
- * there compared with the pieces themselves. A text with no piece needs no piece redacted.
+ * Whether a text holds any of `runs` (each `PIECE` long), in one pass that reads `GRAM` characters
+ * of every `STEP`: any occurrence of a run holds one of its grams at a multiple of `STEP`, so the
+ * grams there are looked up in a table of every gram of every run, and only where one is found are
+ * the runs that could hold it compared with `runs` themselves. A text with no run needs no search.
  */
-function pieceFilter(keys: readonly string[]): { holdsAny: (text: string) => boolean } {
-  const pieces = piecesOf(keys);
-  if (pieces.size === 0) return { holdsAny: () => false };
-  // HASH_BASE^PIECE, to take the character leaving the window out of the hash.
-  let outgoing = 1;
-  for (let i = 0; i < PIECE; i++) outgoing = Math.imul(outgoing, HASH_BASE);
-  const hashOf = (text: string, end: number) => {
-    let hash = 0;
-    for (let i = end - PIECE; i < end; i++) hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(i)) | 0;
-    return hash;
-  };
-  const table = new Uint8Array(FILTER_SLOTS);
-  const slot = (hash: number) => (hash >>> 0) % FILTER_SLOTS;
-  for (const piece of pieces) table[slot(hashOf(piece, PIECE))] = 1;
-  const holdsAny = (text: string): boolean => {
-    if (text.length < PIECE) return false;
-    let hash = hashOf(text, PIECE);
-    for (let end = PIECE; ; end++) {
-      if (table[slot(hash)] === 1 && pieces.has(text.slice(end - PIECE, end))) return true;
-      if (end === text.length) return false;
-      hash =
-        (Math.imul(hash, HASH_BASE) +
-          text.charCodeAt(end) -
-          Math.imul(text.charCodeAt(end - PIECE), outgoing)) |
-        0;
+function runFilter(runs: ReadonlySet<string>): (text: string) => boolean {
+  if (runs.size === 0) return () => false;
+  const table = new Uint8Array(1 << FILTER_BITS);
+  for (const run of runs) for (let at = 0; at + GRAM <= PIECE; at++) table[gramSlot(run, at)] = 1;
+  const holdsRunAround = (text: string, at: number): boolean => {
+    for (let start = Math.max(0, at - STEP + 1); start <= at && start + PIECE <= text.length; start++) {
+      if (runs.has(text.slice(start, start + PIECE))) return true;
     }
+    return false;
   };
-  return { holdsAny };
+  return (text) => {
+    for (let at = 0; at + GRAM <= text.length; at += STEP) {
+      if (table[gramSlot(text, at)] === 1 && holdsRunAround(text, at)) return true;
+    }
+    return false;
+  };
 }
 
 /**
