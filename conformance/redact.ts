@@ -36,7 +36,7 @@ export function redactorFor(...keySets: Partial<Record<KeyName | string, string>
     .map(([form, name]) => [new RegExp(`(?<!${WORD})${escapeRegExp(form)}(?!${WORD})`, 'gu'), name] as const);
   const pieces = named.filter(([, value]) => value.length >= SECRET_LENGTH);
   const pieceRuns = piecesOf(pieces.map(([, value]) => value));
-  const holdsPiece = runFilter(pieceRuns);
+  const piecesIn = runFinder(pieceRuns).allIn;
   const holdsAnything = secretFilter(
     forms.map(([form]) => form),
     pieceRuns,
@@ -45,11 +45,7 @@ export function redactorFor(...keySets: Partial<Record<KeyName | string, string>
     let out = text;
     for (const [secret, name] of secrets) out = out.replaceAll(secret, name);
     for (const [token, name] of tokens) out = out.replace(token, () => name);
-    // Searching each piece of each key costs one pass over the text per piece (seconds on the
-    // megabytes of a --har file); one pass first tells whether any piece is there at all.
-    if (!holdsPiece(out)) return out;
-    for (const [name, value] of pieces) out = redactPieces(out, value, `$${name}`);
-    return out;
+    return redactPieces(out, pieces, piecesIn);
   };
   // Most texts hold no secret at all (a --har file carries keys as their variable names): one pass
   // tells, and only a text that holds some form or piece pays a pass per form.
@@ -108,7 +104,7 @@ function piecesOf(keys: readonly string[]): Set<string> {
 function secretFilter(forms: readonly string[], pieces: ReadonlySet<string>): (text: string) => boolean {
   const runs = new Set(pieces);
   for (const form of forms) if (form.length >= PIECE) runs.add(form.slice(-PIECE));
-  const holdsRun = runFilter(runs);
+  const holdsRun = runFinder(runs).holdsAny;
   const short = forms.filter((form) => form.length < PIECE);
   return (text) => holdsRun(text) || short.some((form) => text.includes(form));
 }
@@ -131,56 +127,144 @@ const gramSlot = (text: string, at: number) =>
   ) >>>
   (32 - FILTER_BITS);
 
+/** Where a text holds runs of a set: whether it holds any, and which it holds. */
+interface RunFinder {
+  holdsAny: (text: string) => boolean;
+  allIn: (text: string) => Set<string>;
+}
+
 /**
- * Whether a text holds any of `runs` (each `PIECE` long), in one pass that reads `GRAM` characters
- * of every `STEP`: any occurrence of a run holds one of its grams at a multiple of `STEP`, so the
- * grams there are looked up in a table of every gram of every run, and only where one is found are
- * the runs that could hold it compared with `runs` themselves. A text with no run needs no search.
+ * Finds `runs` (each `PIECE` long) in a text in one pass that reads `GRAM` characters of every
+ * `STEP`: any occurrence of a run holds one of its grams at a multiple of `STEP`, so the grams there
+ * are looked up in a table of every gram of every run, and only where one is found are the runs that
+ * could hold it compared with `runs` themselves. A text with no run needs no search.
  */
-function runFilter(runs: ReadonlySet<string>): (text: string) => boolean {
-  if (runs.size === 0) return () => false;
+function runFinder(runs: ReadonlySet<string>): RunFinder {
   const table = new Uint8Array(1 << FILTER_BITS);
   for (const run of runs) for (let at = 0; at + GRAM <= PIECE; at++) table[gramSlot(run, at)] = 1;
-  const holdsRunAround = (text: string, at: number): boolean => {
-    for (let start = Math.max(0, at - STEP + 1); start <= at && start + PIECE <= text.length; start++) {
-      if (runs.has(text.slice(start, start + PIECE))) return true;
+  /** Calls `found` with each run met, in text order, until it returns true; true if it did. */
+  const scan = (text: string, found: (run: string) => boolean): boolean => {
+    if (runs.size === 0) return false;
+    for (let at = 0; at + GRAM <= text.length; at += STEP) {
+      if (table[gramSlot(text, at)] !== 1) continue;
+      for (let start = Math.max(0, at - STEP + 1); start <= at && start + PIECE <= text.length; start++) {
+        const run = text.slice(start, start + PIECE);
+        if (runs.has(run) && found(run)) return true;
+      }
     }
     return false;
   };
-  return (text) => {
-    for (let at = 0; at + GRAM <= text.length; at += STEP) {
-      if (table[gramSlot(text, at)] === 1 && holdsRunAround(text, at)) return true;
-    }
-    return false;
+  return {
+    holdsAny: (text) => scan(text, () => true),
+    allIn: (text) => {
+      const held = new Set<string>();
+      scan(text, (run) => {
+        held.add(run);
+        return held.size === runs.size;
+      });
+      return held;
+    },
   };
 }
 
 /**
- * Replaces every run of text that is a run of the key (at least `PIECE` long, with at least
- * `SECRET_CHARS` characters beyond the public prefix), e.g. the key cut short by an excerpt.
+ * Replaces every run of text that is a run of a key (at least `PIECE` long, with at least
+ * `SECRET_CHARS` characters beyond the public prefix), e.g. the key cut short by an excerpt: key by
+ * key, piece by piece, each piece where it stands in the text as the pieces before left it. Searching
+ * each piece costs a pass over the text (seconds for the ~400 pieces of 5 keys on the megabytes of a
+ * --har file), so one pass tells which pieces the text holds, and another after each piece replaced.
  */
-function redactPieces(text: string, key: string, name: string): string {
-  const secretFrom = key.startsWith(KEY_PREFIX) ? KEY_PREFIX.length : 0;
+function redactPieces(
+  text: string,
+  pieces: readonly (readonly [string, string])[],
+  piecesIn: (text: string) => Set<string>,
+): string {
+  let held = piecesIn(text);
   let out = text;
-  // Pieces wholly inside the public prefix are no secret; any secret piece overlaps a later one.
-  for (let start = firstPieceStart(key); start + PIECE <= key.length; start++) {
-    const piece = key.slice(start, start + PIECE);
-    let at = out.indexOf(piece);
-    while (at !== -1) {
-      // Widen the match to everything the text and the key share around it.
-      let left = 0;
-      while (start - left > 0 && at - left > 0 && out[at - left - 1] === key[start - left - 1]) left++;
-      let right = PIECE;
-      while (start + right < key.length && out[at + right] === key[start + right]) right++;
-      const keyEnd = start + right;
-      const secretChars = keyEnd - Math.max(start - left, secretFrom);
-      if (secretChars >= SECRET_CHARS) {
-        out = `${out.slice(0, at - left)}${name}${out.slice(at + right)}`;
-        at = out.indexOf(piece, at - left + name.length);
-      } else {
-        at = out.indexOf(piece, at + 1);
-      }
+  for (const [name, key] of pieces) {
+    // Pieces wholly inside the public prefix are no secret; any secret piece overlaps a later one.
+    for (let start = firstPieceStart(key); held.size > 0 && start + PIECE <= key.length; start++) {
+      if (!held.has(key.slice(start, start + PIECE))) continue;
+      const replaced = redactPiece(out, key, start, `$${name}`);
+      if (replaced !== out) held = piecesIn(replaced);
+      out = replaced;
     }
   }
   return out;
+}
+
+/** What is written out so far: the parts in order, and their length. */
+interface Written {
+  parts: string[];
+  length: number;
+}
+
+/**
+ * Replaces each occurrence of the piece of `key` at `start`, widened to everything the text and the
+ * key share around it, when it carries at least `SECRET_CHARS` characters beyond the public prefix;
+ * left to right, each search starting after the last replacement. The text is read once and written
+ * once (a replacement written into the whole text each time cost a copy of it per occurrence).
+ */
+function redactPiece(text: string, key: string, start: number, name: string): string {
+  const piece = key.slice(start, start + PIECE);
+  let at = text.indexOf(piece);
+  if (at === -1) return text;
+  const secretFrom = key.startsWith(KEY_PREFIX) ? KEY_PREFIX.length : 0;
+  const written: Written = { parts: [], length: 0 };
+  // `text` from `read` on follows what is written, unchanged.
+  let read = 0;
+  /** The character `back` places before `at` in the text as replaced so far. */
+  const before = (back: number) =>
+    at - back >= read ? text[at - back] : writtenChar(written, back - (at - read));
+  while (at !== -1) {
+    // Widen the match to everything the text and the key share around it (to the left, that may
+    // reach back into what is written).
+    let left = 0;
+    while (
+      start - left > 0 &&
+      written.length + at - read - left > 0 &&
+      before(left + 1) === key[start - left - 1]
+    ) {
+      left++;
+    }
+    let right = PIECE;
+    while (start + right < key.length && text[at + right] === key[start + right]) right++;
+    const secretChars = start + right - Math.max(start - left, secretFrom);
+    if (secretChars >= SECRET_CHARS) {
+      if (at - left >= read) write(written, text.slice(read, at - left));
+      else takeBack(written, read - (at - left));
+      write(written, name);
+      read = at + right;
+      at = text.indexOf(piece, read);
+    } else {
+      at = text.indexOf(piece, at + 1);
+    }
+  }
+  written.parts.push(text.slice(read));
+  return written.parts.join('');
+}
+
+function write(written: Written, part: string): void {
+  written.parts.push(part);
+  written.length += part.length;
+}
+
+/** Takes back the last `count` characters written: a match widened into them. */
+function takeBack(written: Written, count: number): void {
+  written.length -= count;
+  for (let surplus = count; surplus > 0;) {
+    const last = written.parts.pop() as string;
+    if (last.length > surplus) written.parts.push(last.slice(0, last.length - surplus));
+    surplus -= Math.min(surplus, last.length);
+  }
+}
+
+/** The character `back` places before the end of what is written (1: the last one). */
+function writtenChar(written: Written, back: number): string | undefined {
+  for (let i = written.parts.length - 1; i >= 0; i--) {
+    const part = written.parts[i] as string;
+    if (back <= part.length) return part[part.length - back];
+    back -= part.length;
+  }
+  return undefined;
 }
