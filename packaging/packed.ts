@@ -10,6 +10,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  renameSync,
   rmdirSync,
   rmSync,
   statSync,
@@ -127,15 +128,38 @@ export async function packWorkspace(
   workspace: 'conformance' | 'sandbox',
   destination: string,
 ): Promise<string> {
-  await withLock(`canvassing-pack-${workspace}`, async () => {
-    const packed = await run('npm', ['pack', '--workspace', workspace, '--pack-destination', destination], {
-      env: outsideEnv(),
-    });
-    if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stdout}${packed.stderr}`);
+  await withLock(`canvassing-pack-${workspace}`, () => packInto(workspace, destination));
+  return tarballIn(workspace, destination);
+}
+
+/**
+ * The tarball of `workspace` packed once for every test file of one test run, in that run's own
+ * folder `runFolder` (made afresh for each run, so a tarball never outlives the sources of its run):
+ * the first file to ask packs it, holding the pack lock; the others find it there.
+ */
+export function packedOnce(workspace: 'conformance' | 'sandbox', runFolder: string): Promise<string> {
+  const destination = join(runFolder, workspace);
+  return withLock(`canvassing-pack-${workspace}`, async () => {
+    if (existsSync(destination)) return tarballIn(workspace, destination);
+    // Packed beside and moved in whole, so a failed pack leaves no tarball for the next file.
+    const staging = mkdtempSync(join(runFolder, `${workspace}-`));
+    await packInto(workspace, staging);
+    renameSync(staging, destination);
+    return tarballIn(workspace, destination);
   });
-  const tarball = readdirSync(destination).find((name) => name.startsWith(`canvassing-${workspace}-`));
-  if (!tarball) throw new Error(`npm pack wrote no canvassing-${workspace} tarball to ${destination}`);
-  return join(destination, tarball);
+}
+
+async function packInto(workspace: 'conformance' | 'sandbox', destination: string): Promise<void> {
+  const packed = await run('npm', ['pack', '--workspace', workspace, '--pack-destination', destination], {
+    env: outsideEnv(),
+  });
+  if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stdout}${packed.stderr}`);
+}
+
+function tarballIn(workspace: 'conformance' | 'sandbox', folder: string): string {
+  const tarball = readdirSync(folder).find((name) => name.startsWith(`canvassing-${workspace}-`));
+  if (!tarball) throw new Error(`npm pack wrote no canvassing-${workspace} tarball to ${folder}`);
+  return join(folder, tarball);
 }
 
 const VERSIONS_DIR = join(REPO_ROOT, 'packaging', 'node-versions');

@@ -20,7 +20,8 @@ import {
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { REPO_ROOT } from '../packages.ts';
 import { type ActionRun, runAction } from './action-runner.ts';
-import { cleanup, packWorkspace, scratchDir } from '../packed.ts';
+import { cleanup, scratchDir } from '../packed.ts';
+import { packedForRun } from './pack-once.ts';
 
 const ACTION = join(REPO_ROOT, 'conformance', 'action.yml');
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
@@ -39,7 +40,7 @@ const hidden = (scheme: string, part: Listening) =>
   `${scheme}://${HIDDEN_HOST}:${new URL(part.baseUrl).port}`;
 
 beforeAll(async () => {
-  tarball = await packWorkspace('conformance', scratchDir('pack'));
+  tarball = await packedForRun('conformance');
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();
   // Staging as a company sets it up: a gateway wanting a header, behind TLS with a private CA that

@@ -10,7 +10,8 @@ import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-
 import type { Report } from '../../conformance/types.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { apiIdentity } from '../build.ts';
-import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
+import { binOf, cleanup, installTarballs, outsideEnv, run, scratchDir } from '../packed.ts';
+import { packedForRun } from './pack-once.ts';
 
 const API = apiIdentity();
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
@@ -21,7 +22,7 @@ let reference: RunningServer;
 let broken: MutationServer;
 
 beforeAll(async () => {
-  tarball = await packWorkspace('conformance', scratchDir('pack'));
+  tarball = await packedForRun('conformance');
   project = await installTarballs([tarball]);
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();

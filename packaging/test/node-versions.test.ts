@@ -16,10 +16,10 @@ import {
   installTarballs,
   OFFICIAL_NODES,
   outsideEnv,
-  packWorkspace,
   run,
   scratchDir,
 } from '../packed.ts';
+import { packedForRun } from './pack-once.ts';
 
 const NODES = OFFICIAL_NODES;
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
@@ -30,7 +30,7 @@ let broken: MutationServer;
 
 beforeAll(async () => {
   await installOfficialNodes();
-  const project = await installTarballs([await packWorkspace('conformance', scratchDir('pack'))]);
+  const project = await installTarballs([await packedForRun('conformance')]);
   cli = join(project, 'node_modules', 'canvassing-conformance', 'dist', 'bin', 'canvassing-conformance.mjs');
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();

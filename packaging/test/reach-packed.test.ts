@@ -25,10 +25,10 @@ import {
   installTarballs,
   OFFICIAL_NODES,
   outsideEnv,
-  packWorkspace,
   run,
   scratchDir,
 } from '../packed.ts';
+import { packedForRun } from './pack-once.ts';
 
 const NODES = OFFICIAL_NODES;
 const GATE_HEADER = 'X-Gateway-Token';
@@ -45,7 +45,7 @@ let gate: Listening;
 
 beforeAll(async () => {
   await installOfficialNodes();
-  const project = await installTarballs([await packWorkspace('conformance', scratchDir('pack'))]);
+  const project = await installTarballs([await packedForRun('conformance')]);
   cli = join(project, 'node_modules', 'canvassing-conformance', 'dist', 'bin', 'canvassing-conformance.mjs');
   pki = makePki(scratchDir('pki'));
   reference = await startReferenceServer({ log: false });

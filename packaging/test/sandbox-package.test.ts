@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../conformance/types.ts';
 import { freePort } from '../../command-line/free-port.ts';
 import { apiIdentity } from '../build.ts';
-import { binOf, cleanup, installTarballs, outsideEnv, packWorkspace, run, scratchDir } from '../packed.ts';
+import { binOf, cleanup, installTarballs, outsideEnv, run, scratchDir } from '../packed.ts';
+import { packedForRun } from './pack-once.ts';
 
 let project: string;
 
 beforeAll(async () => {
-  const packs = scratchDir('pack');
-  const tarballs = [await packWorkspace('sandbox', packs), await packWorkspace('conformance', packs)];
+  const tarballs = [await packedForRun('sandbox'), await packedForRun('conformance')];
   project = await installTarballs(tarballs);
 }, 300_000);
 
