@@ -94,16 +94,17 @@ async function build({ entry, outFile, alsoFrom = [], sourceMap = true }) {
   renameSync(manifestOf(outFile) + partial, manifestOf(outFile));
 }
 
-/**
- * The bundle's own URL, as code written into it: spelled in pieces (and looked for with a pattern)
- * because this file is bundled too, into every command that builds a bundle, and the rewrite below
- * must leave its own code as it is.
- */
-const BUNDLE_URL = ['import', 'meta', 'url'].join('.');
+/** What each module's `import.meta.url` becomes: a constant of its own (esbuild renames each module's). */
+const MODULE_URL = '__ownModuleUrl';
 
 /**
  * Keeps each module's `import.meta.url` its own: in the bundle it would otherwise be the bundle's,
- * and paths resolved from it (the spec, the docs page, a package.json) would point elsewhere.
+ * and paths resolved from it (the spec, the docs page, a package.json) would point elsewhere. Each
+ * module that reads `import.meta` gets one constant, its URL worked out from the bundle's, and
+ * esbuild's `define` puts that constant where the code (never a string or a comment: it works on
+ * the syntax tree) reads `import.meta.url`. The constant goes on the module's first line, so stack
+ * traces keep their line numbers; `import.meta` is read through a name of its own there, which the
+ * `define` leaves alone.
  * @param {string} outDir
  * @returns {import('esbuild').Plugin}
  */
@@ -111,17 +112,20 @@ function ownModuleUrls(outDir) {
   return {
     name: 'own-module-urls',
     setup(build) {
+      build.initialOptions.define = { ...build.initialOptions.define, 'import.meta.url': MODULE_URL };
       build.onLoad({ filter: /\.[jt]s$/ }, (args) => {
         if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
         const source = readFileSync(args.path, 'utf8');
-        if (!source.includes('import.meta.')) return undefined;
+        if (!source.includes('import.meta')) return undefined;
         if (/import\.meta\.(dirname|filename|resolve)\b/.test(source)) {
           throw new Error(`${args.path}: of import.meta, a bundled module keeps only its own url`);
         }
-        const fromBundle = relative(outDir, args.path).split(sep).join('/');
-        const ownUrl = `new URL(${JSON.stringify(fromBundle)}, ${BUNDLE_URL}).href`;
-        const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
-        return { contents: source.replaceAll(/\bimport\.meta\.url\b/g, ownUrl), loader };
+        const fromBundle = JSON.stringify(relative(outDir, args.path).split(sep).join('/'));
+        const prelude = `const __bundleMeta = import.meta, ${MODULE_URL} = new URL(${fromBundle}, __bundleMeta.url).href; `;
+        // A hashbang has to stay first: the constant then opens the second line.
+        const at = source.startsWith('#!') ? source.indexOf('\n') + 1 : 0;
+        const contents = source.slice(0, at) + prelude + source.slice(at);
+        return { contents, loader: args.path.endsWith('.ts') ? 'ts' : 'js' };
       });
     },
   };

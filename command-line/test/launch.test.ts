@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR, launchBundleOf } from '../bundle.js';
 
@@ -67,6 +67,31 @@ describe('command-line/launch.js', () => {
     expect(launchBundleOf('fixtures/main.ts')).toBe(
       join(ROOT, 'node_modules/.cache/canvassing-bundles/fixtures--main.mjs'),
     );
+  });
+
+  it('gives a module its own import.meta.url, leaves the words in a string alone, and keeps its line numbers', async () => {
+    const entry = join(dir, 'own-url.ts');
+    writeFileSync(
+      entry,
+      [
+        'const own = import.meta.url;',
+        "const text = 'new URL(x, import.meta.url) as text';",
+        'console.log(JSON.stringify({ own, text }));',
+        "throw new Error('thrown on line four');",
+      ].join('\n'),
+    );
+    const outer = launchBundleOf(entry);
+    cleanups.push(
+      () => rmSync(outer, { force: true }),
+      () => rmSync(outer.replace(/mjs$/, 'inputs.json'), { force: true }),
+    );
+    const ran = await launch([entry]);
+    expect(JSON.parse(ran.stdout)).toEqual({
+      own: pathToFileURL(entry).href,
+      text: 'new URL(x, import.meta.url) as text',
+    });
+    expect(ran.stderr).toContain(`${entry}:4`);
+    expect(ran.status).toBe(1);
   });
 
   it('builds bundles from inside a bundle: a launched command that bundles another entry keeps that one’s paths too', async () => {
