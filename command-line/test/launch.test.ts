@@ -15,6 +15,22 @@ const dir = mkdtempSync(join(tmpdir(), 'launch-'));
 const cleanups = [() => rmSync(dir, { recursive: true, force: true })];
 afterAll(() => cleanups.forEach((cleanup) => cleanup()));
 
+/** Removes a bundle and its manifest when the file's tests end. */
+function forgetBundle(bundle: string): void {
+  cleanups.push(
+    () => rmSync(bundle, { force: true }),
+    () => rmSync(bundle.replace(/mjs$/, 'inputs.json'), { force: true }),
+  );
+}
+
+/** An entry outside the repository, written for one test; its bundle goes when the file's tests end. */
+function writtenEntry(name: string, lines: string[]): string {
+  const entry = join(dir, name);
+  writeFileSync(entry, lines.join('\n'));
+  forgetBundle(launchBundleOf(entry));
+  return entry;
+}
+
 function launch(args: string[], cwd = ROOT): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
@@ -29,11 +45,24 @@ function launch(args: string[], cwd = ROOT): Promise<{ status: number; stdout: s
 }
 
 describe('command-line/launch.js', () => {
-  it('runs an entry that starts only when it is the process’s script: argv[1] is the entry, its flags follow', async () => {
+  it.each([
     // written-spec-facts.ts runs its main only when process.argv[1] is its own path.
-    const ran = await launch(['spec/test/written-spec-facts.ts', '--', '--help']);
+    [
+      'runs an entry that starts only when it is the process’s script: argv[1] is the entry, its flags follow',
+      ['spec/test/written-spec-facts.ts', '--', '--help'],
+      '.',
+      /^Usage: npm run spec:written-facts/,
+    ],
+    [
+      'names the entry from the working directory, as node and tsx do (a workspace’s prepack)',
+      ['../packaging/build.ts', '--help'],
+      'conformance',
+      /^Usage: npm run build:packages/,
+    ],
+  ])('%s', async (_name, args, cwd, usage) => {
+    const ran = await launch(args, join(ROOT, cwd));
     expect(ran.stderr).toBe('');
-    expect(ran.stdout).toMatch(/^Usage: npm run spec:written-facts/);
+    expect(ran.stdout).toMatch(usage);
     expect(ran.status).toBe(0);
   });
 
@@ -41,13 +70,6 @@ describe('command-line/launch.js', () => {
     const ran = await launch(['conformance/main.ts', '--', '--list']);
     expect(ran.status).toBe(0);
     expect(ran.stdout).toContain('AUTH-001');
-  });
-
-  it('names the entry from the working directory, as node and tsx do (a workspace’s prepack)', async () => {
-    const ran = await launch(['../packaging/build.ts', '--help'], join(ROOT, 'conformance'));
-    expect(ran.stderr).toBe('');
-    expect(ran.stdout).toMatch(/^Usage: npm run build:packages/);
-    expect(ran.status).toBe(0);
   });
 
   it('passes the command’s exit status and messages through', async () => {
@@ -70,21 +92,12 @@ describe('command-line/launch.js', () => {
   });
 
   it('gives a module its own import.meta.url, leaves the words in a string alone, and keeps its line numbers', async () => {
-    const entry = join(dir, 'own-url.ts');
-    writeFileSync(
-      entry,
-      [
-        'const own = import.meta.url;',
-        "const text = 'new URL(x, import.meta.url) as text';",
-        'console.log(JSON.stringify({ own, text }));',
-        "throw new Error('thrown on line four');",
-      ].join('\n'),
-    );
-    const outer = launchBundleOf(entry);
-    cleanups.push(
-      () => rmSync(outer, { force: true }),
-      () => rmSync(outer.replace(/mjs$/, 'inputs.json'), { force: true }),
-    );
+    const entry = writtenEntry('own-url.ts', [
+      'const own = import.meta.url;',
+      "const text = 'new URL(x, import.meta.url) as text';",
+      'console.log(JSON.stringify({ own, text }));',
+      "throw new Error('thrown on line four');",
+    ]);
     const ran = await launch([entry]);
     expect(JSON.parse(ran.stdout)).toEqual({
       own: pathToFileURL(entry).href,
@@ -97,27 +110,15 @@ describe('command-line/launch.js', () => {
   it('builds bundles from inside a bundle: a launched command that bundles another entry keeps that one’s paths too', async () => {
     // As `npm run bench` (bundled) bundles its floors and the conformance CLI its worker: the
     // bundler is itself part of the launched bundle.
-    const entry = join(dir, 'bundles-another.ts');
     // Beside the launcher's bundles, where the packages a bundle leaves out resolve.
     const inner = join(CACHE_DIR, `test-${basename(dir)}.mjs`);
-    cleanups.push(
-      () => rmSync(inner, { force: true }),
-      () => rmSync(inner.replace(/mjs$/, 'inputs.json'), { force: true }),
-    );
-    writeFileSync(
-      entry,
-      [
-        `import { execFileSync } from 'node:child_process';`,
-        `import { freshBundle } from ${JSON.stringify(join(ROOT, 'command-line/bundle.js'))};`,
-        `const bundle = await freshBundle({ entry: 'conformance/main.ts', outFile: ${JSON.stringify(inner)} });`,
-        `process.stdout.write(execFileSync(process.execPath, [bundle, '--list'], { encoding: 'utf8' }));`,
-      ].join('\n'),
-    );
-    const outer = launchBundleOf(entry);
-    cleanups.push(
-      () => rmSync(outer, { force: true }),
-      () => rmSync(outer.replace(/mjs$/, 'inputs.json'), { force: true }),
-    );
+    forgetBundle(inner);
+    const entry = writtenEntry('bundles-another.ts', [
+      `import { execFileSync } from 'node:child_process';`,
+      `import { freshBundle } from ${JSON.stringify(join(ROOT, 'command-line/bundle.js'))};`,
+      `const bundle = await freshBundle({ entry: 'conformance/main.ts', outFile: ${JSON.stringify(inner)} });`,
+      `process.stdout.write(execFileSync(process.execPath, [bundle, '--list'], { encoding: 'utf8' }));`,
+    ]);
     const ran = await launch([entry]);
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toContain('AUTH-001');
