@@ -10,7 +10,7 @@
  * anything can compile TypeScript.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root: manifests name their inputs relative to it. */
@@ -69,28 +69,43 @@ function isStale(outFile) {
 async function build({ entry, outFile, alsoFrom = [], sourceMap = true }) {
   const esbuild = await import('esbuild');
   const startedAtMs = Date.now();
-  mkdirSync(dirname(outFile), { recursive: true });
+  const outDir = dirname(outFile);
+  const name = basename(outFile, extname(outFile));
+  mkdirSync(outDir, { recursive: true });
   const result = await esbuild.build({
-    entryPoints: [resolve(ROOT, entry)],
+    entryPoints: { [name]: resolve(ROOT, entry) },
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     packages: 'external',
+    // What a module imports with `import()` goes to a chunk of its own, loaded when it is imported,
+    // packages included: the conformance CLI loads the embedded server (Express, faker) only when
+    // it starts one. Chunks sit beside the bundle, so the module URLs worked out from it hold.
+    splitting: true,
+    chunkNames: `${name}.chunk-[hash]`,
+    outExtension: { '.js': extname(outFile) },
     sourcemap: sourceMap ? 'inline' : false,
     write: false,
-    outfile: outFile,
+    outdir: outDir,
     metafile: true,
     logLevel: 'error',
-    plugins: [ownModuleUrls(dirname(outFile))],
+    plugins: [ownModuleUrls(outDir)],
   });
   const inputs = [...new Set([...Object.keys(result.metafile?.inputs ?? {}), SELF, ...alsoFrom])];
-  // Concurrent launches each write their own files and rename them into place.
+  // Concurrent launches each write their own files and rename them into place: the chunks (named
+  // by their content) first, the bundle that imports them after, and its manifest last.
   const partial = `.${process.pid}.partial`;
-  writeFileSync(outFile + partial, result.outputFiles?.[0]?.contents ?? '');
+  const files = [...(result.outputFiles ?? [])].sort(
+    (a, b) => Number(a.path === outFile) - Number(b.path === outFile),
+  );
+  if (!files.some((file) => file.path === outFile)) throw new Error(`esbuild wrote no ${outFile}`);
+  for (const file of files) {
+    writeFileSync(file.path + partial, file.contents);
+    renameSync(file.path + partial, file.path);
+  }
   writeFileSync(manifestOf(outFile) + partial, `${JSON.stringify({ startedAtMs, inputs }, null, 2)}\n`);
-  renameSync(outFile + partial, outFile);
   renameSync(manifestOf(outFile) + partial, manifestOf(outFile));
 }
 
