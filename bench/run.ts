@@ -370,7 +370,7 @@ async function fixtureFigures(sizes: number[]): Promise<GenerationFigures[]> {
 }
 
 const NOTES = [
-  'instructions per request (judged): the serving process under valgrind --tool=cachegrind --cache-sim=no, node --single-threaded; one process started, warmed up (every kind of request) and stopped, and one per kind of request started, warmed up the same way, sent N more requests over one connection and stopped; (second total − first) ÷ N. Start-up and warm-up cancel out; JIT and garbage collection are counted, for every target alike',
+  'instructions per request (judged): the serving process under valgrind --tool=cachegrind --cache-sim=no --vex-guest-chase=no, node --single-threaded; one process started, warmed up (every kind of request) and stopped, and one per kind of request started, warmed up the same way, sent N more requests over one connection and stopped; (second total − first) ÷ N. Start-up and warm-up cancel out; JIT and garbage collection are counted, for every target alike',
   'CPU per request (reported, not judged: on this VM it swings 2-3 × between rounds): CPU time of every thread of the serving process (/proc/<pid>/task/*/schedstat, in ns) over a load round, divided by the requests it completed',
   'Express floor: express() with its defaults, one app.get per path, res.send(bytes) (Express adds its weak ETag per answer)',
   'Node floor: node:http, writeHead + end(bytes) with the header lines the reference wrote; both floors serve the bodies the reference answered, checked byte for byte',
