@@ -13,7 +13,8 @@ import { DEFAULTS } from '../conformance/config.ts';
 import type { Report } from '../conformance/types.ts';
 import { TARGETS } from './figures.ts';
 import { type CommandSpec, optionsOrExit, readFlags } from '../command-line/flags.ts';
-import { LAUNCHER, ROOT } from './processes.ts';
+import { LAUNCHER } from '../command-line/launch.js';
+import { ROOT } from './processes.ts';
 
 const DELAY_MS = 100;
 

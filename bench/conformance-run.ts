@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceFigures } from './figures.ts';
-import { LAUNCHER, ROOT } from './processes.ts';
+import { LAUNCHER } from '../command-line/launch.js';
+import { ROOT } from './processes.ts';
 
 interface ConformanceReport {
   requests: { sent: number };

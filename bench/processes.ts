@@ -10,8 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../command-line/free-port.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** What the npm scripts run a command with: `node LAUNCHER ENTRY.ts ...` (`command-line/launch.js`). */
-export const LAUNCHER = fileURLToPath(new URL('../command-line/launch.js', import.meta.url));
 
 export interface ServerChild {
   name: string;

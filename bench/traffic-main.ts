@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { type CommandSpec, integerFlag, optionsOrExit, readFlags } from '../command-line/flags.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
 import { LIMIT, walkPath, WALKS_PATH } from '../spec/facts.ts';
-import { LAUNCHER, ROOT } from './processes.ts';
+import { LAUNCHER } from '../command-line/launch.js';
+import { ROOT } from './processes.ts';
 
 const CHILD = fileURLToPath(new URL('./traffic-judge.ts', import.meta.url));
 

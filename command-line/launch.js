@@ -10,10 +10,12 @@
  * `node command-line/launch.js --build-only ENTRY.ts...` builds the bundles that are stale and exits.
  */
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freshBundle, launchBundleOf, ROOT } from './bundle.js';
 
 const SELF = 'command-line/launch.js';
+/** This file's path: what a process is started with to run a command as the npm scripts do. */
+export const LAUNCHER = fileURLToPath(import.meta.url);
 const USAGE = 'usage: node command-line/launch.js ENTRY.ts [ARGS...] | --build-only ENTRY.ts...\n';
 
 /** The bundle of a repository entry, built first when stale. @param {string} entry */

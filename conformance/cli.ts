@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { CHECKS } from './checks/registry.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
 import { integerFlag, UsageError, usageMessage } from '../command-line/flags.ts';
+import type { Output } from '../command-line/output.ts';
 import type { CliOptions } from './config.ts';
 import type { Exchange, KeyName, Report } from './types.ts';
 import { ConfigError } from './config-error.ts';
@@ -27,9 +28,7 @@ import { resolveTarget } from './target.ts';
 import { trafficRules } from './traffic/judge.ts';
 import { runTraffic, type TrafficOptions } from './traffic/run.ts';
 
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
+export interface Io extends Output {
   /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */
   color?: boolean;
   /** The command as it was run, for `--help` (main.ts: the packaged bin's name, or the npm script). */

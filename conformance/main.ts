@@ -1,4 +1,5 @@
 /** `npm run conformance -- …` or the packaged `canvassing-conformance`: runs the CLI, exits with its status. */
+import { PROCESS_OUTPUT } from '../command-line/output.ts';
 import { main } from './cli.ts';
 import { programOf } from './config.ts';
 
@@ -9,8 +10,7 @@ const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
 
 const status = await main(argv, process.env, {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  ...PROCESS_OUTPUT,
   // Colour only for a person at a terminal, and never when NO_COLOR asks for none (no-color.org).
   color: process.stdout.isTTY === true && !process.env.NO_COLOR,
   program: programOf(process.argv[1]),

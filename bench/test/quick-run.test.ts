@@ -15,7 +15,8 @@ import { startReferenceServer } from '../../reference-server/start.ts';
 import { request } from 'undici';
 import { type BenchReport, CODINGS, type Coding, growthOf, ratiosOf, verdictsOf } from '../figures.ts';
 import { median } from '../../measure/statistics.ts';
-import { LAUNCHER, ROOT } from '../processes.ts';
+import { LAUNCHER } from '../../command-line/launch.js';
+import { ROOT } from '../processes.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));

@@ -5,13 +5,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { LAUNCHER } from '../../command-line/launch.js';
 import { keptLines, runTool } from './run-tool.ts';
 import type { PartResult } from './types.ts';
 
 const CONFORMANCE_MAIN = 'conformance/main.ts';
-/** What `npm run conformance` runs the CLI with (`command-line/launch.js`). */
-const LAUNCHER = fileURLToPath(new URL('../../command-line/launch.js', import.meta.url));
 
 interface SuiteReport {
   summary?: { pass: number; fail: number; advisory: number; skip: number; inconclusive: number };

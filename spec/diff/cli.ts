@@ -7,6 +7,7 @@
 import { relative } from 'node:path';
 import type { CommandSpec } from '../../command-line/flags.ts';
 import { choiceFlag, helpText, readFlags, usageMessage } from '../../command-line/flags.ts';
+import type { Output } from '../../command-line/output.ts';
 import { LIVE_SPEC_PATH } from '../facts.ts';
 import { acknowledgementsBeside } from './acknowledgements.ts';
 import { runEngine, type Engine } from './engine.ts';
@@ -41,12 +42,6 @@ change is classed breaking, non-breaking or annotation-only and says what a clie
   ],
 } as const satisfies CommandSpec;
 
-/** Where the command writes; main.ts gives it the process's streams, tests collect the text. */
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
 interface Options {
   baseRef?: string;
   accepted?: string;
@@ -55,7 +50,7 @@ interface Options {
 }
 
 /** Runs the command and returns its exit status (0, 1 or 2, as above). */
-export async function main(argv: string[], io: Io, engine: Engine = runEngine): Promise<number> {
+export async function main(argv: string[], io: Output, engine: Engine = runEngine): Promise<number> {
   let format: ReportFormat = 'text';
   try {
     const parsed = parseOptions(argv);

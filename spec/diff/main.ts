@@ -1,7 +1,5 @@
 /** `npm run spec:diff -- …`: runs the command (cli.ts) on this process's arguments, exits with its status. */
+import { PROCESS_OUTPUT } from '../../command-line/output.ts';
 import { main } from './cli.ts';
 
-process.exitCode = await main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
+process.exitCode = await main(process.argv.slice(2), PROCESS_OUTPUT);

@@ -6,11 +6,11 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { LAUNCHER } from '../../../command-line/launch.js';
 import { main } from '../cli.ts';
 import { rememberedEngine } from './remembered-engine.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const LAUNCHER = fileURLToPath(new URL('../../../command-line/launch.js', import.meta.url));
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const run = promisify(execFile);
 
