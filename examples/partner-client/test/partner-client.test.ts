@@ -49,8 +49,19 @@ async function runExample(baseUrl: string, apiKey: string, limit = LIST_LIMIT): 
   }
 }
 
-/** The demo credentials of a reference server started with these flags, as it prints them. */
+/** The demo credentials of a reference server started with these flags, as it prints them (asked once per flags). */
+const printedCredentials = new Map<string, Record<string, string>>();
 function credentialsOf(flags: string[]): Record<string, string> {
+  const key = flags.join(' ');
+  let credentials = printedCredentials.get(key);
+  if (!credentials) {
+    credentials = printCredentials(flags);
+    printedCredentials.set(key, credentials);
+  }
+  return credentials;
+}
+
+function printCredentials(flags: string[]): Record<string, string> {
   const text = execFileSync(process.execPath, [LAUNCHER, '--print-credentials', ...flags], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -97,10 +108,21 @@ afterAll(async () => {
   await prism?.stop();
 });
 
-async function startReferenceServer(flags: string[]): Promise<string> {
-  const server = startServerProcess(['--port', '0', '--quiet', ...flags]);
-  children.push(server.child);
-  return listeningUrl(server.output);
+/**
+ * The base URL of a reference server process started with these flags: one per flags for the file,
+ * since the example only reads (the default server serves five of the cases).
+ */
+const servers = new Map<string, Promise<string>>();
+function referenceServer(flags: string[]): Promise<string> {
+  const key = flags.join(' ');
+  let baseUrl = servers.get(key);
+  if (!baseUrl) {
+    const server = startServerProcess(['--port', '0', '--quiet', ...flags]);
+    children.push(server.child);
+    baseUrl = listeningUrl(server.output);
+    servers.set(key, baseUrl);
+  }
+  return baseUrl;
 }
 
 /**
@@ -109,7 +131,7 @@ async function startReferenceServer(flags: string[]): Promise<string> {
  * the example stops with exit 1 and names the code.
  */
 async function expectListsAndStops(flags: string[]): Promise<void> {
-  const baseUrl = await startReferenceServer(flags);
+  const baseUrl = await referenceServer(flags);
   const keys = credentialsOf(flags);
   const apiKey = keys.CONFORMANCE_API_KEY ?? '';
   const run = await runExample(baseUrl, apiKey);
@@ -132,7 +154,7 @@ describe('examples/partner-client against the reference server', { timeout: 120_
   );
 
   it('handles refusals by their code: a revoked key, a key without the scope, no key', async () => {
-    const baseUrl = await startReferenceServer([]);
+    const baseUrl = await referenceServer([]);
     const keys = credentialsOf([]);
     const revoked = await runExample(baseUrl, keys.CONFORMANCE_REVOKED_KEY ?? '');
     expect(revoked.exitCode).toBe(1);
@@ -159,6 +181,15 @@ describe('examples/partner-client against the Prism mock', { timeout: 120_000 },
 /** Fault seeds the sandbox draws its failures from; each run meets a different sequence of them. */
 const FAULT_SEEDS = ['1', '2', '3'];
 
+/** The example's run of 30 walks on the default server without faults: what every faulty run must print. */
+let clean: Promise<Run> | undefined;
+function cleanRun(): Promise<Run> {
+  clean ??= referenceServer([]).then((baseUrl) =>
+    runExample(baseUrl, credentialsOf([]).CONFORMANCE_API_KEY ?? '', 30),
+  );
+  return clean;
+}
+
 describe('examples/partner-client against the sandbox with faults and latency', { timeout: 180_000 }, () => {
   let sandbox: Launched | undefined;
   afterEach(() => {
@@ -169,9 +200,8 @@ describe('examples/partner-client against the sandbox with faults and latency', 
   it.each(FAULT_SEEDS)(
     'lists the campaign and reads every listed walk, as without faults (fault seed %s)',
     async (seed) => {
-      const keys = credentialsOf([]);
-      const apiKey = keys.CONFORMANCE_API_KEY ?? '';
-      const clean = await runExample(await startReferenceServer([]), apiKey, 30);
+      const apiKey = credentialsOf([]).CONFORMANCE_API_KEY ?? '';
+      const clean = await cleanRun();
       expect(clean.exitCode).toBe(0);
 
       const port = await freePort();
