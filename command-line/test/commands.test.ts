@@ -53,6 +53,7 @@ const COMMANDS = [
   { name: 'spec:check', entry: 'spec/check/main.ts' },
   { name: 'soak', entry: 'soak/main.ts' },
   { name: 'bench', entry: 'bench/main.ts' },
+  { name: 'bench:suite', entry: 'bench/suite-main.ts' },
   { name: 'bench:package', entry: 'packaging/bench.ts' },
   { name: 'conformance:bench', entry: 'bench/conformance-main.ts' },
   { name: 'build:packages', entry: 'packaging/build.ts' },
@@ -121,6 +122,18 @@ describe.concurrent('every command, run as a process', () => {
       ['--skip', 'prizm'],
       'bench',
       '--skip must be one of instructions, prism, conformance, fixtures, large, not "prizm" (did you mean prism?)',
+    ],
+    [
+      'bench/suite-main.ts',
+      ['--rounds', '9'],
+      'bench:suite',
+      '--rounds must be an integer from 1 to 5, not "9"',
+    ],
+    [
+      'bench/suite-main.ts',
+      ['--against', 'no-such-commit'],
+      'bench:suite',
+      '--against no-such-commit is not a commit of this repository',
     ],
     [
       'spec/diff/main.ts',
