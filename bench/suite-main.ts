@@ -28,6 +28,7 @@ import {
   readFlags,
   UsageError,
 } from '../command-line/flags.ts';
+import { onStopSignal } from '../command-line/signals.ts';
 import { ROOT } from './processes.ts';
 import {
   allPassed,
@@ -102,14 +103,36 @@ function childrenCpu(ticks: number): number | undefined {
     : undefined;
 }
 
-/** Runs a command in `cwd` with the caller's environment, output to `log`; resolves its exit status. */
+/** The stop signal the command got, if any, and the process group of the command it is running. */
+let stoppedBy: NodeJS.Signals | undefined;
+let runningGroup: number | undefined;
+onStopSignal((signal) => {
+  stoppedBy = signal;
+  // Each command runs in a process group of its own (below), so the stop reaches all of npm test,
+  // whether the signal came from a terminal or to this process alone; the clone is removed after.
+  if (runningGroup !== undefined) process.kill(-runningGroup, signal);
+});
+
+/**
+ * Runs a command in `cwd` with the caller's environment, output to `log`, in a process group of its
+ * own; resolves its exit status. Throws once the command was stopped by a signal.
+ */
 async function runLogged(command: string, args: string[], cwd: string, log: string): Promise<number | null> {
+  if (stoppedBy) throw new Error(`stopped by ${stoppedBy}`);
   const fd = openSync(log, 'a');
   try {
-    const child = spawn(command, args, { cwd, env: runEnv(process.env), stdio: ['ignore', fd, fd] });
+    const child = spawn(command, args, {
+      cwd,
+      env: runEnv(process.env),
+      stdio: ['ignore', fd, fd],
+      detached: true,
+    });
+    runningGroup = child.pid;
     const [status] = (await once(child, 'exit')) as [number | null];
+    if (stoppedBy) throw new Error(`stopped by ${stoppedBy}`);
     return status;
   } finally {
+    runningGroup = undefined;
     closeSync(fd);
   }
 }
@@ -198,4 +221,12 @@ const options = optionsOrExit(COMMAND, process.argv.slice(2), (argv): Options | 
   return chosen;
 });
 if (typeof options === 'number') process.exitCode = options;
-else process.exitCode = await main(options);
+else {
+  try {
+    process.exitCode = await main(options);
+  } catch (error) {
+    // A stop signal (the clone already removed), a failed clone or npm ci: said in one line.
+    process.stderr.write(`bench:suite: ${(error as Error).message}\n`);
+    process.exitCode = stoppedBy ? 128 + (stoppedBy === 'SIGINT' ? 2 : 15) : 1;
+  }
+}
