@@ -13,6 +13,7 @@ import { type RunningPrism, startPrism } from '../../../mock/prism.ts';
 import { killGroup, type Launched, launch, redacted } from '../../../test-support/child-launcher.ts';
 import { listeningUrl, startServerProcess } from '../../../test-support/server-process.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
+import { remembered } from '../../../spec/remembered.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const LAUNCHER = 'reference-server/launch.js';
@@ -50,16 +51,8 @@ async function runExample(baseUrl: string, apiKey: string, limit = LIST_LIMIT): 
 }
 
 /** The demo credentials of a reference server started with these flags, as it prints them (asked once per flags). */
-const printedCredentials = new Map<string, Record<string, string>>();
-function credentialsOf(flags: string[]): Record<string, string> {
-  const key = flags.join(' ');
-  let credentials = printedCredentials.get(key);
-  if (!credentials) {
-    credentials = printCredentials(flags);
-    printedCredentials.set(key, credentials);
-  }
-  return credentials;
-}
+const printedCredentials = remembered((flags) => printCredentials(JSON.parse(flags) as string[]), 8);
+const credentialsOf = (flags: string[]) => printedCredentials(JSON.stringify(flags));
 
 function printCredentials(flags: string[]): Record<string, string> {
   const text = execFileSync(process.execPath, [LAUNCHER, '--print-credentials', ...flags], {
@@ -112,18 +105,12 @@ afterAll(async () => {
  * The base URL of a reference server process started with these flags: one per flags for the file,
  * since the example only reads (the default server serves five of the cases).
  */
-const servers = new Map<string, Promise<string>>();
-function referenceServer(flags: string[]): Promise<string> {
-  const key = flags.join(' ');
-  let baseUrl = servers.get(key);
-  if (!baseUrl) {
-    const server = startServerProcess(['--port', '0', '--quiet', ...flags]);
-    children.push(server.child);
-    baseUrl = listeningUrl(server.output);
-    servers.set(key, baseUrl);
-  }
-  return baseUrl;
-}
+const servers = remembered((flags) => {
+  const server = startServerProcess(['--port', '0', '--quiet', ...(JSON.parse(flags) as string[])]);
+  children.push(server.child);
+  return listeningUrl(server.output);
+}, 8);
+const referenceServer = (flags: string[]) => servers(JSON.stringify(flags));
 
 /**
  * Runs the example with the demo key of a reference server started with these flags, then with its
