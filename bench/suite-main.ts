@@ -19,7 +19,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { once } from 'node:events';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type CommandSpec,
@@ -70,18 +70,24 @@ against half of REF's wall time. Commits are measured, not the working tree. Tak
   ],
 } as const satisfies CommandSpec;
 
+/** A commit to measure: as the user named it, and its full hash. */
+interface Commit {
+  ref: string;
+  hash: string;
+}
+
 interface Options {
-  commit: string;
-  against: string | undefined;
+  commit: Commit;
+  against: Commit | undefined;
   rounds: number;
 }
 
 const git = (args: string[], cwd = ROOT) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
-/** The full hash of a commit of this repository, or a usage error naming the flag. */
-function resolved(flag: string, ref: string): string {
+/** A commit of this repository with its full hash, or a usage error naming the flag. */
+function resolved(flag: string, ref: string): Commit {
   try {
-    return git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    return { ref, hash: git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]) };
   } catch {
     throw new UsageError(`${flag} ${ref} is not a commit of this repository`);
   }
@@ -150,12 +156,13 @@ async function prepared(commit: string, dir: string, log: string): Promise<strin
 }
 
 /** One timed `npm test` of `commit` in a fresh clone; the clone goes afterwards, the log stays. */
-async function measured(ref: string, commit: string, ticks: number): Promise<SuiteRun> {
+async function measured({ ref, hash }: Commit, ticks: number): Promise<SuiteRun> {
+  const commit = hash.slice(0, 9);
   const dir = mkdtempSync(join(tmpdir(), 'bench-suite-'));
-  const log = join(tmpdir(), `bench-suite-${commit.slice(0, 9)}-${Date.now()}.log`);
+  const log = join(tmpdir(), `bench-suite-${commit}-${Date.now()}.log`);
   try {
-    const repo = await prepared(commit, dir, log);
-    process.stdout.write(`  timing npm test of ${commit.slice(0, 9)} (${ref}); its output goes to ${log}\n`);
+    const repo = await prepared(hash, dir, log);
+    process.stdout.write(`  timing npm test of ${commit} (${ref}); its output goes to ${log}\n`);
     const cpuBefore = childrenCpu(ticks);
     const started = performance.now();
     const status = await runLogged('npm', ['test'], repo, log);
@@ -164,7 +171,7 @@ async function measured(ref: string, commit: string, ticks: number): Promise<Sui
     const counted = testsOf(readFileSync(log, 'utf8'));
     return {
       ref,
-      commit: commit.slice(0, 9),
+      commit,
       wallS,
       cpuS: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
       tests: counted?.tests,
@@ -179,46 +186,34 @@ async function measured(ref: string, commit: string, ticks: number): Promise<Sui
 async function main(options: Options): Promise<number> {
   const ticks = ticksPerSecond();
   const cores = availableParallelism();
-  const commit = resolved('--commit', options.commit);
-  const against = options.against === undefined ? undefined : resolved('--against', options.against);
-  const runs: SuiteRun[] = [];
-  const againstRuns: SuiteRun[] = [];
+  const sides = [options.commit, options.against]
+    .filter((commit): commit is Commit => commit !== undefined)
+    .map((commit) => ({ commit, runs: [] as SuiteRun[] }));
   console.log(`npm test, timed in fresh clones on ${cores} cores (${options.rounds} round(s))`);
   for (let round = 0; round < options.rounds; round++) {
-    const mine = () => measured(options.commit, commit, ticks).then((run) => runs.push(run));
-    const theirs = () =>
-      against
-        ? measured(options.against ?? '', against, ticks).then((run) => againstRuns.push(run))
-        : Promise.resolve(0);
     // Alternating which goes first, so a drift of the machine's speed weighs on both alike.
-    if (round % 2 === 0) {
-      await mine();
-      await theirs();
-    } else {
-      await theirs();
-      await mine();
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      side.runs.push(await measured(side.commit, ticks));
     }
   }
-  for (const run of [...runs, ...againstRuns]) console.log(runLine(run, cores));
-  const passed = allPassed(runs) && allPassed(againstRuns);
+  const [mine, theirs] = sides.map((side) => side.runs) as [SuiteRun[], SuiteRun[] | undefined];
+  for (const run of sides.flatMap((side) => side.runs)) console.log(runLine(run, cores));
+  const passed = sides.every((side) => allPassed(side.runs));
   if (!passed) console.log('  a run did not pass every test: its figures time a failing suite');
-  if (!against) return passed ? 0 : 1;
-  const verdict = verdictOf(runs, againstRuns);
-  for (const line of verdictLines(verdict, runs, againstRuns)) console.log(line);
+  if (!theirs) return passed ? 0 : 1;
+  const verdict = verdictOf(mine, theirs);
+  for (const line of verdictLines(verdict, mine, theirs)) console.log(line);
   return passed && verdict.met ? 0 : 1;
 }
 
 const options = optionsOrExit(COMMAND, process.argv.slice(2), (argv): Options | 'help' => {
   const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
-  const chosen = {
-    commit: values.commit ?? 'HEAD',
-    against: values.against,
+  return {
+    commit: resolved('--commit', values.commit ?? 'HEAD'),
+    against: values.against === undefined ? undefined : resolved('--against', values.against),
     rounds: integerFlag('--rounds', values.rounds, { min: 1, max: 5 }, 1),
   };
-  resolved('--commit', chosen.commit);
-  if (chosen.against !== undefined) resolved('--against', chosen.against);
-  return chosen;
 });
 if (typeof options === 'number') process.exitCode = options;
 else {
@@ -227,6 +222,6 @@ else {
   } catch (error) {
     // A stop signal (the clone already removed), a failed clone or npm ci: said in one line.
     process.stderr.write(`bench:suite: ${(error as Error).message}\n`);
-    process.exitCode = stoppedBy ? 128 + (stoppedBy === 'SIGINT' ? 2 : 15) : 1;
+    process.exitCode = stoppedBy ? 128 + constants.signals[stoppedBy] : 1;
   }
 }
