@@ -5,9 +5,9 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { CHECKS } from './checks/registry.ts';
+import { RULES } from './rules/registry.ts';
 import { compareReports, loadPreviousReport } from './compare.ts';
-import { integerFlag, UsageError, usageMessage } from '../command-line/flags.ts';
+import { UsageError, usageMessage } from '../command-line/flags.ts';
 import type { Output } from '../command-line/output.ts';
 import type { CliOptions } from './config.ts';
 import type { Exchange, KeyName, Report } from './types.ts';
@@ -22,11 +22,10 @@ import type { Redactor } from './redact.ts';
 import { redactorFor } from './redact.ts';
 import { consoleReport, pathLines } from './reporters/console.ts';
 import { formatReport } from './reporters/format.ts';
-import { contractsFor, runSuiteWithTraffic } from './runner.ts';
+import { runSuiteWithTraffic, specModelFor } from './runner.ts';
 import { selectChecks } from './selection.ts';
 import { resolveTarget } from './target.ts';
-import { trafficRules } from './traffic/judge.ts';
-import { runTraffic, type TrafficOptions } from './traffic/run.ts';
+import { runTraffic, type TrafficOptions } from './run/traffic.ts';
 
 export interface Io extends Output {
   /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */
@@ -50,7 +49,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       io.stdout(`${options.version}\n`);
       return EXIT.pass;
     }
-    const declared = options.traffic !== undefined ? trafficRules() : CHECKS;
+    const declared = RULES;
     const checks = selectChecks(declared, options.config.only, options.skip);
     if (options.list) {
       io.stdout(
@@ -63,8 +62,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
       ? loadExpectedFailures(options.expectFailures, declared)
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
-    contractsFor(options.config.specPath);
-    const run = await reportOf(options, session, env);
+    specModelFor(options.config.specPath);
+    const run = await reportOf(options, session);
     const { redact } = session;
     let report = run.report;
     if (expected && options.expectFailures)
@@ -97,17 +96,16 @@ interface Session {
 async function reportOf(
   options: CliOptions,
   session: Session,
-  env: Record<string, string | undefined>,
 ): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   if (options.traffic !== undefined) {
-    const run = await judgeRecording(options, options.traffic, env[TRAFFIC_WORKERS]);
+    const run = await judgeRecording(options, options.traffic);
     session.redact = composeRedactors(session.redact, run.redact);
     return { report: run.report, exchanges: [] };
   }
   const target = await resolveTarget(options.config);
   session.stop = target.close;
   session.redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
-  const selected = selectChecks(CHECKS, options.config.only, options.skip);
+  const selected = selectChecks(RULES, options.config.only, options.skip);
   return runSuiteWithTraffic(target.config, selected, preflight);
 }
 
@@ -133,6 +131,7 @@ function printOutcome(
   });
   io.stdout(redact(text));
   if (report.overCap) io.stderr(redact(overCapLines(report.overCap)));
+  if (report.notJudged) io.stderr(redact(`conformance: ${report.notJudged}\n`));
 }
 
 /** Which answer was larger than the cap, and the flag that raises it (two lines). */
@@ -143,26 +142,18 @@ Raise --max-response-bytes to judge it.
 `;
 }
 
-/**
- * Worker threads for `--traffic` (0: the main thread alone), for the tests and the benchmark; by
- * default the file's size decides (`workersFor`).
- */
-const TRAFFIC_WORKERS = 'CONFORMANCE_TRAFFIC_WORKERS';
-
 /** `--traffic`: the recording judged under the run's selection, strictness, seed and spec. */
-async function judgeRecording(options: CliOptions, file: string, workers: string | undefined) {
-  const only = options.config.only;
-  const selected = only || options.skip ? selectChecks(trafficRules(), only, options.skip) : undefined;
+async function judgeRecording(options: CliOptions, file: string) {
+  const rules = selectChecks(RULES, options.config.only, options.skip);
   const traffic: TrafficOptions = {
     file,
     strict: options.config.strict,
     seed: options.config.seed,
+    keys: options.config.keys,
   };
   if (options.config.baseUrl !== undefined) traffic.baseUrl = options.config.baseUrl;
-  if (options.config.specPath !== undefined) traffic.specPath = options.config.specPath;
-  if (selected) traffic.selected = new Set(selected.map((r) => r.id));
-  if (workers !== undefined) traffic.workers = integerFlag(TRAFFIC_WORKERS, workers, { min: 0, max: 16 }, 0);
-  return runTraffic(traffic);
+  if (options.config.webBaseUrl !== undefined) traffic.webBaseUrl = options.config.webBaseUrl;
+  return runTraffic(specModelFor(options.config.specPath), traffic, rules);
 }
 
 const composeRedactors =
@@ -177,6 +168,7 @@ function errorMessage(error: unknown): string {
 
 export function exitStatusOf(report: Report): number {
   if (report.unreachable) return EXIT.unusable;
+  if (report.summary.verdict === 'not judged') return EXIT.unusable;
   // Answers too large to judge leave the run unjudged, unless a required check failed anyway.
   if (report.overCap && report.summary.verdict === 'pass') return EXIT.unusable;
   return report.summary.verdict === 'pass' ? EXIT.pass : EXIT.fail;

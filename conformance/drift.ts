@@ -6,7 +6,7 @@
  */
 import type { ContractValidator } from '../spec/contract.ts';
 import { mediaTypesOf, operationsOf } from '../spec/contract.ts';
-import type { OperationMatcher } from './operations.ts';
+import type { Operation } from '../spec/contract.ts';
 import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
 import { DRIFT_KINDS } from './types.ts';
 
@@ -30,7 +30,8 @@ export interface DriftObservation {
 export interface DriftContext {
   contract: ContractValidator;
   closedContract: ContractValidator;
-  operations: OperationMatcher;
+  /** The documented operation of an exchange, or undefined. */
+  operations: { operationOf(exchange: Exchange): Operation | undefined };
 }
 
 export const MAX_FINDINGS = 200;
@@ -163,11 +164,22 @@ export interface AnswerDrift {
 
 /** The differences of one exchange's answer; undefined when it is no documented operation's answer. */
 export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift | undefined {
+  const known = analysedAnswers.get(exchange);
+  if (known !== undefined) return known ?? undefined;
   const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
-  if (!operationId || !exchange.response) return undefined;
-  const { status } = exchange.response;
-  return { operationId, status, differences: differencesOf(operationId, exchange.response, ctx) };
+  const drift =
+    operationId && exchange.response
+      ? { operationId, status: exchange.response.status, differences: differencesOf(operationId, exchange.response, ctx) }
+      : undefined;
+  analysedAnswers.set(exchange, drift ?? null);
+  return drift;
 }
+
+/**
+ * Each answer is analysed once: the drift rules and the report's drift section read the same
+ * analysis (schema validation is the dearest part of judging an answer).
+ */
+const analysedAnswers = new WeakMap<Exchange, AnswerDrift | null>();
 
 /** Answers of documented operations with a body to judge: HEAD answers carry none. */
 function documentedOperation(exchange: Exchange, ctx: DriftContext): string | undefined {

@@ -7,7 +7,7 @@
 import { parse } from 'yaml';
 import { ConfigError } from './config-error.ts';
 import { readConfigFile } from './config-file.ts';
-import type { Check } from './checks/check.ts';
+import type { RuleDeclaration } from './core/rule.ts';
 import { summarize } from './summary.ts';
 import type { ExpectationState, ExpectedFailure, Report } from './types.ts';
 
@@ -16,7 +16,7 @@ const ENTRY_FIELDS = new Set(['id', 'reason']);
 /** Reads and checks the file (JSON or YAML: a list of `{ id, reason }`). Throws ConfigError. */
 export function loadExpectedFailures(
   path: string,
-  checks: readonly Pick<Check, 'id' | 'level' | 'drift'>[],
+  checks: readonly Pick<RuleDeclaration, 'id' | 'level' | 'drift'>[],
 ): ExpectedFailure[] {
   const flag = `--expect-failures ${path}`;
   const text = readConfigFile(flag, path);

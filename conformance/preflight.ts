@@ -7,9 +7,8 @@
  * so they count in the budget, appear in the HAR, and the list it fetched is the one the checks use
  * (the client memoizes it): on a healthy target the pre-flight costs no request of its own.
  */
-import type { ContractValidator } from '../spec/contract.ts';
-import { WALKS_PATH, WALKS_READ_SCOPE } from '../spec/facts.ts';
-import { errorEnvelopeProblem } from './checks/outcome.ts';
+import { errorEnvelopeProblem } from './core/answers.ts';
+import type { OperationModel, SpecModel } from './core/spec-model.ts';
 import type { HttpClient } from './client.ts';
 import { acceptedInOtherHeader } from './header-retry.ts';
 import { PRIMARY } from './key-uses.ts';
@@ -17,19 +16,12 @@ import { reachStop } from './reach-stops.ts';
 import { mockWarning } from './target.ts';
 import type { PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
 
-/** The API prefix every path of the spec starts with; a base URL must stop before it. */
-const API_PREFIX = WALKS_PATH.slice(0, WALKS_PATH.lastIndexOf('/'));
-
 type Finding = Pick<PreflightSummary, 'stop' | 'warnings'>;
 
-export async function preflight(
-  client: HttpClient,
-  config: SuiteConfig,
-  contract: ContractValidator,
-): Promise<PreflightSummary> {
+export async function preflight(client: HttpClient, config: SuiteConfig, spec: SpecModel): Promise<PreflightSummary> {
   const started = performance.now();
   const sentBefore = client.sent;
-  const finding = await diagnose(client, config, contract);
+  const finding = await diagnose(client, config, spec);
   return {
     requests: client.sent - sentBefore,
     durationMs: Math.round(performance.now() - started),
@@ -37,59 +29,71 @@ export async function preflight(
   };
 }
 
-async function diagnose(
-  client: HttpClient,
-  config: SuiteConfig,
-  contract: ContractValidator,
-): Promise<Finding> {
-  const list = await client.send({ path: WALKS_PATH, auth: PRIMARY });
+/** The operation the pre-flight asks: the first live collection, or the first live GET without parameters. */
+function firstOperation(spec: SpecModel): OperationModel | undefined {
+  return (
+    spec.live.find((op) => op.kind === 'collection') ?? spec.live.find((op) => op.pathParameters.length === 0)
+  );
+}
+
+async function diagnose(client: HttpClient, config: SuiteConfig, spec: SpecModel): Promise<Finding> {
+  const op = firstOperation(spec);
+  if (!op) return { warnings: [] };
+  const API_PREFIX = spec.apiPrefix;
+  const list = await client.send({ path: op.path, auth: PRIMARY });
   const url = list.request.url;
   if (list.error) return { stop: await reachStop(client, config, list.error), warnings: [] };
   const response = list.response as ResponseData;
   if (response.status === 404 || !isJson(response)) {
-    const prefixed = await prefixStop(client, config);
+    const prefixed = await prefixStop(client, config, op.path, API_PREFIX);
     if (prefixed) return { stop: prefixed, warnings: [] };
   }
   const inFront =
-    (response.status === 401 || response.status === 403) && errorEnvelopeProblem({ contract }, response);
+    (response.status === 401 || response.status === 403) && errorEnvelopeProblem(spec, response);
   if (inFront) return { stop: gatewayStop(url, response, config), warnings: [] };
   if (!isJson(response)) return { stop: notJsonStop(url, response, client), warnings: [] };
   const warnings: string[] = [];
   if (response.status === 401 || response.status === 403) {
     const otherHeader = await acceptedInOtherHeader(client, response.status);
-    if (!otherHeader) return { stop: keyStop(response), warnings: [] };
+    if (!otherHeader) return { stop: keyStop(response, op), warnings: [] };
     warnings.push(otherHeader);
   }
-  if (response.status === 404) return { stop: notFoundStop(url, response, contract), warnings: [] };
+  if (response.status === 404) return { stop: notFoundStop(url, response, spec, API_PREFIX), warnings: [] };
   if (config.reach?.insecure && config.baseUrl.startsWith('https:')) {
     warnings.push(`--insecure: the TLS certificate of ${config.baseUrl} was not verified`);
   }
-  const mock = mockWarning(config, list, contract);
+  const mock = mockWarning(config, list, spec.contract);
   if (mock) warnings.push(mock);
   return { warnings };
 }
 
 /** `BASE/walks` answers where `BASE/api/v1/walks` does not: the base URL already holds the prefix. */
-async function prefixStop(client: HttpClient, config: SuiteConfig): Promise<string | undefined> {
-  const probe = await client.send({ path: WALKS_PATH.slice(API_PREFIX.length), auth: PRIMARY });
+async function prefixStop(
+  client: HttpClient,
+  config: SuiteConfig,
+  path: string,
+  API_PREFIX: string,
+): Promise<string | undefined> {
+  if (!API_PREFIX) return undefined;
+  const probe = await client.send({ path: path.slice(API_PREFIX.length), auth: PRIMARY });
   const answer = probe.response;
   if (!answer || answer.status === 404 || !isJson(answer)) return undefined;
   const base = config.baseUrl;
   const fixed = base.endsWith(API_PREFIX) ? base.slice(0, -API_PREFIX.length) : undefined;
   return (
-    `the base URL must not include ${API_PREFIX}: ${base}/walks answers where ${base}${WALKS_PATH} does not.\n` +
+    `the base URL must not include ${API_PREFIX}: ${base}${path.slice(API_PREFIX.length)} answers where ${base}${path} does not.\n` +
     (fixed ? `Use --base-url ${fixed}` : `Use the URL that ${API_PREFIX} hangs from as --base-url.`)
   );
 }
 
-function keyStop(response: ResponseData): string {
+function keyStop(response: ResponseData, op: OperationModel): string {
   const code = (response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
   const status = `${response.status}${typeof code === 'string' ? ` ${code}` : ''}`;
   const what =
     response.status === 403
-      ? `check ${PRIMARY.key} has scope ${WALKS_READ_SCOPE} and belongs to the target`
+      ? `check ${PRIMARY.key} has scope ${op.requiredScopes.join(' and ')} and belongs to the target`
       : `check ${PRIMARY.key} and the target`;
-  return `the key was rejected (${status}) on GET ${API_PREFIX}/walks: ${what} (--base-url).`;
+  return `the key was rejected (${status}) on GET ${op.path}: ${what} (--base-url).`;
 }
 
 /**
@@ -108,15 +112,15 @@ function gatewayStop(url: string, response: ResponseData, config: SuiteConfig): 
 }
 
 /** The list route answers 404: the API (or a gateway) is there, but not at this path. */
-function notFoundStop(url: string, response: ResponseData, contract: ContractValidator): string {
-  const envelope = errorEnvelopeProblem({ contract }, response) === undefined;
+function notFoundStop(url: string, response: ResponseData, spec: SpecModel, API_PREFIX: string): string {
+  const envelope = errorEnvelopeProblem(spec, response) === undefined;
   const code = (response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
   const who = envelope
     ? `in the API's own error envelope${typeof code === 'string' ? ` (${code})` : ''}: the API answers, but its list route is not at this path`
     : "in JSON that is not the API's error envelope";
   return (
     `GET ${url} answered 404 ${who}.\n` +
-    'Is the path prefix right? --base-url is the URL /api/v1 hangs from (https://host/prefix behind a gateway).'
+    `Is the path prefix right? --base-url is the URL ${API_PREFIX || '/'} hangs from (https://host/prefix behind a gateway).`
   );
 }
 

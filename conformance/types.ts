@@ -275,6 +275,10 @@ export interface CheckResult {
   /** Set when `--expect-failures` lists the check. */
   expectedFailure?: ExpectedFailureMark;
   judged?: Judged;
+  /** The OWASP API Security Top 10 (2023) categories a failure of this rule falls under. */
+  owasp?: string[];
+  /** Records left unjudged beside those judged (a rule that failed or passed on the rest), and why. */
+  unjudged?: string;
 }
 
 /** How many results of each class (`RESULT_CLASSES`), then what decides the verdict. */
@@ -286,8 +290,13 @@ export interface ReportSummary extends Record<ResultClass, number> {
   expectedFailures: number;
   /** Listed expected failures whose check passed: each fails the run, so the list cannot rot. */
   fixedExpectedFailures: number;
-  /** `not judged`: the run stopped before any check (exit status 2); `Report.unreachable` says why. */
+  /**
+   * `not judged`: the run stopped before any rule (`Report.unreachable` says why), or no required
+   * rule failed but some were left unjudged (`Report.notJudged` says why): exit status 2.
+   */
   verdict: 'pass' | 'fail' | 'not judged';
+  /** Required rules left unjudged, none of them contradicted. */
+  requiredNotJudged: number;
 }
 
 /** Which OpenAPI document a run used: its file, `info.version` and SHA-256 of its bytes. */
@@ -311,12 +320,18 @@ export interface Report {
   };
   startedAt: string;
   durationMs: number;
-  requests: { sent: number; budget: number; memoized: number };
+  /** Requests sent, the budget, identical GETs answered once, and (live) how many the plan asked for. */
+  requests: { sent: number; budget: number; memoized: number; planned?: number };
   /**
    * Set when the run could not judge the target (exit status 2): the pre-flight found it unreachable,
    * silent, rejecting the key, behind a base URL that holds the API prefix, or not answering JSON.
    */
   unreachable?: string;
+  /**
+   * Set when no required rule failed but some were left unjudged (exit status 2): one line naming
+   * the cause and the fix (`raise --max-requests to 700`, `the target timed out 23 times...`).
+   */
+  notJudged?: string;
   /**
    * Answers cut off at `--max-response-bytes`, one line each: the checks they cut were not judged,
    * and a run that otherwise passes ends with exit status 2 (issue 24).
@@ -373,6 +388,8 @@ export interface TrafficCoverage {
   judged: number;
   /** Entries of this API that could not be judged, by reason (no answer, no body recorded...). */
   notJudged: { reason: string; entries: number }[];
+  /** The entries that could not be read, each by its place in the file and why (the first 50). */
+  unreadable?: string[];
 }
 
 export interface OperationCoverage {

@@ -21,9 +21,9 @@ export function jobSummary(report: Report): string {
     `${target.baseUrl} against API version ${spec.version}` +
       ` (profile ${target.profile}${target.strict ? ', strict' : ''}; ${report.tool.name} ${report.tool.version})`,
     '',
-    '| pass | fail | required failures | advisory | skip | inconclusive |',
+    '| pass | fail | required failures | advisory | skip | not judged |',
     '| ---: | ---: | ---: | ---: | ---: | ---: |',
-    `| ${summary.pass} | ${summary.fail} | ${summary.requiredFailures} | ${summary.advisory} | ${summary.skip} | ${summary.inconclusive} |`,
+    `| ${summary.pass} | ${summary.fail} | ${summary.requiredFailures} | ${summary.advisory} | ${summary.skip} | ${summary['not-judged']} |`,
     ...(report.unreachable ? ['', `**Could not judge the deployment:** ${cell(report.unreachable)}`] : []),
     ...(failed.length > 0
       ? ['', '| check | requirement | what happened |', '| --- | --- | --- |', ...failed.map(failureRow)]

@@ -45,7 +45,7 @@ export const CREDENTIAL_NAMES = [...CREDENTIAL_KEY_NAMES, WEB_BASE_URL_NAME] as 
 export type CredentialName = (typeof CREDENTIAL_NAMES)[number];
 
 /** How the conformance suite classes each check's result. */
-export const RESULT_CLASSES = ['pass', 'fail', 'skip', 'advisory', 'inconclusive'] as const;
+export const RESULT_CLASSES = ['pass', 'fail', 'skip', 'advisory', 'not-judged'] as const;
 export type ResultClass = (typeof RESULT_CLASSES)[number];
 
 export interface LimitFacts {

@@ -99,7 +99,7 @@ function failureLines(
 function middleLines(report: Report, verbosity: Verbosity, more: (n: number) => string): string[] {
   const lines = [...expectationLines(report)];
   const advisories = report.results.filter((r) => r.status === 'advisory');
-  const notRun = report.results.filter((r) => r.status === 'skip' || r.status === 'inconclusive');
+  const notRun = report.results.filter((r) => r.status === 'skip' || r.status === 'not-judged');
   if (verbosity === 'verbose') {
     if (advisories.length > 0) {
       lines.push('', 'ADVISORY (where the written spec is silent, and drift unless --strict)');
@@ -115,7 +115,7 @@ function middleLines(report: Report, verbosity: Verbosity, more: (n: number) => 
   } else if (advisories.length + notRun.length > 0) {
     lines.push(
       '',
-      `${advisories.length} advisory, ${notRun.length} skipped or inconclusive (--verbose says what and why)`,
+      `${advisories.length} advisory, ${notRun.length} skipped or not judged (--verbose says what and why)`,
     );
   }
   lines.push('', ...driftSummary(report, verbosity, more));
@@ -176,7 +176,7 @@ function verdictLine(report: Report, paint: Paint): string {
       : paint.bad('FAIL');
   return (
     `Verdict: ${verdict} — ${summary.requiredFailures} required check(s) failed${expectations} ` +
-    `(${summary.pass} passed, ${summary.fail} failed, ${summary.advisory} advisory, ${summary.skip} skipped, ${summary.inconclusive} inconclusive)`
+    `(${summary.pass} passed, ${summary.fail} failed, ${summary.advisory} advisory, ${summary.skip} skipped, ${summary['not-judged']} not judged)`
   );
 }
 

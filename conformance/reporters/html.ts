@@ -87,7 +87,7 @@ function tiles(report: Report): string {
     tile('failed', summary.fail - summary.expectedFailures, 'bad'),
     tile('advisory', summary.advisory, 'note'),
     tile('skipped', summary.skip, ''),
-    tile('inconclusive', summary.inconclusive, ''),
+    tile('not judged', summary['not-judged'], ''),
     tile('drift findings', report.drift.findings.length + report.drift.omitted, 'note'),
   ];
   if (report.expectations) {
@@ -274,7 +274,7 @@ function resultsSection(report: Report): string {
             : r.expectedFailure.state === 'fixed'
               ? `${r.status}, but listed as an expected failure`
               : `${r.status} (listed as an expected failure)`;
-        const text = r.status === 'skip' || r.status === 'inconclusive' ? (r.reason ?? r.actual) : r.actual;
+        const text = r.status === 'skip' || r.status === 'not-judged' ? (r.reason ?? r.actual) : r.actual;
         return `<tr><td class="nowrap"><b>${esc(r.id)}</b></td><td class="nowrap">${esc(r.section)}</td><td>${esc(r.title)}</td><td class="nowrap">${esc(r.effectiveLevel)}</td><td class="nowrap"><span class="badge ${r.expectedFailure?.state === 'failing' ? 'advisory' : r.status}">${esc(status)}</span></td><td>${esc(text)}</td></tr>`;
       })
       .join('');

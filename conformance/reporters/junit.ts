@@ -22,7 +22,7 @@ function outcomeOf(r: CheckResult): Outcome {
   if (r.expectedFailure?.state === 'fixed') return 'failure';
   if (r.expectedFailure?.state === 'failing') return 'skipped';
   if (r.status === 'fail') return 'failure';
-  if (r.status === 'skip' || r.status === 'inconclusive') return 'skipped';
+  if (r.status === 'skip' || r.status === 'not-judged') return 'skipped';
   return 'passed';
 }
 
@@ -164,7 +164,7 @@ function testCase(r: CheckResult, report: Report): string {
       .filter(Boolean)
       .join('\n');
     body.push(`      <failure type="${r.id}" message="${xml(r.actual)}">${xml(text)}</failure>`);
-  } else if (r.status === 'skip' || r.status === 'inconclusive') {
+  } else if (r.status === 'skip' || r.status === 'not-judged') {
     body.push(`      <skipped message="${xml(`${r.status}: ${r.reason ?? ''}`)}"/>`);
   } else if (r.status === 'advisory') {
     body.push(

@@ -6,20 +6,17 @@
  * JSON-looking text is decoded by the coding its `Content-Encoding` names.
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { WALKS_PATH } from '../../spec/facts.ts';
 import { responseOf } from '../client.ts';
-import { EXCERPT_CHARS } from '../checks/outcome.ts';
+import { EXCERPT_CHARS } from '../core/answers.ts';
+import type { Keyring } from '../core/credentials.ts';
 import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../types.ts';
-import { keyIdentity, SECRET_HEADERS, type SecretNotes, shownUrl } from './secrets.ts';
+import { SECRET_HEADERS, type SecretNotes, shownUrl } from './secrets.ts';
 
-/** The API's version prefix (§9): the path of the walk list without its last segment. */
-export const API_PREFIX = WALKS_PATH.slice(0, WALKS_PATH.lastIndexOf('/'));
-
-/** The API base URL of a request: its origin and the path before `/api/v1`, or undefined. */
-export function apiBaseOf(url: URL): string | undefined {
+/** The API base URL of a request: its origin and the path before the API's prefix (`/api/v1`), or undefined. */
+export function apiBaseOf(url: URL, apiPrefix: string): string | undefined {
   const path = url.pathname;
-  const at = path.endsWith(API_PREFIX) ? path.length - API_PREFIX.length : path.indexOf(`${API_PREFIX}/`);
+  const at = path.endsWith(apiPrefix) ? path.length - apiPrefix.length : path.indexOf(`${apiPrefix}/`);
   if (at === -1) return undefined;
   return `${url.origin}${path.slice(0, at)}`;
 }
@@ -87,7 +84,8 @@ function headerMap(raw: unknown): Map<string, string> {
 }
 
 export type Reading =
-  | { judged: true; exchange: Exchange; identity: string | undefined }
+  /** `bodyless`: the recording holds the answer's status and headers, not its body. */
+  | { judged: true; exchange: Exchange; bodyless: boolean }
   | { judged: false; reason: string; line: string };
 
 /** How a request is named in reports: `#12 GET https://host/api/v1/walks?limit=5`. */
@@ -108,6 +106,7 @@ export function readEntry(
   index: number,
   request: RecordedRequest,
   ledger: SecretNotes,
+  keyring: Keyring,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   const url = shownUrl(request.written, ledger);
@@ -118,9 +117,10 @@ export function readEntry(
     return { judged: false, reason: 'no answer recorded', line };
   const headers = headerMap(response?.headers);
   for (const [name, value] of headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
-  const content = bodyOf(response?.content, headers, request.method, status);
-  if (typeof content === 'string') return { judged: false, reason: content, line };
-  const info = requestInfo(request, url);
+  const read = bodyOf(response?.content, headers, request.method, status);
+  const bodyless = typeof read === 'string';
+  const content: Body = typeof read === 'string' ? { content: '' } : read;
+  const info = requestInfo(request, url, keyring);
   const shown = Object.fromEntries([...headers].filter(([name]) => !SECRET_HEADERS.has(name)));
   const answer = responseOf(status, shown, content.content);
   if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
@@ -138,22 +138,24 @@ export function readEntry(
     retries: 0,
   };
   if (!Number.isNaN(started)) exchange.startedAt = started;
-  return { judged: true, exchange, identity: keyIdentity(request.headers) };
+  return { judged: true, exchange, bodyless };
 }
 
 /**
- * The request as reports show it. The request line names the entry (`#12 GET …`), so every
- * finding a check words as `GET url: problem` says which entry it was. A key the request carried
- * is shown as `$CONFORMANCE_API_KEY` in the curl, so the reproduction needs one of the tester's.
+ * The request as reports show it. A key it carried is shown by the role of the configured key it
+ * matches (`$CONFORMANCE_OTHER_CAMPAIGN_KEY`), or else by its hashed id (`key#3f9a1c0e`); other
+ * credentials by their scheme alone. The rules tell the credentials from these same headers.
  */
-function requestInfo(request: RecordedRequest, url: string): RequestInfo {
+function requestInfo(request: RecordedRequest, url: string, keyring: Keyring): RequestInfo {
   const headers: Record<string, string> = {};
-  for (const name of ['accept', 'accept-encoding', 'content-type']) {
+  for (const name of ['accept', 'accept-encoding', 'content-type', 'origin', 'if-none-match']) {
     const value = request.headers.get(name);
     if (value !== undefined) headers[name] = value;
   }
-  if (request.headers.has('x-api-key')) headers['x-api-key'] = '$CONFORMANCE_API_KEY';
-  else if (request.headers.has('authorization')) headers.Authorization = 'Bearer $CONFORMANCE_API_KEY';
+  const authorization = request.headers.get('authorization');
+  if (authorization !== undefined) headers.Authorization = keyring.shownValue('authorization', authorization);
+  const apiKey = request.headers.get('x-api-key');
+  if (apiKey !== undefined) headers['x-api-key'] = keyring.shownValue('x-api-key', apiKey);
   return withCurl({ method: request.method, url, keys: [], headers });
 }
 

@@ -1,10 +1,10 @@
 /**
  * Runs the suite once against the configured target (or the embedded reference server) and maps
  * every requirement to a test: fail → a failed test with expected, actual, hint and curl; skip and
- * inconclusive → a skipped test with the reason; pass and advisory → a passed test.
+ * not judged → a skipped test with the reason; pass and advisory → a passed test.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CHECKS } from '../checks/registry.ts';
+import { RULES } from '../rules/registry.ts';
 import { resolveTarget } from '../target.ts';
 import { parseCli } from '../config.ts';
 import type { Redactor } from '../redact.ts';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   stop = target.close;
   redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
   // The CLI's pre-flight too: a setup problem (a certificate, a proxy, a gateway) is one error, not every test failing.
-  report = (await runSuiteWithTraffic(target.config, CHECKS, preflight)).report;
+  report = (await runSuiteWithTraffic(target.config, RULES, preflight)).report;
   if (report.unreachable) throw new Error(redact(report.unreachable));
 });
 
@@ -35,11 +35,11 @@ afterAll(async () => {
 
 for (const area of AREAS) {
   describe(area, () => {
-    for (const check of CHECKS.filter((c) => c.area === area)) {
+    for (const check of RULES.filter((c) => c.area === area)) {
       it(`${check.id} ${check.title}`, async (ctx) => {
         const result = report.results.find((r) => r.id === check.id);
         if (!result) return ctx.skip('not selected');
-        if (result.status === 'skip' || result.status === 'inconclusive') {
+        if (result.status === 'skip' || result.status === 'not-judged') {
           return ctx.skip(redact(`${result.status}: ${result.reason ?? ''}`));
         }
         if (result.status === 'advisory') await ctx.annotate(redact(`advisory: ${result.actual}`));

@@ -12,7 +12,7 @@ import type { PartResult } from './types.ts';
 const CONFORMANCE_MAIN = 'conformance/main.ts';
 
 interface SuiteReport {
-  summary?: { pass: number; fail: number; advisory: number; skip: number; inconclusive: number };
+  summary?: { pass: number; fail: number; advisory: number; skip: number; 'not-judged': number };
   results?: { id: string; title: string; status: string; actual?: string }[];
   drift?: {
     findings?: {

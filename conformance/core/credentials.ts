@@ -1,0 +1,187 @@
+/**
+ * What credentials a request carried, told from its headers alone, the same way for a request the
+ * suite sent (its headers as reports show them: `Bearer $CONFORMANCE_API_KEY`) and for one read from
+ * a recording (the raw key, matched against the configured keys by hash, or a placeholder our own
+ * `--har` wrote). Rules judge by this description, so a rule about revoked keys judges every
+ * exchange that carried the revoked key, whichever source it came from.
+ */
+import { createHash } from 'node:crypto';
+import type { NearMiss } from '../near-miss.ts';
+import { NEAR_MISSES, nearMissLabel } from '../near-miss.ts';
+import type { KeyName, Via } from './roles.ts';
+import { KEY_NAMES, roleOf } from './roles.ts';
+
+export type Credential =
+  /** No key header at all. */
+  | { kind: 'none' }
+  /** A configured key, in one header. */
+  | { kind: 'key'; key: KeyName; via: Via }
+  /** One edit of a configured key (`near-miss.ts`). */
+  | { kind: 'near-miss'; key: KeyName; miss: NearMiss; via: Via }
+  /** A well-formed key no deployment knows (made up by the suite). */
+  | { kind: 'made-up'; via: Via }
+  /** Credentials not shaped like a key in its header: Basic, `Token x`, a bearer token without the prefix... */
+  | { kind: 'malformed'; form: string }
+  /** A key the run does not know, from a recording: named by a stable hash. */
+  | { kind: 'recorded'; id: string; via: Via }
+  /** Both headers, each with its own credentials. */
+  | { kind: 'two'; bearer: Credential; xApiKey: Credential }
+  /** A recording that drops key headers (a sanitized export): whether a key was sent is unknown. */
+  | { kind: 'unseen' };
+
+/** The shell expression reports show for a made-up key (the client's, recognised here). */
+export const MADE_UP_KEY_SHOWN = /^\S*\$\(openssl rand -hex \d+\)$/;
+
+export interface KeyringOptions {
+  /** The configured keys by variable: raw keys in a recording are matched against their hashes. */
+  keys: Partial<Record<KeyName, string>>;
+  /** The prefix every key has (`svc_sk_live_`), from the spec's bearer format. */
+  keyPrefix?: string;
+}
+
+/** Tells credentials from headers. Holds only hashes of the configured keys, never the keys. */
+export class Keyring {
+  private readonly byHash = new Map<string, KeyName>();
+  private readonly keyPrefix: string | undefined;
+
+  constructor(options: KeyringOptions) {
+    for (const name of KEY_NAMES) {
+      const value = options.keys[name];
+      if (value) this.byHash.set(hashOf(value), name);
+    }
+    this.keyPrefix = options.keyPrefix;
+  }
+
+  /** The credentials of a request with these headers (names in any case). */
+  credentialOf(headers: Readonly<Record<string, string>>, keysVisible = true): Credential {
+    let authorization: string | undefined;
+    let apiKey: string | undefined;
+    for (const [name, value] of Object.entries(headers)) {
+      const lower = name.toLowerCase();
+      if (lower === 'authorization') authorization = value;
+      else if (lower === 'x-api-key') apiKey = value;
+    }
+    const bearer = authorization === undefined ? undefined : this.fromAuthorization(authorization.trim());
+    const xApiKey = apiKey === undefined ? undefined : this.fromApiKey(apiKey.trim());
+    if (bearer && xApiKey) {
+      if (bearer.kind === 'key' && xApiKey.kind === 'key' && bearer.key === xApiKey.key) return bearer;
+      return { kind: 'two', bearer, xApiKey };
+    }
+    return bearer ?? xApiKey ?? (keysVisible ? { kind: 'none' } : { kind: 'unseen' });
+  }
+
+  private fromAuthorization(value: string): Credential {
+    const token = /^Bearer\s+(\S.*)$/i.exec(value)?.[1];
+    if (token === undefined) return { kind: 'malformed', form: formOf(value) };
+    return this.fromToken(token, 'bearer', 'a bearer token not shaped like a key');
+  }
+
+  private fromApiKey(value: string): Credential {
+    return this.fromToken(value, 'x-api-key', `x-api-key: ${formOf(value)}`);
+  }
+
+  private fromToken(token: string, via: Via, notAKey: string): Credential {
+    const nearMiss = nearMissShown(token);
+    if (nearMiss) return { ...nearMiss, kind: 'near-miss', via };
+    if (MADE_UP_KEY_SHOWN.test(token)) return { kind: 'made-up', via };
+    if (/\s/.test(token)) return { kind: 'malformed', form: notAKey };
+    if (RECORDED_KEY.test(token)) return { kind: 'recorded', id: token, via };
+    if (token === REDACTED_TOKEN) return { kind: 'malformed', form: notAKey };
+    const placeholder = /^\$([A-Z_]+)$/.exec(token)?.[1];
+    if (placeholder && isKeyName(placeholder)) return { kind: 'key', key: placeholder, via };
+    const known = this.byHash.get(hashOf(token));
+    if (known) return { kind: 'key', key: known, via };
+    if (this.keyPrefix !== undefined && !token.startsWith(this.keyPrefix)) return { kind: 'malformed', form: notAKey };
+    return { kind: 'recorded', id: keyIdOf(token), via };
+  }
+
+  /**
+   * A key header's value as reports may show it: a configured key as its variable, another key as
+   * its hashed id, anything else as its scheme alone. What was a placeholder already stays one.
+   */
+  shownValue(name: 'authorization' | 'x-api-key', value: string): string {
+    const trimmed = value.trim();
+    const token = name === 'authorization' ? /^Bearer\s+(\S.*)$/i.exec(trimmed)?.[1] : trimmed;
+    if (token === undefined) {
+      const scheme = /^([A-Za-z][A-Za-z0-9-]*)\s+\S/.exec(trimmed)?.[1];
+      return scheme ? `${scheme} ${REDACTED_TOKEN}` : REDACTED_TOKEN;
+    }
+    const credential = this.fromToken(token, name === 'authorization' ? 'bearer' : 'x-api-key', '');
+    const shown =
+      credential.kind === 'key'
+        ? `$${credential.key}`
+        : credential.kind === 'recorded'
+          ? credential.id
+          : credential.kind === 'near-miss' || credential.kind === 'made-up'
+            ? token
+            : REDACTED_TOKEN;
+    return name === 'authorization' ? `Bearer ${shown}` : shown;
+  }
+}
+
+/** How a recorded key this run does not know is shown: its hashed id. */
+const RECORDED_KEY = /^key#[0-9a-f]{8}$/;
+/** What a secret that is not a key is shown as. */
+export const REDACTED_TOKEN = '[redacted]';
+
+/** A stable, short, one-way name for a key: `key#3f9a1c0e`. */
+export function keyIdOf(key: string): string {
+  return `key#${hashOf(key).slice(0, 8)}`;
+}
+
+function hashOf(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+const isKeyName = (name: string): name is KeyName => (KEY_NAMES as readonly string[]).includes(name);
+
+/** `<$CONFORMANCE_API_KEY with its last character changed>` as `client.ts` shows a near miss. */
+function nearMissShown(token: string): { key: KeyName; miss: NearMiss } | undefined {
+  const shown = /^<(.*)>$/.exec(token)?.[1];
+  if (!shown) return undefined;
+  for (const key of KEY_NAMES) {
+    for (const miss of NEAR_MISSES) if (nearMissLabel(key, miss) === shown) return { key, miss };
+  }
+  return undefined;
+}
+
+/** The scheme of an Authorization value, never its secret: `Basic`, `Token`, or `a bare value`. */
+function formOf(value: string): string {
+  const scheme = /^([A-Za-z][A-Za-z0-9-]*)\s+\S/.exec(value)?.[1];
+  return scheme ? `${scheme} credentials` : 'a value without a scheme';
+}
+
+/** How reports name credentials: `$CONFORMANCE_API_KEY in x-api-key`, `no key`, `key#3f9a1c0e`. */
+export function credentialLabel(credential: Credential): string {
+  switch (credential.kind) {
+    case 'none':
+      return 'no key';
+    case 'unseen':
+      return 'no key recorded';
+    case 'key':
+      return `$${credential.key} in ${viaLabel(credential.via)}`;
+    case 'near-miss':
+      return `${nearMissLabel(credential.key, credential.miss)} in ${viaLabel(credential.via)}`;
+    case 'made-up':
+      return `an unknown key in ${viaLabel(credential.via)}`;
+    case 'malformed':
+      return credential.form;
+    case 'recorded':
+      return `${credential.id} in ${viaLabel(credential.via)}`;
+    case 'two':
+      return `${credentialLabel(credential.bearer)} and ${credentialLabel(credential.xApiKey)}`;
+  }
+}
+
+const viaLabel = (via: Via) => (via === 'bearer' ? 'Authorization: Bearer' : 'x-api-key');
+
+/** The configured key a request carried whole, when it carried exactly one. */
+export function keyOf(credential: Credential): KeyName | undefined {
+  return credential.kind === 'key' ? credential.key : undefined;
+}
+
+/** The role of the key a request carried, when it carried one configured key whole. */
+export function roleOfCredential(credential: Credential) {
+  const key = keyOf(credential);
+  return key ? roleOf(key) : undefined;
+}

@@ -1,0 +1,67 @@
+/**
+ * Turns an exchange into what the rules judge, the same way for both sources: the operation from
+ * the method and path below the base URL, the credentials from the request's headers, the answer's
+ * kind from the answer.
+ */
+import type { Exchange } from '../types.ts';
+import type { Keyring } from './credentials.ts';
+import type { Observation } from './observation.ts';
+import { answerKindOf } from './observation.ts';
+import type { SpecModel } from './spec-model.ts';
+
+export interface ObserveOptions {
+  spec: SpecModel;
+  keyring: Keyring;
+  /** The base URL's path (a gateway's prefix), removed before matching: `/staging`. */
+  basePath: string;
+  source: 'live' | 'traffic';
+  /** Whether the source shows key headers at all (a sanitized recording does not). */
+  keysVisible?: boolean;
+}
+
+export interface ProbeTags {
+  plannedBy?: ReadonlySet<string>;
+  private?: boolean;
+  transform?: string;
+}
+
+/** The path below the base: `/api/v1/walks` of `https://host/staging/api/v1/walks?limit=1`. */
+export function pathBelow(url: URL, basePath: string): string {
+  const path = url.pathname;
+  return basePath && path.startsWith(basePath) ? path.slice(basePath.length) || '/' : path;
+}
+
+export function observe(
+  exchange: Exchange,
+  options: ObserveOptions,
+  tags: ProbeTags = {},
+  bodyless = false,
+): Observation {
+  const url = new URL(exchange.request.url);
+  const path = pathBelow(url, options.basePath);
+  const matched = hasDotSegment(exchange.request.url) ? undefined : options.spec.match(exchange.request.method, path);
+  const { answer, failure } = answerKindOf(exchange, bodyless);
+  const obs: Observation = {
+    exchange,
+    ...(matched ? { op: matched.op } : {}),
+    params: matched?.params ?? {},
+    query: url.searchParams,
+    path,
+    credential: options.keyring.credentialOf(exchange.request.headers, options.keysVisible ?? true),
+    answer,
+    ...(failure ? { failure } : {}),
+    bodyless,
+    inApi: options.spec.apiPrefix === '' || path === options.spec.apiPrefix || path.startsWith(`${options.spec.apiPrefix}/`),
+    ...(tags.plannedBy ? { plannedBy: tags.plannedBy } : {}),
+    ...(tags.private ? { private: true } : {}),
+    ...(tags.transform ? { transform: tags.transform } : {}),
+    source: options.source,
+  };
+  return obs;
+}
+
+/** A `.` or `..` segment (or a `%2e` spelling of one): no documented path has one. */
+function hasDotSegment(url: string): boolean {
+  const path = url.replace(/^[a-z]+:\/\/[^/]+/i, '').split(/[?#]/)[0] ?? '';
+  return path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+}

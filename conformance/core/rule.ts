@@ -1,0 +1,179 @@
+/**
+ * What a rule is: a requirement of the written spec (id, section, title, level) and a judgement
+ * over exchanges, the way Schemathesis's checks take a case and its response. A rule never sends a
+ * request: it may say which requests a live run needs (`plan`), and it judges every exchange it is
+ * given (`judge`, one at a time; `across`, over all of them), whether a live run sent it or a
+ * recording supplied it. The engine applies every rule to every live GET operation of the spec
+ * under test unless the rule says otherwise (`appliesTo`), so a new endpoint is checked by editing
+ * the spec alone.
+ */
+import type { Area, Level, MockMode, RequestSpec } from '../types.ts';
+import type { Campaign, KeyName, Via } from './roles.ts';
+import type { NearMiss } from '../near-miss.ts';
+import type { Credential } from './credentials.ts';
+import type { Observation } from './observation.ts';
+import type { OperationModel, SpecModel } from './spec-model.ts';
+import type { OwaspCategory } from './owasp.ts';
+
+export interface RuleDeclaration {
+  /** Stable requirement id, e.g. `AUTH-003`. */
+  id: string;
+  /** The section of the written spec the rule comes from, e.g. `§5.8`. */
+  section: string;
+  /** What holds, in words a tester understands. */
+  title: string;
+  area: Area;
+  /** `required` when the written spec states the rule; `advisory` when it says "not shown". */
+  level: Level;
+  /** Drift (undocumented fields, statuses, content types): advisory, a failure under `--strict`. */
+  drift?: true;
+  /** The decision of spec/DECISIONS.md an advisory rule reports on. */
+  decision?: string;
+  /** How to fix a failure, in one sentence. */
+  hint: string;
+  /** The OWASP API Security Top 10 (2023) categories a broken rule falls under. */
+  owasp?: readonly OwaspCategory[];
+  /** Keys it needs: without them it is skipped, naming the variables. */
+  needs?: readonly KeyName[];
+  /** Only when the deployment's web base URL is configured. */
+  needsWebBaseUrl?: true;
+  /** How `--profile mock` treats it: run, or skipped with the reason a mock cannot show it. */
+  mock: MockMode;
+}
+
+/** One verdict on one record (an answer, a walk, a pair of answers). */
+export type Judgement =
+  | { verdict: 'holds'; obs?: Observation }
+  | { verdict: 'breaks'; problem: string; obs?: Observation; hint?: string }
+  | { verdict: 'unjudged'; reason: string; obs?: Observation }
+  /** Advisory rules: what the deployment chose, and whether it differs from the project's decision. */
+  | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation };
+
+export const holds = (obs?: Observation): Judgement => (obs ? { verdict: 'holds', obs } : { verdict: 'holds' });
+export const breaks = (problem: string, obs?: Observation, hint?: string): Judgement => ({
+  verdict: 'breaks',
+  problem,
+  ...(obs ? { obs } : {}),
+  ...(hint ? { hint } : {}),
+});
+export const unjudged = (reason: string, obs?: Observation): Judgement => ({
+  verdict: 'unjudged',
+  reason,
+  ...(obs ? { obs } : {}),
+});
+export const chose = (choice: string, differs: boolean | string[], obs?: Observation): Judgement => ({
+  verdict: 'chose',
+  choice,
+  differs,
+  ...(obs ? { obs } : {}),
+});
+
+/** What a rule may read while it judges; never a key's value. */
+export interface RuleContext {
+  readonly spec: SpecModel;
+  readonly strict: boolean;
+  /** The deployment's `{web_base_url}`, when the tester configured it. */
+  readonly webBaseUrl?: string;
+  /** The configured keys (names only). */
+  readonly keys: ReadonlySet<KeyName>;
+  /** Whether a text repeats a key these credentials carried, whole or in part; never a value. */
+  readonly echoed: (credential: Credential, text: string) => boolean;
+  readonly source: 'live' | 'traffic';
+}
+
+/** A judge over many exchanges: it sees every observation, then gives its verdicts. */
+export interface Across {
+  see(obs: Observation): void;
+  finish(): Judgement[];
+}
+
+/** One request a rule needs from a live run. */
+export interface Probe {
+  request: RequestSpec;
+  /**
+   * When it is sent: 0 with the discovery, 1 (default) with every rule's requests, 2 after them
+   * (reads made again after the other keys' probes, to see that nothing was cached across keys).
+   */
+  phase?: 0 | 1 | 2;
+  /** Judged by the rules that planned it alone (odd spellings, catalogue transforms). */
+  private?: true;
+  /** The catalogue transform that made it. */
+  transform?: string;
+}
+
+/** An item a collection listed to one campaign's key: its id and the summary as served. */
+export interface ListedItem {
+  id: string;
+  summary: Record<string, unknown>;
+}
+
+/** How a rule asks for one request on an operation; the world fills in the path and the target's manners. */
+export interface Ask {
+  /** The configured key to send; none when absent (see `madeUp`, `headers`). */
+  key?: KeyName;
+  via?: Via;
+  /** Sends an edit of the key instead (`near-miss.ts`). */
+  nearMiss?: NearMiss;
+  /** Sends a well-formed key no deployment knows, in this header. */
+  madeUp?: Via;
+  /** The item of an item operation (a real one by default). */
+  id?: string;
+  query?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** A path of its own below the base URL, instead of the operation's. */
+  path?: string;
+}
+
+/** What the live planner knows when rules plan: the spec, the keys, and what the collections listed. */
+export interface World {
+  readonly spec: SpecModel;
+  readonly seed: number;
+  readonly profile: 'live' | 'mock';
+  /** Whether the run has this key. */
+  has(key: KeyName): boolean;
+  /**
+   * The request for `ask` on an operation, or undefined when this target cannot be asked so (a key
+   * not configured; a mock that cannot serve that item).
+   */
+  request(op: OperationModel, ask: Ask): RequestSpec | undefined;
+  /** The items a collection operation listed to a campaign's key (its largest page), as discovered. */
+  listed(op: OperationModel, campaign: Campaign): readonly ListedItem[];
+  /** The ids the sweeps judge for an item or collection operation (every listed one, or `--sample N`). */
+  sweep(op: OperationModel, campaign: 'primary' | 'other'): readonly string[];
+  /** A few ids that exist, for refusals tried on real data (an unknown id when none is listed). */
+  realIds(op: OperationModel): readonly string[];
+  /** An id no deployment has. */
+  readonly unknownId: string;
+}
+
+export interface Rule extends RuleDeclaration {
+  /** What holds, as reports state it under "expected". */
+  expected: string;
+  /** What one judged record is, plural: `answers` (the default), `walks`, `limit values`. */
+  unit?: string;
+  /** `answers`: also judges answers that are not usable (5xx, HTML, not JSON, not decodable). */
+  sees?: 'usable' | 'answers';
+  /**
+   * A rule about every answer (no 5xx anywhere, JSON everywhere): it judges an unusable answer only
+   * when no rule about that very request already found it broken, so one cause is one failure.
+   */
+  catchAll?: true;
+  /** The operations it applies to; every live GET operation when absent. */
+  appliesTo?(op: OperationModel): boolean;
+  /** The requests a live run needs for this rule on one operation. */
+  plan?(op: OperationModel, world: World): Probe[];
+  /** The requests it needs once per run, not per operation (an unknown path, the planned paths). */
+  planOnce?(world: World): Probe[];
+  /** One exchange's verdict; undefined when the exchange is none of this rule's concern. */
+  judge?(obs: Observation, ctx: RuleContext): Judgement | readonly Judgement[] | undefined;
+  /** A judge over every exchange of the run, made afresh for each run. */
+  across?(ctx: RuleContext): Across;
+}
+
+/** Whether a rule applies to an operation: its own test, or every live GET by default. */
+export function ruleAppliesTo(rule: Rule, op: OperationModel): boolean {
+  if (rule.appliesTo) return rule.appliesTo(op);
+  return op.live && op.method === 'GET';
+}

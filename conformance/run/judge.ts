@@ -1,0 +1,223 @@
+/**
+ * The one judge: every rule of a run over every observation it is given, in the order given, from a
+ * live run or a recording alike. It decides only what the rule declarations and the answer kinds
+ * say (who judges what, and what was left unjudged and why); the verdicts are the rules' own.
+ *
+ * Who judges an observation:
+ * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
+ * - a lost one (not sent, timed out, cut): nobody; the rules that planned it are left unjudged;
+ * - an answer that is not usable (5xx, HTML, not JSON): the answer rules (`sees: 'answers'`); the
+ *   other rules that planned it are left unjudged, so one cause is one failure;
+ * - a usable one: every rule.
+ */
+import type { Observation } from '../core/observation.ts';
+import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
+import { ruleAppliesTo } from '../core/rule.ts';
+import type { Exchange } from '../types.ts';
+import { DriftTally } from '../drift.ts';
+import type { Operation } from '../../spec/contract.ts';
+
+/** Findings a rule keeps word for word; beyond them it counts (reports say how many were left out). */
+export const MAX_PROBLEMS = 500;
+
+export interface Tally {
+  rule: Rule;
+  /** Observations this rule judged (one may give several records). */
+  judgedObservations: number;
+  records: number;
+  holds: number;
+  problems: string[];
+  /** Problems beyond `MAX_PROBLEMS`, counted only. */
+  omitted: number;
+  /** The exchange of the first failure, the evidence a report shows. */
+  firstFailure?: Exchange;
+  firstHint?: string;
+  /** The first exchange judged at all. */
+  firstJudged?: Exchange;
+  /** Why records were left unjudged, with how many each. */
+  unjudged: Map<string, number>;
+  /** What an advisory rule saw the deployment choose, each choice with how often. */
+  choices: Map<string, number>;
+  /** Decision ids the deployment decided otherwise (advisory rules). */
+  differs: Set<string>;
+  differsFromOwn: boolean;
+}
+
+export class Judge {
+  /** Answers seen per documented operation and status (the report's status coverage). */
+  readonly statusCounts = new Map<string, Map<string, number>>();
+  /** Every difference of the answers from the spec, for the report's drift section. */
+  readonly drift: DriftTally;
+  /** Answers of documented operations seen (private probes and lost requests apart). */
+  documentedAnswers = 0;
+  private readonly operationOf = new WeakMap<Exchange, Operation>();
+  private readonly tallies: Tally[];
+  private readonly acrosses: { tally: Tally; across: Across }[] = [];
+  private readonly byId = new Map<string, Tally>();
+
+  constructor(
+    rules: readonly Rule[],
+    private readonly ctx: RuleContext,
+  ) {
+    this.tallies = rules.map((rule) => ({
+      rule,
+      judgedObservations: 0,
+      records: 0,
+      holds: 0,
+      problems: [],
+      omitted: 0,
+      unjudged: new Map(),
+      choices: new Map(),
+      differs: new Set(),
+      differsFromOwn: false,
+    }));
+    this.drift = new DriftTally({
+      contract: ctx.spec.contract,
+      closedContract: ctx.spec.closedContract,
+      operations: { operationOf: (exchange) => this.operationOf.get(exchange) },
+    });
+    for (const tally of this.tallies) {
+      this.byId.set(tally.rule.id, tally);
+      if (tally.rule.across) this.acrosses.push({ tally, across: tally.rule.across(ctx) });
+    }
+  }
+
+  /** Judges one observation by every rule it concerns. */
+  see(obs: Observation): void {
+    if (obs.answer === 'lost') {
+      const reason = lostReason(obs);
+      for (const id of obs.plannedBy ?? []) this.mark(id, reason);
+      return;
+    }
+    const usable = obs.answer === 'usable';
+    if (obs.op && !obs.private && obs.exchange.response) this.count(obs);
+    let claimed = false;
+    const catchAll: Tally[] = [];
+    for (const tally of this.tallies) {
+      const { rule } = tally;
+      const planned = obs.plannedBy?.has(rule.id) ?? false;
+      if (obs.private && !planned) continue;
+      if (obs.op && !obs.private && !ruleAppliesTo(rule, obs.op) && !planned) continue;
+      if (!usable && rule.sees !== 'answers') {
+        if (planned) this.mark(rule.id, unusableReason(obs));
+        continue;
+      }
+      if (!usable && rule.catchAll) {
+        catchAll.push(tally);
+        continue;
+      }
+      claimed = this.judgeWith(tally, obs) || claimed;
+    }
+    // The rules about every answer judge what no rule about this request found broken.
+    for (const tally of catchAll) if (!claimed) this.judgeWith(tally, obs);
+    if (!usable) return;
+    for (const { tally, across } of this.acrosses) {
+      if (obs.private && !obs.plannedBy?.has(tally.rule.id)) continue;
+      across.see(obs);
+    }
+  }
+
+  /** Every rule's tally, its cross-exchange verdicts included; call once, after the last observation. */
+  finish(): Tally[] {
+    for (const { tally, across } of this.acrosses) {
+      const judgements = across.finish();
+      if (judgements.length > 0) tally.judgedObservations = Math.max(tally.judgedObservations, 1);
+      for (const judgement of judgements) this.record(tally, judgement, judgement.obs);
+    }
+    return this.tallies;
+  }
+
+  /** One rule's verdicts on one observation; true when one of them found it broken. */
+  private judgeWith(tally: Tally, obs: Observation): boolean {
+    const given = tally.rule.judge?.(obs, this.ctx);
+    if (given === undefined) return false;
+    const judgements = Array.isArray(given) ? given : [given as Judgement];
+    if (judgements.length === 0) return false;
+    tally.judgedObservations++;
+    tally.firstJudged ??= obs.exchange;
+    for (const judgement of judgements) this.record(tally, judgement, obs);
+    return judgements.some((j) => j.verdict === 'breaks');
+  }
+
+  /** The report's collectors: statuses per operation, and the drift of usable answers. */
+  private count(obs: Observation): void {
+    const op = obs.op as Operation;
+    const status = String(obs.exchange.response?.status);
+    const seen = this.statusCounts.get(op.operationId) ?? new Map<string, number>();
+    seen.set(status, (seen.get(status) ?? 0) + 1);
+    this.statusCounts.set(op.operationId, seen);
+    if (obs.answer !== 'usable' || obs.bodyless || obs.exchange.request.method === 'HEAD') return;
+    this.documentedAnswers++;
+    this.operationOf.set(obs.exchange, op);
+    this.drift.add(obs.exchange);
+  }
+
+  private mark(ruleId: string, reason: string): void {
+    const tally = this.byId.get(ruleId);
+    if (tally) tally.unjudged.set(reason, (tally.unjudged.get(reason) ?? 0) + 1);
+  }
+
+  private record(tally: Tally, judgement: Judgement, obs: Observation | undefined): void {
+    const exchange = judgement.obs?.exchange ?? obs?.exchange;
+    if (exchange) tally.firstJudged ??= exchange;
+    switch (judgement.verdict) {
+      case 'holds':
+        tally.records++;
+        tally.holds++;
+        return;
+      case 'breaks':
+        tally.records++;
+        if (tally.problems.length < MAX_PROBLEMS) tally.problems.push(judgement.problem);
+        else tally.omitted++;
+        if (!tally.firstFailure && exchange) {
+          tally.firstFailure = exchange;
+          if (judgement.hint) tally.firstHint = judgement.hint;
+        }
+        return;
+      case 'unjudged':
+        tally.unjudged.set(judgement.reason, (tally.unjudged.get(judgement.reason) ?? 0) + 1);
+        return;
+      case 'chose':
+        tally.records++;
+        tally.choices.set(judgement.choice, (tally.choices.get(judgement.choice) ?? 0) + 1);
+        if (judgement.differs === true) tally.differsFromOwn = true;
+        else if (Array.isArray(judgement.differs)) for (const id of judgement.differs) tally.differs.add(id);
+        if (exchange && !tally.firstFailure) tally.firstFailure = exchange;
+        return;
+    }
+  }
+}
+
+/** Why a lost exchange could not be judged, grouped by cause so a report counts each cause once. */
+export function lostReason(obs: Observation): string {
+  const failure = obs.failure ?? { kind: 'network', message: 'no answer' };
+  switch (failure.kind) {
+    case 'budget':
+      return 'not sent: the request budget is spent (--max-requests)';
+    case 'gave-up':
+      return 'not sent: the target stopped answering';
+    case 'timeout':
+      return 'no complete answer within the timeout (--timeout)';
+    case 'too-large':
+      return 'the answer was larger than --max-response-bytes';
+    default:
+      return `no answer: ${failure.message}`;
+  }
+}
+
+/** Why an answer the answer rules failed is left to them by every other rule. */
+function unusableReason(obs: Observation): string {
+  const status = obs.exchange.response?.status;
+  switch (obs.answer) {
+    case 'server-error':
+      return `answered ${status ?? 'a 5xx'}, a server error (ENVELOPE-011 judges it)`;
+    case 'html':
+      return `answered ${status ?? ''} with an HTML page (ENVELOPE-011 judges it)`.replace('  ', ' ');
+    case 'not-json':
+      return `answered ${status ?? ''} with a body that is not JSON (ENVELOPE-004 judges it)`.replace('  ', ' ');
+    case 'undecodable':
+      return 'answered a body that does not decode from its Content-Encoding (ENVELOPE-012 judges it)';
+    default:
+      return 'no usable answer';
+  }
+}

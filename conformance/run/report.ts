@@ -1,0 +1,138 @@
+/**
+ * The report of a run, live or recorded: the rules' results in report order, the summary and its
+ * verdict, the coverage, the drift section and the security view, all derived from the tallies and
+ * what the judge collected. A run that left required rules unjudged, with none contradicted, says
+ * in one line why and what to change (`notJudgedLine`).
+ */
+import type { Rule } from '../core/rule.ts';
+import type { SpecModel } from '../core/spec-model.ts';
+import { sectionOf } from '../drift.ts';
+import { securityView } from '../security-view.ts';
+import { summarize } from '../summary.ts';
+import { TOOL_NAME, VERSION } from '../tool.ts';
+import type { CheckResult, Coverage, Exchange, OperationCoverage, Report } from '../types.ts';
+import { overCap } from '../types.ts';
+import type { Judge, Tally } from './judge.ts';
+import { resultOfTally } from './results.ts';
+
+export interface ReportInput {
+  spec: SpecModel;
+  source: 'live' | 'traffic';
+  strict: boolean;
+  seed: number;
+  tallies: readonly Tally[];
+  judge?: Judge;
+  skipped: readonly { rule: Rule; result: CheckResult }[];
+  /** Rule ids in report order. */
+  order: readonly string[];
+  exchanges: readonly Exchange[];
+  baseUrl: string;
+  startedAt: Date;
+  durationMs: number;
+  requests: Report['requests'];
+  timeoutMs?: number;
+  sampled?: { n: number; of: number };
+  target: Report['target'];
+  unreachable?: string;
+}
+
+export function reportOf(input: ReportInput): Report {
+  const byId = new Map<string, CheckResult>();
+  for (const tally of input.tallies) byId.set(tally.rule.id, resultOfTally(tally, input.strict, input.source));
+  for (const { rule, result } of input.skipped) byId.set(rule.id, result);
+  const results = input.order.flatMap((id) => {
+    const result = byId.get(id);
+    return result ? [result] : [];
+  });
+  const report: Report = {
+    tool: { name: TOOL_NAME, version: VERSION },
+    spec: input.spec.identity,
+    target: input.target,
+    startedAt: input.startedAt.toISOString(),
+    durationMs: input.durationMs,
+    requests: input.requests,
+    summary: summarize(results),
+    results,
+    drift: input.judge && !input.unreachable ? sectionOf(input.judge.drift.observations(), input.judge.documentedAnswers) : { judged: 0, findings: [], omitted: 0 },
+    coverage: coverageOf(input, results),
+    security: securityView(results),
+  };
+  const cut = input.exchanges.filter((e) => overCap(e.error));
+  if (cut.length > 0) report.overCap = cut.map((e) => `${e.request.method} ${e.request.url}: ${e.error?.message ?? ''}`);
+  if (input.unreachable) {
+    report.unreachable = input.unreachable;
+    report.summary.verdict = 'not judged';
+  } else if (report.summary.verdict === 'not judged') {
+    report.notJudged = notJudgedLine(results, input);
+  }
+  return report;
+}
+
+/**
+ * One line naming why required rules were left unjudged and what to change: the budget, the
+ * timeout, or answers that never came.
+ */
+export function notJudgedLine(results: readonly CheckResult[], input: Pick<ReportInput, 'exchanges' | 'requests' | 'timeoutMs'>): string {
+  const unjudged = results.filter((r) => r.status === 'not-judged' && r.effectiveLevel === 'required');
+  const ids = unjudged.map((r) => r.id);
+  const named = `${ids.slice(0, 4).join(', ')}${ids.length > 4 ? ` and ${ids.length - 4} more` : ''}`;
+  const kinds = new Map<string, number>();
+  for (const e of input.exchanges) if (e.error) kinds.set(e.error.kind, (kinds.get(e.error.kind) ?? 0) + 1);
+  const unsent = (kinds.get('budget') ?? 0) + (kinds.get('gave-up') ?? 0);
+  const timeouts = kinds.get('timeout') ?? 0;
+  let cause: string;
+  if ((kinds.get('budget') ?? 0) > 0) {
+    const needed = Math.max(input.requests.planned ?? 0, input.requests.sent + unsent);
+    cause = `${kinds.get('budget')} requests were not sent: the request budget of ${input.requests.budget} is spent; raise --max-requests to ${roundUp(needed)}`;
+  } else if (timeouts > 0) {
+    cause = `the target timed out ${timeouts} times at --timeout ${input.timeoutMs ?? '?'}; raise --timeout, or check the target's load`;
+  } else if ((kinds.get('gave-up') ?? 0) > 0) {
+    cause = `the target stopped answering and ${kinds.get('gave-up')} requests were not sent`;
+  } else if (kinds.size > 0) {
+    const [kind, n] = [...kinds].sort((a, b) => b[1] - a[1])[0] as [string, number];
+    cause = `${n} requests got no answer (${kind})`;
+  } else {
+    cause = unjudged[0]?.reason ?? 'the rules had nothing to judge';
+  }
+  return `${unjudged.length} required rule(s) not judged (${named}): ${cause}.`;
+}
+
+/** A budget that leaves room: the next hundred above what the plan needed. */
+const roundUp = (n: number) => Math.ceil((n + 1) / 100) * 100;
+
+function coverageOf(input: ReportInput, results: readonly CheckResult[]): Coverage {
+  const gaps = results.flatMap((r) => {
+    if (r.status === 'skip') return [`${r.id} (${r.area}): ${r.reason ?? 'not run'} → skipped`];
+    if (r.status === 'not-judged') return [`${r.id} (${r.area}): ${r.reason ?? ''} → not judged`];
+    if (r.unjudged) return [`${r.id} (${r.area}): also left unjudged: ${r.unjudged}`];
+    return [];
+  });
+  const coverage: Coverage = {
+    seed: input.seed,
+    operations: operationCoverage(input),
+    requirements: results.map((r) => ({
+      id: r.id,
+      status: r.status,
+      ...(r.judged ?? { requests: 0, records: 0, unit: 'records' }),
+    })),
+    gaps,
+  };
+  if (input.sampled) coverage.sampled = input.sampled;
+  return coverage;
+}
+
+function operationCoverage(input: ReportInput): OperationCoverage[] {
+  const counts = input.judge?.statusCounts ?? new Map<string, Map<string, number>>();
+  return input.spec.operations.map((op) => {
+    const seen = counts.get(op.operationId) ?? new Map<string, number>();
+    return {
+      operationId: op.operationId,
+      method: op.method,
+      path: op.path,
+      statuses: op.statuses.map((status) => ({ status, observed: seen.get(status) ?? 0 })),
+      undocumented: [...seen]
+        .filter(([status]) => !op.statuses.includes(status))
+        .map(([status, observed]) => ({ status, observed })),
+    };
+  });
+}

@@ -1,0 +1,113 @@
+/**
+ * A rule's tally as a report's result: its class (pass, fail, advisory, not judged, skip), what was
+ * expected and what came back, the evidence of the first failure and what was judged. The class is
+ * decided here alone, from the tally and the rule's level:
+ * - fail: an answer was received and contradicts the rule (advisory rules report it as advisory);
+ * - not judged: nothing contradicts it, but records it needed got no usable answer;
+ * - pass: it was judged and held;
+ * - skip: it had nothing to judge (a key or setting missing, no operation it applies to).
+ */
+import type { Rule } from '../core/rule.ts';
+import { excerpt } from '../core/answers.ts';
+import type { CheckResult, Exchange, Status } from '../types.ts';
+import type { Tally } from './judge.ts';
+
+/** How many findings the one-line `actual` names before "and N more". */
+const SHOWN_IN_ACTUAL = 3;
+
+export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 'traffic'): CheckResult {
+  const { rule } = tally;
+  const effectiveLevel = rule.drift && strict ? 'required' : rule.level;
+  const unjudged = [...tally.unjudged.values()].reduce((sum, n) => sum + n, 0);
+  let status: Status;
+  let actual: string;
+  if (tally.problems.length > 0 || tally.omitted > 0) {
+    status = effectiveLevel === 'required' ? 'fail' : 'advisory';
+    const total = tally.problems.length + tally.omitted;
+    const shown = tally.problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
+    actual = total > SHOWN_IN_ACTUAL ? `${shown} (and ${total - SHOWN_IN_ACTUAL} more)` : shown;
+  } else if (tally.choices.size > 0) {
+    status = 'advisory';
+    actual = choicesLine(tally.choices);
+  } else if (unjudged > 0) {
+    status = 'not-judged';
+    actual = reasonsLine(tally.unjudged);
+  } else if (tally.records > 0) {
+    status = 'pass';
+    actual = `held on ${tally.records} ${rule.unit ?? 'answers'}`;
+  } else {
+    status = 'skip';
+    actual =
+      source === 'traffic'
+        ? 'the recording holds no exchange this rule judges'
+        : 'no operation of the spec, and no answer of the run, that this rule judges';
+  }
+  const result: CheckResult = {
+    id: rule.id,
+    section: rule.section,
+    title: rule.title,
+    area: rule.area,
+    level: rule.level,
+    effectiveLevel,
+    drift: rule.drift === true,
+    status,
+    expected: rule.expected,
+    actual,
+    durationMs: 0,
+  };
+  if (rule.owasp) result.owasp = [...rule.owasp];
+  if (rule.decision) result.decision = rule.decision;
+  if (tally.differsFromOwn && rule.decision) result.differsFrom = rule.decision.split(/,\s*/);
+  else if (tally.differs.size > 0) result.differsFrom = [...tally.differs];
+  if (status === 'fail' || status === 'advisory') result.hint = tally.firstHint ?? rule.hint;
+  if (status === 'skip' || status === 'not-judged') result.reason = actual;
+  if (tally.problems.length > 1) {
+    result.details = tally.omitted > 0 ? [...tally.problems, `… and ${tally.omitted} more`] : [...tally.problems];
+  }
+  if (unjudged > 0 && status !== 'not-judged') result.unjudged = reasonsLine(tally.unjudged);
+  result.judged = { requests: tally.judgedObservations, records: tally.records, unit: rule.unit ?? 'answers' };
+  const evidence = tally.firstFailure ?? tally.firstJudged;
+  if (evidence) attachEvidence(result, evidence);
+  return result;
+}
+
+/** A result for a rule the run did not judge at all: a key, a setting or a profile ruled it out. */
+export function skippedResult(rule: Rule, reason: string, strict: boolean): CheckResult {
+  return {
+    id: rule.id,
+    section: rule.section,
+    title: rule.title,
+    area: rule.area,
+    level: rule.level,
+    effectiveLevel: rule.drift && strict ? 'required' : rule.level,
+    drift: rule.drift === true,
+    status: 'skip',
+    expected: rule.expected,
+    actual: reason,
+    reason,
+    durationMs: 0,
+    ...(rule.owasp ? { owasp: [...rule.owasp] } : {}),
+    ...(rule.decision ? { decision: rule.decision } : {}),
+  };
+}
+
+function attachEvidence(result: CheckResult, exchange: Exchange): void {
+  result.request = exchange.request;
+  const response = exchange.response;
+  if (response) {
+    result.response = { status: response.status, body: excerpt(response.body) };
+    if (response.contentType) result.response.contentType = response.contentType;
+  }
+}
+
+/** `this deployment answers 401 unauthorized (12); 403 forbidden (2)`. */
+function choicesLine(choices: Map<string, number>): string {
+  const entries = [...choices];
+  if (entries.length === 1) return (entries[0] as [string, number])[0];
+  return entries.map(([choice, n]) => `${choice} (${n})`).join('; ');
+}
+
+/** `3 × not sent: the request budget is spent (--max-requests); 1 × no complete answer...`. */
+export function reasonsLine(reasons: Map<string, number>): string {
+  return [...reasons].map(([reason, n]) => (n > 1 ? `${n} × ${reason}` : reason)).join('; ');
+}

@@ -1,0 +1,192 @@
+/**
+ * `--traffic FILE`: every recorded exchange of this API judged by the same rules, through the same
+ * judge, as a live run's exchanges. Which exchanges are this API's: those under the base URL,
+ * given or inferred from the file (the part of each URL before the API's prefix, `/api/v1`); a file
+ * holding several such bases and no `--base-url` is ambiguous. The file is read once, as a stream;
+ * each candidate base is judged as its entries go by.
+ *
+ * An entry that cannot be read is counted and named, never skipped in silence; a run that could
+ * read fewer than 90 % of this API's entries cannot judge the recording (exit status 2).
+ */
+import { Keyring } from '../core/credentials.ts';
+import { observe, type ObserveOptions } from '../core/observe.ts';
+import type { Rule } from '../core/rule.ts';
+import type { SpecModel } from '../core/spec-model.ts';
+import type { Redactor } from '../redact.ts';
+import { apiBaseOf, readEntry, requestOf, type RawEntry } from '../traffic/entry.ts';
+import { NOT_JSON, NotHarError, parseEntry, scanHarFile } from '../traffic/har-entries.ts';
+import { SecretLedger } from '../traffic/secrets.ts';
+import type { KeyName } from '../core/roles.ts';
+import type { Report, SuiteConfig } from '../types.ts';
+import { Judge } from './judge.ts';
+import { ruleContextOf } from './live.ts';
+import { reportOf } from './report.ts';
+
+/** Candidate bases judged at once before the file is known to be ambiguous anyway. */
+const MAX_BASES = 8;
+/** The share of this API's entries a run must read to judge the recording. */
+export const READABLE_SHARE = 0.9;
+/** How a report counts the answers a recording kept without their bodies. */
+const BODYLESS = 'no body recorded (judged on status and headers)';
+/** Unreadable entries named one by one in a report; beyond them, counted. */
+const MAX_NAMED = 50;
+
+export interface TrafficOptions {
+  file: string;
+  /** Normalized; inferred from the file when undefined. */
+  baseUrl?: string;
+  strict: boolean;
+  seed: number;
+  /** Configured keys: a recorded key that matches one is named by its role. */
+  keys: Partial<Record<KeyName, string>>;
+  webBaseUrl?: string;
+}
+
+export interface TrafficRun {
+  report: Report;
+  /** Every secret the file held, and anything key-shaped: every text written passes it. */
+  redact: Redactor;
+}
+
+/** One candidate API base: its judge and what its entries were. */
+class Base {
+  entries = 0;
+  readable = 0;
+  readonly unreadable: { index: number; reason: string }[] = [];
+  unreadableCount = 0;
+  readonly notJudged = new Map<string, number>();
+
+  constructor(
+    readonly url: string,
+    readonly judge: Judge,
+  ) {}
+
+  cannotRead(index: number, reason: string): void {
+    this.unreadableCount++;
+    if (this.unreadable.length < MAX_NAMED) this.unreadable.push({ index, reason });
+    this.notJudged.set(reason, (this.notJudged.get(reason) ?? 0) + 1);
+  }
+}
+
+export async function runTraffic(spec: SpecModel, options: TrafficOptions, rules: readonly Rule[]): Promise<TrafficRun> {
+  const started = performance.now();
+  const startedAt = new Date();
+  const keyring = new Keyring({ keys: options.keys, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}) });
+  const config = { strict: options.strict, keys: options.keys, ...(options.webBaseUrl ? { webBaseUrl: options.webBaseUrl } : {}) };
+  const ledger = new SecretLedger();
+  const bases = new Map<string, Base>();
+  const seenBases = new Map<string, number>();
+  let entries = 0;
+  let index = 0;
+
+  const baseOf = (url: string): Base | undefined => {
+    seenBases.set(url, (seenBases.get(url) ?? 0) + 1);
+    if (options.baseUrl !== undefined && url !== options.baseUrl) return undefined;
+    let base = bases.get(url);
+    if (!base) {
+      if (bases.size >= MAX_BASES) return undefined;
+      base = new Base(url, new Judge(rules, ruleContextOf(spec, config as SuiteConfig, 'traffic')));
+      bases.set(url, base);
+    }
+    return base;
+  };
+
+  await scanHarFile(options.file, (closed) => {
+    for (const bytes of closed) {
+      index++;
+      entries++;
+      const raw = parseEntry(bytes);
+      if (raw === NOT_JSON) {
+        // Which API an unparsable entry belonged to is unknown: it counts against every base.
+        for (const base of bases.values()) {
+          base.entries++;
+          base.cannotRead(index, 'not valid JSON');
+        }
+        continue;
+      }
+      const request = requestOf(raw);
+      const url = request ? apiBaseOf(request.url, spec.apiPrefix) : undefined;
+      if (!request || url === undefined) continue;
+      const base = baseOf(url);
+      if (!base) continue;
+      base.entries++;
+      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring);
+      if (!reading.judged) {
+        base.cannotRead(index, reading.reason);
+        continue;
+      }
+      base.readable++;
+      if (reading.bodyless) base.notJudged.set(BODYLESS, (base.notJudged.get(BODYLESS) ?? 0) + 1);
+      const observeOptions: ObserveOptions = { spec, keyring, basePath: new URL(url).pathname.replace(/\/+$/, ''), source: 'traffic' };
+      base.judge.see(observe(reading.exchange, observeOptions, {}, reading.bodyless));
+    }
+  });
+  const redact = ledger.redactor();
+  const base = chosen(options, bases, seenBases, entries, redact, spec.apiPrefix);
+  const tallies = base.judge.finish();
+  const report = reportOf({
+    spec,
+    source: 'traffic',
+    strict: options.strict,
+    seed: options.seed,
+    tallies,
+    judge: base.judge,
+    skipped: [],
+    order: rules.map((r) => r.id),
+    exchanges: [],
+    baseUrl: base.url,
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    requests: { sent: 0, budget: 0, memoized: 0 },
+    target: { baseUrl: base.url, profile: 'live', strict: options.strict, embedded: false },
+  });
+  const coverage = report.coverage;
+  if (coverage) {
+    coverage.traffic = {
+      file: options.file,
+      entries,
+      ofApi: base.entries,
+      judged: base.readable,
+      notJudged: [...base.notJudged].map(([reason, n]) => ({ reason, entries: n })),
+    };
+    if (base.unreadable.length > 0) {
+      coverage.traffic.unreadable = base.unreadable.map(({ index: at, reason }) => `entry #${at}: ${reason}`);
+      if (base.unreadableCount > base.unreadable.length) {
+        coverage.traffic.unreadable.push(`… and ${base.unreadableCount - base.unreadable.length} more`);
+      }
+    }
+  }
+  if (base.entries > 0 && base.readable < READABLE_SHARE * base.entries) {
+    const reasons = [...base.notJudged].filter(([reason]) => reason !== BODYLESS).map(([reason, n]) => `${n} ${reason}`);
+    report.unreachable = `--traffic ${options.file}: read ${base.readable} of ${base.entries} exchanges of this API (${Math.round((100 * base.readable) / base.entries)}%, fewer than ${READABLE_SHARE * 100}%): ${reasons.join(', ')}`;
+    report.summary.verdict = 'not judged';
+  }
+  return { report, redact };
+}
+
+/** The one base judged, or why the file cannot be judged (exit status 2). */
+function chosen(
+  options: TrafficOptions,
+  bases: Map<string, Base>,
+  seen: Map<string, number>,
+  entries: number,
+  redact: Redactor,
+  apiPrefix: string,
+): Base {
+  const found = [...seen]
+    .sort((a, b) => b[1] - a[1])
+    .map(([base, n]) => `${base} (${n} ${n === 1 ? 'entry' : 'entries'})`);
+  const withEntries = [...bases.values()].filter((b) => b.entries > 0 && seen.has(b.url));
+  const [only] = withEntries;
+  if (withEntries.length === 1 && only) return only;
+  if (withEntries.length === 0) {
+    const under = options.baseUrl ? `under ${options.baseUrl}${apiPrefix}/` : `under a …${apiPrefix}/ path`;
+    const others = found.length > 0 ? `; it holds exchanges under ${found.slice(0, 5).join(', ')}` : '';
+    throw new NotHarError(redact(`--traffic ${options.file} holds no exchange of this API ${under} (${entries} entries)${others}`));
+  }
+  throw new NotHarError(
+    redact(
+      `--traffic ${options.file} holds exchanges of ${seen.size} API base URLs: ${found.slice(0, 5).join(', ')}${seen.size > 5 ? ', …' : ''}\nchoose one with --base-url`,
+    ),
+  );
+}
