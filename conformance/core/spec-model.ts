@@ -123,7 +123,12 @@ export function specModelOf(
   } catch (error) {
     throw new ConfigError(`${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`);
   }
-  const operations = operationsOf(doc).map((operation) => modelOf(doc, operation));
+  let operations: OperationModel[];
+  try {
+    operations = operationsOf(doc).map((operation) => modelOf(doc, operation));
+  } catch (error) {
+    throw new ConfigError(`${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`);
+  }
   linkItems(operations);
   const live = operations.filter((op) => op.live && op.method === 'GET');
   if (live.length === 0) throw new ConfigError(`${where} has no live GET operation to check`);
