@@ -59,6 +59,20 @@ export interface LimitFacts {
 const specLines = readFileSync(LIVE_SPEC_PATH, 'utf8').split(/\r?\n/);
 const LIMIT_PATH = ['components', 'parameters', 'Limit'];
 
+/**
+ * The scopes the live operations of the spec need (their `x-required-scopes`), each once, in
+ * document order: what the demo keys of every role but the no-scope key hold.
+ */
+export const LIVE_SCOPES: readonly Scope[] = Object.freeze(
+  [
+    ...new Set(
+      specLines
+        .flatMap((line) => /^\s*x-required-scopes:\s*\[([^\]]*)\]\s*$/.exec(line)?.[1]?.split(',') ?? [])
+        .map((scope) => scope.trim()),
+    ),
+  ].filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope)),
+);
+
 /** `components.parameters.Limit` of the spec. */
 export const LIMIT: Readonly<LimitFacts> = Object.freeze({
   name: String(scalarAt([...LIMIT_PATH, 'name'])),

@@ -10,6 +10,7 @@ import {
   errorStatusesOf,
   KEY_PREFIX,
   LIMIT,
+  LIVE_SCOPES,
   PLANNED_PATH_TEMPLATES,
   PLANNED_SPEC_PATH,
   statusOfError,
@@ -38,6 +39,12 @@ function documentedErrorCodes(): [string, number][] {
 }
 
 describe('the facts read from spec/openapi.yaml', () => {
+  it('LIVE_SCOPES are the x-required-scopes of every operation, each once', () => {
+    const scopes = [...new Set(operationsOf(doc).flatMap((op) => op.requiredScopes))];
+    expect(LIVE_SCOPES).toEqual(scopes);
+    expect(LIVE_SCOPES).toContain(WALKS_READ_SCOPE);
+  });
+
   it('LIMIT is the Limit parameter of a full parse', () => {
     const limit = resolveRef<OpenAPIV3_1.ParameterObject>(doc, { $ref: '#/components/parameters/Limit' });
     const schema = limit.schema as OpenAPIV3_1.SchemaObject;
