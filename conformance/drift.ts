@@ -169,7 +169,11 @@ export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift 
   const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
   const drift =
     operationId && exchange.response
-      ? { operationId, status: exchange.response.status, differences: differencesOf(operationId, exchange.response, ctx) }
+      ? {
+          operationId,
+          status: exchange.response.status,
+          differences: differencesOf(operationId, exchange.response, ctx),
+        }
       : undefined;
   analysedAnswers.set(exchange, drift ?? null);
   return drift;

@@ -18,7 +18,11 @@ import type { PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
 
 type Finding = Pick<PreflightSummary, 'stop' | 'warnings'>;
 
-export async function preflight(client: HttpClient, config: SuiteConfig, spec: SpecModel): Promise<PreflightSummary> {
+export async function preflight(
+  client: HttpClient,
+  config: SuiteConfig,
+  spec: SpecModel,
+): Promise<PreflightSummary> {
   const started = performance.now();
   const sentBefore = client.sent;
   const finding = await diagnose(client, config, spec);

@@ -41,14 +41,19 @@ export async function runSuite(config: SuiteConfig, rules: readonly Rule[] = RUL
  * Asked before any rule, on the run's own client (its requests count and are recorded); a `stop`
  * ends the run unjudged, like an unreachable target (the CLI's pre-flight, `preflight.ts`).
  */
-export type PreflightHook = (client: HttpClient, config: SuiteConfig, spec: SpecModel) => Promise<PreflightSummary>;
+export type PreflightHook = (
+  client: HttpClient,
+  config: SuiteConfig,
+  spec: SpecModel,
+) => Promise<PreflightSummary>;
 
 /** Why a rule cannot run on this configuration, or undefined when it can. */
 export function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
   const missing = (rule.needs ?? []).filter((key) => !config.keys[key]);
   if (missing.length > 0) return `set ${missing.join(' and ')} to run this rule`;
   if (rule.needsWebBaseUrl && !config.webBaseUrl) return `set ${WEB_BASE_URL_NAME} to run this rule`;
-  if (config.profile === 'mock' && rule.mock !== 'run') return `not applicable to the mock: ${rule.mock.skip}`;
+  if (config.profile === 'mock' && rule.mock !== 'run')
+    return `not applicable to the mock: ${rule.mock.skip}`;
   return undefined;
 }
 
@@ -64,10 +69,12 @@ export async function runSuiteWithTraffic(
   const client = new HttpClient(config);
   try {
     const pre = await preflight?.(client, config, spec);
-    const skipped = new Map(rules.flatMap((rule) => {
-      const reason = whyNotRun(rule, config);
-      return reason ? [[rule.id, reason] as const] : [];
-    }));
+    const skipped = new Map(
+      rules.flatMap((rule) => {
+        const reason = whyNotRun(rule, config);
+        return reason ? [[rule.id, reason] as const] : [];
+      }),
+    );
     const runnable = rules.filter((rule) => !skipped.has(rule.id));
     let unreachable = pre?.stop;
     let outcome: Awaited<ReturnType<typeof runLive>> | undefined;
@@ -103,7 +110,12 @@ export async function runSuiteWithTraffic(
       },
       timeoutMs: config.timeoutMs,
       ...(outcome?.world.sampled ? { sampled: outcome.world.sampled } : {}),
-      target: { baseUrl: config.baseUrl, profile: config.profile, strict: config.strict, embedded: config.embedded },
+      target: {
+        baseUrl: config.baseUrl,
+        profile: config.profile,
+        strict: config.strict,
+        embedded: config.embedded,
+      },
       ...(unreachable ? { unreachable } : {}),
     });
     if (pre) report.preflight = pre;

@@ -32,6 +32,8 @@ export function securityView(results: readonly CheckResult[]): SecurityCategory[
 
 /** One line: `API1:2023 pass · API2:2023 FAIL (AUTH-013) · ...`. */
 export function securityLine(view: readonly SecurityCategory[]): string {
-  const parts = view.map((c) => `${c.id} ${c.status === 'fail' ? `FAIL (${c.failed.join(', ')})` : c.status}`);
+  const parts = view.map(
+    (c) => `${c.id} ${c.status === 'fail' ? `FAIL (${c.failed.join(', ')})` : c.status}`,
+  );
   return `SECURITY (OWASP API Top 10 2023): ${parts.join(' · ')}`;
 }

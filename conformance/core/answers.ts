@@ -11,7 +11,8 @@ import type { SpecModel } from './spec-model.ts';
 export const EXCERPT_CHARS = 500;
 
 /** The start of a body as reports show it. */
-export const excerpt = (body: string) => (body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body);
+export const excerpt = (body: string) =>
+  body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body;
 
 /** One line saying what came back: status, content type and the start of the body. */
 export function describe(response: ResponseData | undefined): string {
@@ -44,7 +45,8 @@ export function errorEnvelopeProblem(spec: SpecModel, response: ResponseData): s
 
 /** The written spec's envelope (§7), for a spec that names no `ErrorEnvelope` schema. */
 function genericErrorProblem(json: unknown): string | undefined {
-  if (!isObject(json) || json.ok !== false || !isObject(json.error)) return 'not the error envelope {ok:false,error}';
+  if (!isObject(json) || json.ok !== false || !isObject(json.error))
+    return 'not the error envelope {ok:false,error}';
   if (typeof json.error.code !== 'string' || typeof json.error.message !== 'string') {
     return 'error.code and error.message must be strings';
   }

@@ -91,7 +91,8 @@ export class Keyring {
     if (placeholder && isKeyName(placeholder)) return { kind: 'key', key: placeholder, via };
     const known = this.byHash.get(hashOf(token));
     if (known) return { kind: 'key', key: known, via };
-    if (this.keyPrefix !== undefined && !token.startsWith(this.keyPrefix)) return { kind: 'malformed', form: notAKey };
+    if (this.keyPrefix !== undefined && !token.startsWith(this.keyPrefix))
+      return { kind: 'malformed', form: notAKey };
     return { kind: 'recorded', id: keyIdOf(token), via };
   }
 

@@ -52,7 +52,10 @@ export interface Observation {
 const HTML = /^\s*(<!doctype html|<html|<head|<body)/i;
 
 /** What kind of answer an exchange got (see `AnswerKind`). */
-export function answerKindOf(exchange: Exchange, bodyless = false): { answer: AnswerKind; failure?: NetworkFailure } {
+export function answerKindOf(
+  exchange: Exchange,
+  bodyless = false,
+): { answer: AnswerKind; failure?: NetworkFailure } {
   const response = exchange.response;
   if (!response) {
     const failure = exchange.error ?? { kind: 'network', message: 'no answer' };
@@ -62,7 +65,8 @@ export function answerKindOf(exchange: Exchange, bodyless = false): { answer: An
   // A redirect is a legal answer to another spelling of a path, whatever page it carries.
   if (response.status >= 300 && response.status <= 399) return { answer: 'usable' };
   if (isHtml(response)) return { answer: 'html' };
-  if (bodyless || !hasBody(exchange.request.method, response) || response.json !== undefined) return { answer: 'usable' };
+  if (bodyless || !hasBody(exchange.request.method, response) || response.json !== undefined)
+    return { answer: 'usable' };
   return { answer: 'not-json' };
 }
 

@@ -39,7 +39,9 @@ export function observe(
 ): Observation {
   const url = new URL(exchange.request.url);
   const path = pathBelow(url, options.basePath);
-  const matched = hasDotSegment(exchange.request.url) ? undefined : options.spec.match(exchange.request.method, path);
+  const matched = hasDotSegment(exchange.request.url)
+    ? undefined
+    : options.spec.match(exchange.request.method, path);
   const { answer, failure } = answerKindOf(exchange, bodyless);
   const obs: Observation = {
     exchange,
@@ -51,7 +53,10 @@ export function observe(
     answer,
     ...(failure ? { failure } : {}),
     bodyless,
-    inApi: options.spec.apiPrefix === '' || path === options.spec.apiPrefix || path.startsWith(`${options.spec.apiPrefix}/`),
+    inApi:
+      options.spec.apiPrefix === '' ||
+      path === options.spec.apiPrefix ||
+      path.startsWith(`${options.spec.apiPrefix}/`),
     ...(tags.plannedBy ? { plannedBy: tags.plannedBy } : {}),
     ...(tags.private ? { private: true } : {}),
     ...(tags.transform ? { transform: tags.transform } : {}),

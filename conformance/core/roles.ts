@@ -26,7 +26,13 @@ export interface Role {
 }
 
 export const ROLES: Readonly<Record<KeyName, Role>> = {
-  CONFORMANCE_API_KEY: { key: 'CONFORMANCE_API_KEY', name: 'primary', campaign: 'primary', scoped: true, valid: true },
+  CONFORMANCE_API_KEY: {
+    key: 'CONFORMANCE_API_KEY',
+    name: 'primary',
+    campaign: 'primary',
+    scoped: true,
+    valid: true,
+  },
   CONFORMANCE_NO_SCOPE_KEY: {
     key: 'CONFORMANCE_NO_SCOPE_KEY',
     name: 'no scope',

@@ -49,7 +49,8 @@ export type Judgement =
   /** Advisory rules: what the deployment chose, and whether it differs from the project's decision. */
   | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation };
 
-export const holds = (obs?: Observation): Judgement => (obs ? { verdict: 'holds', obs } : { verdict: 'holds' });
+export const holds = (obs?: Observation): Judgement =>
+  obs ? { verdict: 'holds', obs } : { verdict: 'holds' };
 export const breaks = (problem: string, obs?: Observation, hint?: string): Judgement => ({
   verdict: 'breaks',
   problem,

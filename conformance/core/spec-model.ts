@@ -89,7 +89,9 @@ export function loadSpecModel(path: string, plannedPath: string = PLANNED_SPEC_P
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`--spec ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigError(
+      `--spec ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   let doc: OpenApiDocument;
   try {
@@ -113,7 +115,9 @@ export function specModelOf(
 ): SpecModel {
   const where = `--spec ${identity.path}`;
   if (!isObject(doc) || typeof doc.openapi !== 'string' || !/^3\.1\.\d+$/.test(doc.openapi)) {
-    throw new ConfigError(`${where} is not an OpenAPI 3.1 document (its openapi field is ${JSON.stringify(isObject(doc) ? doc.openapi : undefined)})`);
+    throw new ConfigError(
+      `${where} is not an OpenAPI 3.1 document (its openapi field is ${JSON.stringify(isObject(doc) ? doc.openapi : undefined)})`,
+    );
   }
   let contract: ContractValidator;
   let closedContract: ContractValidator;
@@ -121,20 +125,26 @@ export function specModelOf(
     contract = createContractValidator(doc, { objects: 'open' });
     closedContract = createContractValidator(doc, { objects: 'closed' });
   } catch (error) {
-    throw new ConfigError(`${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`);
+    throw new ConfigError(
+      `${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
   let operations: OperationModel[];
   try {
     operations = operationsOf(doc).map((operation) => modelOf(doc, operation));
   } catch (error) {
-    throw new ConfigError(`${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`);
+    throw new ConfigError(
+      `${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
   linkItems(operations);
   const live = operations.filter((op) => op.live && op.method === 'GET');
   if (live.length === 0) throw new ConfigError(`${where} has no live GET operation to check`);
   for (const op of live) {
     if (op.secured && op.requiredScopes.length === 0) {
-      throw new ConfigError(`${where}: operation ${op.operationId} (GET ${op.path}) names no scope in x-required-scopes`);
+      throw new ConfigError(
+        `${where}: operation ${op.operationId} (GET ${op.path}) names no scope in x-required-scopes`,
+      );
     }
   }
   const errorStatuses = errorStatusesIn(doc, operations);
@@ -190,7 +200,10 @@ function modelOf(doc: OpenApiDocument, operation: Operation): OperationModel {
   const kind: OperationKind =
     operation.method === 'GET' && pathParameters.length === 0 && isArray
       ? 'collection'
-      : operation.method === 'GET' && pathParameters.length > 0 && /\/\{[^}]+\}$/.test(operation.path) && isObjectData
+      : operation.method === 'GET' &&
+          pathParameters.length > 0 &&
+          /\/\{[^}]+\}$/.test(operation.path) &&
+          isObjectData
         ? 'item'
         : 'other';
   const security = definition.security ?? doc.security ?? [];
@@ -213,7 +226,9 @@ function linkItems(operations: OperationModel[]): void {
   for (const op of operations) {
     if (op.kind !== 'item') continue;
     const parent = op.path.replace(/\/\{[^}]+\}$/, '');
-    const collection = operations.find((c) => c.kind === 'collection' && c.path === parent && c.live === op.live);
+    const collection = operations.find(
+      (c) => c.kind === 'collection' && c.path === parent && c.live === op.live,
+    );
     if (!collection) {
       op.kind = 'other';
       continue;
@@ -235,14 +250,23 @@ function limitOf(parameters: OpenAPIV3_1.ParameterObject[]): LimitParameter | un
 }
 
 /** A property of the documented 200 JSON body's schema, looked up through `$ref` and `allOf`. */
-function successProperty(doc: OpenApiDocument, operation: Operation, name: string): OpenAPIV3_1.SchemaObject | undefined {
+function successProperty(
+  doc: OpenApiDocument,
+  operation: Operation,
+  name: string,
+): OpenAPIV3_1.SchemaObject | undefined {
   const response = operation.definition.responses?.['200'];
   if (!response) return undefined;
   const media = resolveRef<OpenAPIV3_1.ResponseObject>(doc, response).content?.['application/json'];
   return media?.schema ? propertyOf(doc, media.schema, name, 0) : undefined;
 }
 
-function propertyOf(doc: OpenApiDocument, node: unknown, name: string, depth: number): OpenAPIV3_1.SchemaObject | undefined {
+function propertyOf(
+  doc: OpenApiDocument,
+  node: unknown,
+  name: string,
+  depth: number,
+): OpenAPIV3_1.SchemaObject | undefined {
   if (depth > 8 || !isObject(node)) return undefined;
   const schema = resolveRef<OpenAPIV3_1.SchemaObject>(doc, node as OpenAPIV3_1.SchemaObject);
   const own = schema.properties?.[name];
@@ -272,8 +296,9 @@ function errorStatusesIn(doc: OpenApiDocument, operations: OperationModel[]): Re
       for (const code of errorCodesOf(doc, op, status)) statuses[code] ??= Number(status);
     }
   }
-  const description = (doc.components?.schemas?.Error as { properties?: { code?: { description?: unknown } } } | undefined)
-    ?.properties?.code?.description;
+  const description = (
+    doc.components?.schemas?.Error as { properties?: { code?: { description?: unknown } } } | undefined
+  )?.properties?.code?.description;
   if (typeof description === 'string') {
     try {
       Object.assign(statuses, errorStatusesOf(description));
@@ -291,7 +316,9 @@ function errorCodesOf(doc: OpenApiDocument, op: Operation, status: string): stri
   const media = resolveRef<OpenAPIV3_1.ResponseObject>(doc, response).content?.['application/json'];
   const values = [
     media?.example,
-    ...Object.values(media?.examples ?? {}).map((ref) => resolveRef<OpenAPIV3_1.ExampleObject>(doc, ref).value),
+    ...Object.values(media?.examples ?? {}).map(
+      (ref) => resolveRef<OpenAPIV3_1.ExampleObject>(doc, ref).value,
+    ),
   ];
   const codes = values
     .map((value) => (isObject(value) && isObject(value.error) ? value.error.code : undefined))
@@ -302,7 +329,8 @@ function errorCodesOf(doc: OpenApiDocument, op: Operation, status: string): stri
 /** `svc_sk_live_` from `bearerFormat: svc_sk_live_<KEY_BODY>`. */
 function keyPrefixOf(doc: OpenApiDocument): { keyPrefix?: string } {
   for (const scheme of Object.values(doc.components?.securitySchemes ?? {})) {
-    const format = (resolveRef<OpenAPIV3_1.SecuritySchemeObject>(doc, scheme) as { bearerFormat?: unknown }).bearerFormat;
+    const format = (resolveRef<OpenAPIV3_1.SecuritySchemeObject>(doc, scheme) as { bearerFormat?: unknown })
+      .bearerFormat;
     const prefix = typeof format === 'string' ? /^([A-Za-z0-9_-]+)</.exec(format)?.[1] : undefined;
     if (prefix) return { keyPrefix: prefix };
   }

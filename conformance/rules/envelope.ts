@@ -28,7 +28,9 @@ const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${proble
 
 /** The request asked for no coding: it named none, or only identity. */
 function askedIdentity(obs: Observation): boolean {
-  const asked = Object.entries(obs.exchange.request.headers).find(([name]) => name.toLowerCase() === 'accept-encoding');
+  const asked = Object.entries(obs.exchange.request.headers).find(
+    ([name]) => name.toLowerCase() === 'accept-encoding',
+  );
   return asked === undefined || asked[1].trim().toLowerCase() === 'identity';
 }
 
@@ -37,9 +39,15 @@ function header(obs: Observation, name: string): string | undefined {
 }
 
 /** A live operation's request with the primary key and some headers: a collection's smallest page, a real item. */
-function primaryWith(op: OperationModel, world: Parameters<NonNullable<Rule['plan']>>[1], headers: Record<string, string>) {
+function primaryWith(
+  op: OperationModel,
+  world: Parameters<NonNullable<Rule['plan']>>[1],
+  headers: Record<string, string>,
+) {
   const request =
-    op.kind === 'collection' ? collectionRequest(op, world, { key: PRIMARY_KEY, headers }) : world.request(op, { key: PRIMARY_KEY, headers });
+    op.kind === 'collection'
+      ? collectionRequest(op, world, { key: PRIMARY_KEY, headers })
+      : world.request(op, { key: PRIMARY_KEY, headers });
   return request ? [{ request }] : [];
 }
 
@@ -74,13 +82,17 @@ export const envelopeRules: Rule[] = [
     hint: 'Set meta.count to data.length on every list answer.',
     judge(obs) {
       const response = bodyOf(obs);
-      if (!response || response.status !== 200 || obs.op?.kind !== 'collection' || !obs.op.counted) return undefined;
+      if (!response || response.status !== 200 || obs.op?.kind !== 'collection' || !obs.op.counted)
+        return undefined;
       const body = response.json;
       if (!isObject(body) || !Array.isArray(body.data)) return breaks(at(obs, 'data is not an array'), obs);
       const count = isObject(body.meta) ? body.meta.count : undefined;
       return count === body.data.length
         ? holds(obs)
-        : breaks(at(obs, `meta.count is ${JSON.stringify(count)} but data has ${body.data.length} items`), obs);
+        : breaks(
+            at(obs, `meta.count is ${JSON.stringify(count)} but data has ${body.data.length} items`),
+            obs,
+          );
     },
   },
   {
@@ -116,7 +128,8 @@ export const envelopeRules: Rule[] = [
       const response = bodyOf(obs);
       if (!response) return undefined;
       const { mediaType, contentType, jsonError, body } = response;
-      if (!mediaType || !JSON_MEDIA.test(mediaType)) return breaks(at(obs, `content type ${contentType ?? '(none)'}, not JSON`), obs);
+      if (!mediaType || !JSON_MEDIA.test(mediaType))
+        return breaks(at(obs, `content type ${contentType ?? '(none)'}, not JSON`), obs);
       if (jsonError) return breaks(at(obs, `the body is ${jsonError}`), obs);
       if (body.trim() === '') return breaks(at(obs, 'empty body'), obs);
       return holds(obs);
@@ -144,7 +157,9 @@ export const envelopeRules: Rule[] = [
           : contract.validateResponse(op.operationId, 200, json);
       if (!result) return undefined;
       if (result.errors.some((e) => / documents no JSON body /.test(e))) return undefined;
-      return result.valid ? holds(obs) : breaks(at(obs, `${status}: ${result.errors.slice(0, 3).join('; ')}`), obs);
+      return result.valid
+        ? holds(obs)
+        : breaks(at(obs, `${status}: ${result.errors.slice(0, 3).join('; ')}`), obs);
     },
   },
   {
@@ -162,7 +177,8 @@ export const envelopeRules: Rule[] = [
       if (!obs.op || header(obs, 'accept') !== 'application/xml') return undefined;
       const response = bodyOf(obs);
       if (!response) return undefined;
-      const json = response.mediaType !== undefined && JSON_MEDIA.test(response.mediaType) && !response.jsonError;
+      const json =
+        response.mediaType !== undefined && JSON_MEDIA.test(response.mediaType) && !response.jsonError;
       return json ? holds(obs) : breaks(at(obs, `answered ${describe(response)}`), obs);
     },
   },
@@ -174,7 +190,8 @@ export const envelopeRules: Rule[] = [
     level: 'advisory',
     mock: 'run',
     decision: 'D-CACHE',
-    expected: 'project decision: Cache-Control: private, no-cache; Vary: Authorization, x-api-key, Accept-Encoding',
+    expected:
+      'project decision: Cache-Control: private, no-cache; Vary: Authorization, x-api-key, Accept-Encoding',
     hint: 'Send Cache-Control: private, no-cache (or no-store) on keyed answers.',
     judge(obs) {
       const response = obs.exchange.response;
@@ -203,7 +220,11 @@ export const envelopeRules: Rule[] = [
       const response = obs.exchange.response;
       if (!obs.op || !response || header(obs, 'origin') === undefined) return undefined;
       const grant = response.headers['access-control-allow-origin'];
-      return chose(grant === undefined ? 'no Access-Control-Allow-Origin' : `Access-Control-Allow-Origin: ${grant}`, grant !== undefined, obs);
+      return chose(
+        grant === undefined ? 'no Access-Control-Allow-Origin' : `Access-Control-Allow-Origin: ${grant}`,
+        grant !== undefined,
+        obs,
+      );
     },
   },
   {
@@ -246,7 +267,9 @@ export const envelopeRules: Rule[] = [
           ? collectionRequest(op, world, { key: PRIMARY_KEY, headers: gzip }, 'full')
           : world.request(op, { key: PRIMARY_KEY, headers: gzip });
       const plain =
-        op.kind === 'collection' ? collectionRequest(op, world, { key: PRIMARY_KEY }, 'full') : world.request(op, { key: PRIMARY_KEY });
+        op.kind === 'collection'
+          ? collectionRequest(op, world, { key: PRIMARY_KEY }, 'full')
+          : world.request(op, { key: PRIMARY_KEY });
       return [request, plain].flatMap((r) => (r ? [{ request: r }] : []));
     },
     across: () => compressionAcross(),
@@ -285,7 +308,8 @@ export const envelopeRules: Rule[] = [
     expected: 'every content-coded body decodes',
     hint: 'Send Content-Encoding only for a body actually coded that way (gzip, deflate or br), and never a coding clients cannot decode.',
     judge(obs) {
-      if (obs.answer === 'undecodable') return breaks(at(obs, obs.failure?.message ?? 'the body does not decode'), obs);
+      if (obs.answer === 'undecodable')
+        return breaks(at(obs, obs.failure?.message ?? 'the body does not decode'), obs);
       return obs.exchange.response?.encoded ? holds(obs) : undefined;
     },
   },
@@ -303,7 +327,11 @@ export const envelopeRules: Rule[] = [
       const response = obs.exchange.response;
       if (!obs.op || !response || !askedIdentity(obs) || obs.source === 'traffic') return undefined;
       return response.encoded
-        ? chose(`answers came coded (${response.encoded.coding}) although the request asked for identity; the suite decoded and judged them`, true, obs)
+        ? chose(
+            `answers came coded (${response.encoded.coding}) although the request asked for identity; the suite decoded and judged them`,
+            true,
+            obs,
+          )
         : holds(obs);
     },
   },
@@ -322,7 +350,8 @@ function compressionAcross(): Across {
       if (!obs.op || obs.source === 'traffic') return;
       const asked = header(obs, 'accept-encoding');
       if (asked === 'gzip') gzip.set(keyOf(obs), obs);
-      else if (askedIdentity(obs) && obs.exchange.response && jsonOf(obs) !== undefined) identity.set(keyOf(obs), obs.exchange.response);
+      else if (askedIdentity(obs) && obs.exchange.response && jsonOf(obs) !== undefined)
+        identity.set(keyOf(obs), obs.exchange.response);
     },
     finish() {
       const judgements: Judgement[] = [];
@@ -350,7 +379,10 @@ function compressionAcross(): Across {
  * the coding and sizes, whether the decoded content is the same JSON, whether `Vary` names
  * Accept-Encoding, and whether the two codings carry different entity tags (RFC 9110 §8.8.3).
  */
-function compressionReport(answer: ResponseData, identity: ResponseData | undefined): { actual: string; sameContent: boolean } {
+function compressionReport(
+  answer: ResponseData,
+  identity: ResponseData | undefined,
+): { actual: string; sameContent: boolean } {
   const parts: string[] = [];
   let sameContent = true;
   if (answer.encoded) {
@@ -369,10 +401,16 @@ function compressionReport(answer: ResponseData, identity: ResponseData | undefi
     parts.push('identity (not compressed)');
   }
   const vary = answer.headers.vary;
-  const names = (vary ?? '').split(',').some((v) => ['accept-encoding', '*'].includes(v.trim().toLowerCase()));
+  const names = (vary ?? '')
+    .split(',')
+    .some((v) => ['accept-encoding', '*'].includes(v.trim().toLowerCase()));
   parts.push(`Vary: ${vary ?? '(none)'} (${names ? 'names' : 'does not name'} Accept-Encoding)`);
   if (answer.encoded && answer.headers.etag !== undefined) {
-    parts.push(answer.headers.etag === identity?.headers.etag ? "the same ETag as the identity answer's" : 'an ETag of its own');
+    parts.push(
+      answer.headers.etag === identity?.headers.etag
+        ? "the same ETag as the identity answer's"
+        : 'an ETag of its own',
+    );
   }
   return { actual: parts.join('; '), sameContent };
 }

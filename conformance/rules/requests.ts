@@ -18,13 +18,20 @@ export function collectionRequest(
 ): RequestSpec | undefined {
   const limit = op.limit;
   const query =
-    limit && size !== 'default' ? `${limit.name}=${size === 'small' ? limit.minimum : limit.maximum}` : undefined;
+    limit && size !== 'default'
+      ? `${limit.name}=${size === 'small' ? limit.minimum : limit.maximum}`
+      : undefined;
   return world.request(op, { ...ask, ...(query !== undefined && ask.query === undefined ? { query } : {}) });
 }
 
 /** A path template's pattern: `/api/v1/lists/{id}` matches `/api/v1/lists/abc`. */
 const patternOf = (template: string) =>
-  new RegExp(`^${template.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`);
+  new RegExp(
+    `^${template
+      .split(/\{[^}]+\}/)
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}/?$`,
+  );
 
 /** Whether a path (below the base URL) is one of the spec's planned, not active, endpoints. */
 export function isPlannedPath(spec: SpecModel, path: string): boolean {

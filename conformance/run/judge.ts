@@ -214,7 +214,10 @@ function unusableReason(obs: Observation): string {
     case 'html':
       return `answered ${status ?? ''} with an HTML page (ENVELOPE-011 judges it)`.replace('  ', ' ');
     case 'not-json':
-      return `answered ${status ?? ''} with a body that is not JSON (ENVELOPE-004 judges it)`.replace('  ', ' ');
+      return `answered ${status ?? ''} with a body that is not JSON (ENVELOPE-004 judges it)`.replace(
+        '  ',
+        ' ',
+      );
     case 'undecodable':
       return 'answered a body that does not decode from its Content-Encoding (ENVELOPE-012 judges it)';
     default:

@@ -38,7 +38,8 @@ export interface ReportInput {
 
 export function reportOf(input: ReportInput): Report {
   const byId = new Map<string, CheckResult>();
-  for (const tally of input.tallies) byId.set(tally.rule.id, resultOfTally(tally, input.strict, input.source));
+  for (const tally of input.tallies)
+    byId.set(tally.rule.id, resultOfTally(tally, input.strict, input.source));
   for (const { rule, result } of input.skipped) byId.set(rule.id, result);
   const results = input.order.flatMap((id) => {
     const result = byId.get(id);
@@ -53,12 +54,16 @@ export function reportOf(input: ReportInput): Report {
     requests: input.requests,
     summary: summarize(results),
     results,
-    drift: input.judge && !input.unreachable ? sectionOf(input.judge.drift.observations(), input.judge.documentedAnswers) : { judged: 0, findings: [], omitted: 0 },
+    drift:
+      input.judge && !input.unreachable
+        ? sectionOf(input.judge.drift.observations(), input.judge.documentedAnswers)
+        : { judged: 0, findings: [], omitted: 0 },
     coverage: coverageOf(input, results),
     security: securityView(results),
   };
   const cut = input.exchanges.filter((e) => overCap(e.error));
-  if (cut.length > 0) report.overCap = cut.map((e) => `${e.request.method} ${e.request.url}: ${e.error?.message ?? ''}`);
+  if (cut.length > 0)
+    report.overCap = cut.map((e) => `${e.request.method} ${e.request.url}: ${e.error?.message ?? ''}`);
   if (input.unreachable) {
     report.unreachable = input.unreachable;
     report.summary.verdict = 'not judged';
@@ -72,7 +77,10 @@ export function reportOf(input: ReportInput): Report {
  * One line naming why required rules were left unjudged and what to change: the budget, the
  * timeout, or answers that never came.
  */
-export function notJudgedLine(results: readonly CheckResult[], input: Pick<ReportInput, 'exchanges' | 'requests' | 'timeoutMs'>): string {
+export function notJudgedLine(
+  results: readonly CheckResult[],
+  input: Pick<ReportInput, 'exchanges' | 'requests' | 'timeoutMs'>,
+): string {
   const unjudged = results.filter((r) => r.status === 'not-judged' && r.effectiveLevel === 'required');
   const ids = unjudged.map((r) => r.id);
   const named = `${ids.slice(0, 4).join(', ')}${ids.length > 4 ? ` and ${ids.length - 4} more` : ''}`;

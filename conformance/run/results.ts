@@ -62,10 +62,15 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
   if (status === 'fail' || status === 'advisory') result.hint = tally.firstHint ?? rule.hint;
   if (status === 'skip' || status === 'not-judged') result.reason = actual;
   if (tally.problems.length > 1) {
-    result.details = tally.omitted > 0 ? [...tally.problems, `… and ${tally.omitted} more`] : [...tally.problems];
+    result.details =
+      tally.omitted > 0 ? [...tally.problems, `… and ${tally.omitted} more`] : [...tally.problems];
   }
   if (unjudged > 0 && status !== 'not-judged') result.unjudged = reasonsLine(tally.unjudged);
-  result.judged = { requests: tally.judgedObservations, records: tally.records, unit: rule.unit ?? 'answers' };
+  result.judged = {
+    requests: tally.judgedObservations,
+    records: tally.records,
+    unit: rule.unit ?? 'answers',
+  };
   const evidence = tally.firstFailure ?? tally.firstJudged;
   if (evidence) attachEvidence(result, evidence);
   return result;

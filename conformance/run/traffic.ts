@@ -68,11 +68,22 @@ class Base {
   }
 }
 
-export async function runTraffic(spec: SpecModel, options: TrafficOptions, rules: readonly Rule[]): Promise<TrafficRun> {
+export async function runTraffic(
+  spec: SpecModel,
+  options: TrafficOptions,
+  rules: readonly Rule[],
+): Promise<TrafficRun> {
   const started = performance.now();
   const startedAt = new Date();
-  const keyring = new Keyring({ keys: options.keys, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}) });
-  const config = { strict: options.strict, keys: options.keys, ...(options.webBaseUrl ? { webBaseUrl: options.webBaseUrl } : {}) };
+  const keyring = new Keyring({
+    keys: options.keys,
+    ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}),
+  });
+  const config = {
+    strict: options.strict,
+    keys: options.keys,
+    ...(options.webBaseUrl ? { webBaseUrl: options.webBaseUrl } : {}),
+  };
   const ledger = new SecretLedger();
   const bases = new Map<string, Base>();
   const seenBases = new Map<string, number>();
@@ -117,7 +128,12 @@ export async function runTraffic(spec: SpecModel, options: TrafficOptions, rules
       }
       base.readable++;
       if (reading.bodyless) base.notJudged.set(BODYLESS, (base.notJudged.get(BODYLESS) ?? 0) + 1);
-      const observeOptions: ObserveOptions = { spec, keyring, basePath: new URL(url).pathname.replace(/\/+$/, ''), source: 'traffic' };
+      const observeOptions: ObserveOptions = {
+        spec,
+        keyring,
+        basePath: new URL(url).pathname.replace(/\/+$/, ''),
+        source: 'traffic',
+      };
       base.judge.see(observe(reading.exchange, observeOptions, {}, reading.bodyless));
     }
   });
@@ -157,7 +173,9 @@ export async function runTraffic(spec: SpecModel, options: TrafficOptions, rules
     }
   }
   if (base.entries > 0 && base.readable < READABLE_SHARE * base.entries) {
-    const reasons = [...base.notJudged].filter(([reason]) => reason !== BODYLESS).map(([reason, n]) => `${n} ${reason}`);
+    const reasons = [...base.notJudged]
+      .filter(([reason]) => reason !== BODYLESS)
+      .map(([reason, n]) => `${n} ${reason}`);
     report.unreachable = `--traffic ${options.file}: read ${base.readable} of ${base.entries} exchanges of this API (${Math.round((100 * base.readable) / base.entries)}%, fewer than ${READABLE_SHARE * 100}%): ${reasons.join(', ')}`;
     report.summary.verdict = 'not judged';
   }
@@ -182,7 +200,11 @@ function chosen(
   if (withEntries.length === 0) {
     const under = options.baseUrl ? `under ${options.baseUrl}${apiPrefix}/` : `under a …${apiPrefix}/ path`;
     const others = found.length > 0 ? `; it holds exchanges under ${found.slice(0, 5).join(', ')}` : '';
-    throw new NotHarError(redact(`--traffic ${options.file} holds no exchange of this API ${under} (${entries} entries)${others}`));
+    throw new NotHarError(
+      redact(
+        `--traffic ${options.file} holds no exchange of this API ${under} (${entries} entries)${others}`,
+      ),
+    );
   }
   throw new NotHarError(
     redact(

@@ -166,7 +166,6 @@ export class LiveWorld implements World {
     if (name !== undefined) return { Prefer: `example=${name}` };
     return id === this.unknownId ? { Prefer: 'code=404' } : undefined;
   }
-
 }
 
 /** Under `--sample N`: the edge cases first (an empty item, one with a null field, the largest), then seeded draws. */
@@ -175,10 +174,16 @@ function sampleOf(pool: readonly ListedItem[], size: number, seed: number): List
   const add = (item: ListedItem | undefined) => {
     if (item && chosen.size < size) chosen.set(item.id, item);
   };
-  const countOf = (item: ListedItem) => (typeof item.summary.count === 'number' ? item.summary.count : undefined);
+  const countOf = (item: ListedItem) =>
+    typeof item.summary.count === 'number' ? item.summary.count : undefined;
   add(pool.find((item) => countOf(item) === 0));
   add(pool.find((item) => (countOf(item) ?? 1) > 0 && Object.values(item.summary).some((v) => v === null)));
-  add(pool.reduce<ListedItem | undefined>((big, item) => ((countOf(item) ?? -1) > (big ? (countOf(big) ?? -1) : -1) ? item : big), undefined));
+  add(
+    pool.reduce<ListedItem | undefined>(
+      (big, item) => ((countOf(item) ?? -1) > (big ? (countOf(big) ?? -1) : -1) ? item : big),
+      undefined,
+    ),
+  );
   const random = seededRandom(seed);
   const rest = pool.filter((item) => !chosen.has(item.id));
   while (chosen.size < size && rest.length > 0) add(rest.splice(Math.floor(random() * rest.length), 1)[0]);
@@ -200,7 +205,8 @@ function mockExamplesOf(spec: SpecModel): MockExamples {
     const response = op.definition.responses?.['200'];
     if (!response) continue;
     const examples =
-      resolveRef<OpenAPIV3_1.ResponseObject>(spec.doc, response).content?.['application/json']?.examples ?? {};
+      resolveRef<OpenAPIV3_1.ResponseObject>(spec.doc, response).content?.['application/json']?.examples ??
+      {};
     for (const [name, ref] of Object.entries(examples)) {
       const value = resolveRef<OpenAPIV3_1.ExampleObject>(spec.doc, ref).value as { data?: unknown };
       if (op.kind === 'collection' && Array.isArray(value?.data) && value.data.length === 0) {

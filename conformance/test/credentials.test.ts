@@ -7,8 +7,16 @@ const keyring = new Keyring({ keys: { CONFORMANCE_API_KEY: KEY }, keyPrefix: 'sv
 
 describe('credentials told from headers', () => {
   it('names a configured key by its role, raw or as a placeholder, in either header', () => {
-    expect(keyring.credentialOf({ Authorization: `Bearer ${KEY}` })).toEqual({ kind: 'key', key: 'CONFORMANCE_API_KEY', via: 'bearer' });
-    expect(keyring.credentialOf({ 'x-api-key': KEY })).toEqual({ kind: 'key', key: 'CONFORMANCE_API_KEY', via: 'x-api-key' });
+    expect(keyring.credentialOf({ Authorization: `Bearer ${KEY}` })).toEqual({
+      kind: 'key',
+      key: 'CONFORMANCE_API_KEY',
+      via: 'bearer',
+    });
+    expect(keyring.credentialOf({ 'x-api-key': KEY })).toEqual({
+      kind: 'key',
+      key: 'CONFORMANCE_API_KEY',
+      via: 'x-api-key',
+    });
     expect(keyring.credentialOf({ Authorization: 'Bearer $CONFORMANCE_REVOKED_KEY' })).toEqual({
       kind: 'key',
       key: 'CONFORMANCE_REVOKED_KEY',
@@ -17,12 +25,23 @@ describe('credentials told from headers', () => {
   });
 
   it('tells near misses, made-up keys, unknown recorded keys and nothing at all', () => {
-    expect(keyring.credentialOf({ Authorization: 'Bearer <$CONFORMANCE_API_KEY with its last character changed>' })).toMatchObject({
+    expect(
+      keyring.credentialOf({
+        Authorization: 'Bearer <$CONFORMANCE_API_KEY with its last character changed>',
+      }),
+    ).toMatchObject({
       kind: 'near-miss',
       miss: 'last-changed',
     });
-    expect(keyring.credentialOf({ 'x-api-key': 'svc_sk_live_$(openssl rand -hex 24)' })).toEqual({ kind: 'made-up', via: 'x-api-key' });
-    expect(keyring.credentialOf({ Authorization: `Bearer ${OTHER}` })).toEqual({ kind: 'recorded', id: keyIdOf(OTHER), via: 'bearer' });
+    expect(keyring.credentialOf({ 'x-api-key': 'svc_sk_live_$(openssl rand -hex 24)' })).toEqual({
+      kind: 'made-up',
+      via: 'x-api-key',
+    });
+    expect(keyring.credentialOf({ Authorization: `Bearer ${OTHER}` })).toEqual({
+      kind: 'recorded',
+      id: keyIdOf(OTHER),
+      via: 'bearer',
+    });
     expect(keyring.credentialOf({})).toEqual({ kind: 'none' });
     expect(keyring.credentialOf({}, false)).toEqual({ kind: 'unseen' });
   });
@@ -43,7 +62,9 @@ describe('credentials told from headers', () => {
 
   it('keeps two different keys apart, and one key in both headers as one', () => {
     expect(keyring.credentialOf({ Authorization: `Bearer ${KEY}`, 'x-api-key': KEY }).kind).toBe('key');
-    expect(keyring.credentialOf({ Authorization: `Bearer ${KEY}`, 'x-api-key': OTHER })).toMatchObject({ kind: 'two' });
+    expect(keyring.credentialOf({ Authorization: `Bearer ${KEY}`, 'x-api-key': OTHER })).toMatchObject({
+      kind: 'two',
+    });
   });
 
   it('shows a key header without its secret, in a form it reads back the same', () => {
@@ -51,7 +72,11 @@ describe('credentials told from headers', () => {
     expect(shown).toBe('Bearer $CONFORMANCE_API_KEY');
     const unknown = keyring.shownValue('x-api-key', OTHER);
     expect(unknown).toBe(keyIdOf(OTHER));
-    expect(keyring.credentialOf({ 'x-api-key': unknown })).toEqual({ kind: 'recorded', id: keyIdOf(OTHER), via: 'x-api-key' });
+    expect(keyring.credentialOf({ 'x-api-key': unknown })).toEqual({
+      kind: 'recorded',
+      id: keyIdOf(OTHER),
+      via: 'x-api-key',
+    });
     expect(keyring.shownValue('authorization', 'Basic dXNlcjpwYXNzd29yZA==')).toBe('Basic [redacted]');
     expect(keyring.credentialOf({ Authorization: 'Basic [redacted]' }).kind).toBe('malformed');
   });

@@ -49,7 +49,8 @@ describe('the spec model', () => {
     }
     const merged: Record<string, Record<string, unknown>> = {};
     for (const part of [planned.components, doc.components]) {
-      for (const [section, entries] of Object.entries(part ?? {})) merged[section] = { ...merged[section], ...entries };
+      for (const [section, entries] of Object.entries(part ?? {}))
+        merged[section] = { ...merged[section], ...entries };
     }
     doc.components = merged;
     const spec = specModelOf(doc, identity, ['/api/v1/lists', '/api/v1/lists/{id}', '/api/v1/signs']);
@@ -63,22 +64,29 @@ describe('the spec model', () => {
     const doc = { ...liveDoc(), openapi: '3.0.3' };
     expect(() => specModelOf(doc, identity)).toThrow(ConfigError);
     expect(() => specModelOf(doc, identity)).toThrow(/not an OpenAPI 3\.1 document/);
-    expect(() => specModelOf({ swagger: '2.0' } as unknown as OpenApiDocument, identity)).toThrow(/not an OpenAPI 3\.1/);
+    expect(() => specModelOf({ swagger: '2.0' } as unknown as OpenApiDocument, identity)).toThrow(
+      /not an OpenAPI 3\.1/,
+    );
   });
 
   it('refuses a document without a live operation', () => {
     const doc = liveDoc();
-    for (const item of Object.values(doc.paths ?? {})) (item?.get as Record<string, unknown>)['x-status'] = 'planned';
+    for (const item of Object.values(doc.paths ?? {}))
+      (item?.get as Record<string, unknown>)['x-status'] = 'planned';
     expect(() => specModelOf(doc, identity)).toThrow(/has no live GET operation to check/);
   });
 
   it('names a secured live operation that has no scope', () => {
     const doc = liveDoc();
     delete (doc.paths?.['/api/v1/walks/{id}']?.get as Record<string, unknown>)['x-required-scopes'];
-    expect(() => specModelOf(doc, identity)).toThrow(/getWalk \(GET \/api\/v1\/walks\/\{id\}\) names no scope in x-required-scopes/);
+    expect(() => specModelOf(doc, identity)).toThrow(
+      /getWalk \(GET \/api\/v1\/walks\/\{id\}\) names no scope in x-required-scopes/,
+    );
   });
 
   it('says a missing or unparsable file is unusable, naming it', () => {
-    expect(() => loadSpecModel('/nonexistent/spec.yaml')).toThrow(/--spec \/nonexistent\/spec\.yaml cannot be read: ENOENT/);
+    expect(() => loadSpecModel('/nonexistent/spec.yaml')).toThrow(
+      /--spec \/nonexistent\/spec\.yaml cannot be read: ENOENT/,
+    );
   });
 });

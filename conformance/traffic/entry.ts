@@ -85,8 +85,7 @@ function headerMap(raw: unknown): Map<string, string> {
 
 export type Reading =
   /** `bodyless`: the recording holds the answer's status and headers, not its body. */
-  | { judged: true; exchange: Exchange; bodyless: boolean }
-  | { judged: false; reason: string; line: string };
+  { judged: true; exchange: Exchange; bodyless: boolean } | { judged: false; reason: string; line: string };
 
 /** How a request is named in reports: `#12 GET https://host/api/v1/walks?limit=5`. */
 export function entryLine(index: number, method: string, url: string): string {
