@@ -1,0 +1,207 @@
+/**
+ * A deployment where the lists endpoints have gone live: the reference server for the walks, and in
+ * front of it a small server of its own for `GET /api/v1/lists` and `GET /api/v1/lists/{id}`, with
+ * the same keys, the same envelope and the same refusals. With it, the spec copy `listsLiveSpec`
+ * writes, and no conformance code of its own, the suite must judge the lists by every generic rule.
+ * A `fault` breaks one rule, to see the suite catch it there.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
+import { listen, type Listening } from '../../test-support/listen.ts';
+
+/** The bounds of `limit` on the lists collection in the spec copy. */
+export const LISTS_LIMIT = { minimum: 1, maximum: 100, default: 20 };
+
+/**
+ * A copy of the project's spec with the lists endpoints of the planned spec live: their paths without
+ * `x-status: planned`, a `limit` on the collection, the statuses a live endpoint documents. Returns
+ * the path of the copy.
+ */
+export function listsLiveSpec(): string {
+  const live = parse(readFileSync(LIVE_SPEC_PATH, 'utf8')) as Record<string, any>;
+  const planned = parse(readFileSync(PLANNED_SPEC_PATH, 'utf8')) as Record<string, any>;
+  for (const path of ['/api/v1/lists', '/api/v1/lists/{id}']) {
+    const item = structuredClone(planned.paths[path]);
+    delete item.get['x-status'];
+    item.get.parameters = (item.get.parameters ?? []).filter((p: { name?: string }) => p.name !== 'limit');
+    item.get.responses['400'] = { $ref: '#/components/responses/ListBadRequest' };
+    item.get.responses['404'] ??= { $ref: '#/components/responses/NotFound' };
+    item.get.responses['429'] = { $ref: '#/components/responses/RateLimited' };
+    item.get.responses['500'] = { $ref: '#/components/responses/InternalError' };
+    item.get.responses['401'] = { $ref: '#/components/responses/Unauthorized' };
+    item.get.responses['403'] = { $ref: '#/components/responses/Forbidden' };
+    live.paths[path] = item;
+  }
+  live.paths['/api/v1/lists'].get.parameters = [
+    {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: {
+        type: 'integer',
+        minimum: LISTS_LIMIT.minimum,
+        maximum: LISTS_LIMIT.maximum,
+        default: LISTS_LIMIT.default,
+      },
+    },
+  ];
+  for (const [name, schema] of Object.entries(planned.components.schemas as Record<string, unknown>)) {
+    live.components.schemas[name] ??= schema;
+  }
+  for (const [name, example] of Object.entries(planned.components.examples as Record<string, unknown>)) {
+    live.components.examples[name] ??= example;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'lists-live-'));
+  const file = join(dir, 'openapi.yaml');
+  writeFileSync(file, stringify(live));
+  return file;
+}
+
+export type ListsFault = 'none' | 'lists-keyless' | 'lists-other-campaign' | 'lists-limit-ignored';
+
+export interface ListsServer extends Listening {
+  credentials: Record<string, string>;
+  urlOf(fault: ListsFault): string;
+}
+
+interface SavedList {
+  id: string;
+  name: string;
+  count: number;
+  source: 'query' | 'area' | 'upload';
+  created_at: string;
+}
+
+const SOURCES = ['query', 'area', 'upload'] as const;
+
+function listsOf(n: number, campaign: string): SavedList[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: randomUUID(),
+    name: `${campaign} list ${i + 1}`,
+    count: (i * 37) % 500,
+    source: SOURCES[i % 3] as SavedList['source'],
+    created_at: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+  }));
+}
+
+export async function startListsServer(): Promise<ListsServer> {
+  const reference = await startReferenceServer({ log: false });
+  const { CONFORMANCE_WEB_BASE_URL: _web, ...keys } = reference.credentials;
+  const campaignOf = new Map<string, 'primary' | 'other' | 'empty'>([
+    [keys.CONFORMANCE_API_KEY, 'primary'],
+    [keys.CONFORMANCE_OTHER_CAMPAIGN_KEY, 'other'],
+    [keys.CONFORMANCE_EMPTY_CAMPAIGN_KEY, 'empty'],
+  ]);
+  const lists = { primary: listsOf(12, 'Primary'), other: listsOf(5, 'Other'), empty: [] as SavedList[] };
+  const upstream = new URL(reference.baseUrl);
+
+  const server = await listen(
+    createServer((req, res) => {
+      const match = /^\/f\/([^/]+)(\/.*)?$/.exec(req.url ?? '');
+      const fault = (match?.[1] ?? 'none') as ListsFault;
+      const path = match?.[2] ?? '/';
+      const url = new URL(path, 'http://lists.invalid');
+      if (!/^\/api\/v1\/lists(\/|$)/.test(url.pathname)) return forward(req, res, upstream, path);
+      const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        const text = JSON.stringify(body);
+        res.writeHead(status, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': String(Buffer.byteLength(text)),
+          'cache-control': 'private, no-cache',
+          vary: 'Authorization, x-api-key',
+          'x-content-type-options': 'nosniff',
+          ...headers,
+        });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      };
+      const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+        answer(status, { ok: false, error: { code, message } }, headers);
+
+      const item = /^\/api\/v1\/lists\/([^/]+)$/.exec(url.pathname);
+      if (url.pathname !== '/api/v1/lists' && !item) return refuse(404, 'not_found', 'No such endpoint.');
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        return refuse(405, 'method_not_allowed', 'This API is read-only.', { allow: 'GET, HEAD' });
+      }
+      const bearer = req.headers.authorization;
+      const apiKey = req.headers['x-api-key'];
+      const token =
+        bearer !== undefined
+          ? /^Bearer\s+(\S+)$/i.exec(bearer)?.[1]
+          : typeof apiKey === 'string'
+            ? apiKey
+            : undefined;
+      if (bearer !== undefined && typeof apiKey === 'string' && token !== apiKey) {
+        return refuse(
+          400,
+          'conflicting_credentials',
+          'Authorization and x-api-key carry different keys; send one key.',
+        );
+      }
+      let campaign = token === undefined ? undefined : campaignOf.get(token);
+      if (!campaign && fault === 'lists-keyless' && bearer === undefined && apiKey === undefined)
+        campaign = 'primary';
+      if (token === keys.CONFORMANCE_NO_SCOPE_KEY)
+        return refuse(403, 'forbidden', 'This key lacks the lists:read scope.');
+      if (!campaign) {
+        return refuse(401, 'unauthorized', 'The API key is not valid.', {
+          'www-authenticate': 'Bearer realm="canvassing"',
+        });
+      }
+      if (item) {
+        const id = decodeURIComponent(item[1] ?? '');
+        const pool = fault === 'lists-other-campaign' ? [...lists.primary, ...lists.other] : lists[campaign];
+        const found = pool.find((list) => list.id === id);
+        if (!found) return refuse(404, 'not_found', 'List not found.');
+        return answer(200, { ok: true, data: { ...found, voters: [] } });
+      }
+      const raw = url.searchParams.getAll('limit');
+      let limit = LISTS_LIMIT.default;
+      if (raw.length > 0) {
+        const [only] = raw;
+        if (
+          raw.length > 1 ||
+          !/^\d+$/.test(only ?? '') ||
+          Number(only) < LISTS_LIMIT.minimum ||
+          Number(only) > LISTS_LIMIT.maximum
+        ) {
+          return refuse(
+            400,
+            'invalid_parameter',
+            `limit must be an integer from ${LISTS_LIMIT.minimum} to ${LISTS_LIMIT.maximum}.`,
+          );
+        }
+        limit = Number(only);
+      }
+      const page = fault === 'lists-limit-ignored' ? lists[campaign] : lists[campaign].slice(0, limit);
+      return answer(200, { ok: true, data: page, meta: { count: page.length } });
+    }),
+  );
+  return {
+    ...server,
+    credentials: reference.credentials,
+    urlOf: (fault) => `${server.baseUrl}/f/${fault}`,
+    close: async () => {
+      await server.close();
+      await reference.close();
+    },
+  };
+}
+
+/** Passes a request through to the reference server as it came. */
+function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, path: string): void {
+  const out = request(
+    { host: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  out.once('error', () => res.destroy());
+  req.pipe(out);
+}
