@@ -249,8 +249,11 @@ function limitOf(parameters: OpenAPIV3_1.ParameterObject[]): LimitParameter | un
   return { name: param.name, minimum, maximum, default: fallback };
 }
 
-/** A property of the documented 200 JSON body's schema, looked up through `$ref` and `allOf`. */
-function successProperty(
+/**
+ * A property of the documented 200 JSON body's schema, looked up through `$ref` and `allOf`: `data`
+ * (what the rules read the items' fields from) or `meta`.
+ */
+export function successProperty(
   doc: OpenApiDocument,
   operation: Operation,
   name: string,

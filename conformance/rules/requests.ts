@@ -1,8 +1,11 @@
 /**
  * The requests rules plan most often, built the same way by each: a collection's page of a given
- * size, and whether a path is one of the planned (not active) endpoints.
+ * size, the sweep of every listed item, and whether a path is one of the planned (not active)
+ * endpoints.
  */
-import type { Ask, World } from '../core/rule.ts';
+import type { KeyName } from '../core/roles.ts';
+import { OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../core/roles.ts';
+import type { Ask, Probe, World } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { RequestSpec } from '../types.ts';
 
@@ -36,4 +39,28 @@ const patternOf = (template: string) =>
 /** Whether a path (below the base URL) is one of the spec's planned, not active, endpoints. */
 export function isPlannedPath(spec: SpecModel, path: string): boolean {
   return spec.plannedPaths.some((template) => patternOf(template).test(path));
+}
+
+/** The campaigns whose listed items the sweeps fetch, each with its own key. */
+const SWEPT: readonly { campaign: 'primary' | 'other'; key: KeyName }[] = [
+  { campaign: 'primary', key: PRIMARY_KEY },
+  { campaign: 'other', key: OTHER_CAMPAIGN_KEY },
+];
+
+/**
+ * The sweep: for an item operation, every item its collection listed to the primary and to the
+ * other campaign's key (or `--sample N` of them), fetched with the key that listed it; for a
+ * collection, the largest pages that listed them. The rules that compare a summary with its detail
+ * all plan it, so a detail that got no answer leaves each of them unjudged.
+ */
+export function sweepRequests(op: OperationModel, world: World): Probe[] {
+  const requests =
+    op.kind === 'collection'
+      ? SWEPT.map(({ key }) => collectionRequest(op, world, { key }, 'full'))
+      : op.kind === 'item'
+        ? SWEPT.flatMap(({ campaign, key }) =>
+            world.sweep(op, campaign).map((id) => world.request(op, { key, id })),
+          )
+        : [];
+  return requests.flatMap((request) => (request ? [{ request }] : []));
 }

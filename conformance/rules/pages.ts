@@ -1,0 +1,158 @@
+/**
+ * What the collection and item rules read of an exchange: to whom it was answered (a holder: one key
+ * in one header), whether it is a plain read (nothing asked of it but the items), which `limit` it
+ * asked for, and when, so that answers far apart in a recording are not taken to see the same data.
+ */
+import { isObject } from '../../spec/json-value.ts';
+import { dataOf } from '../core/answers.ts';
+import type { Credential } from '../core/credentials.ts';
+import { roleOfCredential } from '../core/credentials.ts';
+import type { Observation } from '../core/observation.ts';
+import { reads } from '../core/roles.ts';
+import type { LimitParameter, OperationModel } from '../core/spec-model.ts';
+
+/**
+ * Answers of a recording closer in time than this are taken to see the same data: items come and
+ * go, rarely within a minute. A live run is one pass over data it has just listed, so it has no
+ * such horizon.
+ */
+export const SAME_DATA_MS = 60_000;
+
+/**
+ * Who an answer went to: one key in one header (`$CONFORMANCE_API_KEY bearer`, `key#3f9a1c0e
+ * x-api-key`). The header is part of it: a deployment that reads the two headers differently is the
+ * key rules' fault to name, and must not show here as a collection that changes size.
+ */
+export function holderOf(credential: Credential): string | undefined {
+  if (credential.kind === 'key') return `$${credential.key} ${credential.via}`;
+  if (credential.kind === 'recorded') return `${credential.id} ${credential.via}`;
+  return undefined;
+}
+
+/** Whether the request carried a key that reads its campaign's records (valid and scoped). */
+export function byReadingKey(obs: Observation): boolean {
+  const role = roleOfCredential(obs.credential);
+  return obs.credential.kind === 'recorded' || (role !== undefined && reads(role));
+}
+
+/** Headers that ask for something else than the current representation (a 304, a part, a status). */
+const ASKING_FOR_OTHER = ['if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'range'];
+
+function requestHeader(obs: Observation, name: string): string | undefined {
+  return Object.entries(obs.exchange.request.headers).find(([n]) => n.toLowerCase() === name)?.[1];
+}
+
+/** Whether an Accept header admits JSON (no header admits anything). */
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  return accept
+    .split(',')
+    .map((part) => part.split(';')[0]?.trim().toLowerCase())
+    .some((type) => type === '*/*' || type === 'application/*' || type === 'application/json');
+}
+
+/**
+ * A plain read: a GET asking for the current JSON representation, with no query but a valid
+ * `limit`. Its answer must be the items themselves; other reads (conditional, another media type, a
+ * mock told which status to give, a bad or an unknown parameter) may legally be answered otherwise.
+ */
+export function isPlainRead(obs: Observation): boolean {
+  const { op } = obs;
+  if (!op || obs.exchange.request.method !== 'GET') return false;
+  if (ASKING_FOR_OTHER.some((name) => requestHeader(obs, name) !== undefined)) return false;
+  if (/\bcode=/.test(requestHeader(obs, 'prefer') ?? '')) return false;
+  if (!acceptsJson(requestHeader(obs, 'accept'))) return false;
+  return [...obs.query.keys()].every((name) => name === op.limit?.name) && limitAsked(obs).kind !== 'bad';
+}
+
+/** The `limit` a request asked for: none, one valid value, or a bad one (`badLimitOf` says which). */
+export type LimitAsked = { kind: 'none' } | { kind: 'valid'; n: number } | { kind: 'bad'; values: string[] };
+
+export function limitAsked(obs: Pick<Observation, 'op' | 'query'>): LimitAsked {
+  const limit = obs.op?.limit;
+  if (!limit) return { kind: 'none' };
+  const values = obs.query.getAll(limit.name);
+  if (values.length === 0) return { kind: 'none' };
+  const n = validLimit(values, limit);
+  return n === undefined ? { kind: 'bad', values } : { kind: 'valid', n };
+}
+
+/** The one value asked, when it is an integer within the bounds. */
+function validLimit(values: string[], limit: LimitParameter): number | undefined {
+  const [only] = values;
+  if (values.length !== 1 || only === undefined || !/^\d+$/.test(only)) return undefined;
+  const n = Number(only);
+  return n >= limit.minimum && n <= limit.maximum ? n : undefined;
+}
+
+/** `limit=20`, `no limit (default 50)`: the page size asked, as problems name it. */
+export function askedText(op: OperationModel, asked: LimitAsked): string {
+  const limit = op.limit;
+  if (!limit || asked.kind === 'none')
+    return limit ? `no ${limit.name} (default ${limit.default})` : 'no limit';
+  if (asked.kind === 'valid') return `${limit.name}=${asked.n}`;
+  return asked.values.map((v) => `${limit.name}=${v}`).join('&');
+}
+
+/** The items of a 200 collection answer to a GET, when its body holds them. */
+export function pageOf(obs: Observation): unknown[] | undefined {
+  const response = obs.exchange.response;
+  if (!response || response.status !== 200 || obs.bodyless || obs.exchange.request.method !== 'GET')
+    return undefined;
+  const data = dataOf(response);
+  return Array.isArray(data) ? data : undefined;
+}
+
+/** The item of a 200 item answer to a GET, when its body holds one. */
+export function itemOf(obs: Observation): Record<string, unknown> | undefined {
+  const response = obs.exchange.response;
+  if (!response || response.status !== 200 || obs.bodyless || obs.exchange.request.method !== 'GET')
+    return undefined;
+  const data = dataOf(response);
+  return isObject(data) ? data : undefined;
+}
+
+/** `meta.count` of a collection answer, as sent. */
+export function metaCountOf(obs: Observation): unknown {
+  const body = obs.exchange.response?.json;
+  return isObject(body) && isObject(body.meta) ? body.meta.count : undefined;
+}
+
+/** An item's id, when it has a string one. */
+export const idOf = (item: unknown): string | undefined =>
+  isObject(item) && typeof item.id === 'string' ? item.id : undefined;
+
+/** When an exchange was sent (ms since the epoch); 0 when the source does not say. */
+export const sentAt = (obs: Observation): number => obs.exchange.startedAt ?? 0;
+
+/** A span of time something was seen in: the first and the last time. */
+export interface Seen {
+  first: number;
+  last: number;
+}
+
+export function widen(span: Seen | undefined, at: number): Seen {
+  if (!span) return { first: at, last: at };
+  return { first: Math.min(span.first, at), last: Math.max(span.last, at) };
+}
+
+/** Whether two spans may have seen the same data: always in a live run, within the horizon in a recording. */
+export function sameData(source: 'live' | 'traffic', a: Seen, b: Seen): boolean {
+  if (source === 'live') return true;
+  return a.first - SAME_DATA_MS <= b.last && b.first - SAME_DATA_MS <= a.last;
+}
+
+/**
+ * The minute a recorded answer belongs to, for grouping answers that saw the same data; a live run
+ * is one group.
+ */
+export const minuteOf = (obs: Observation): number =>
+  obs.source === 'live' ? 0 : Math.floor(sentAt(obs) / SAME_DATA_MS);
+
+/** The id an item request asks for: its last path parameter, decoded. */
+export function askedId(obs: Observation): string | undefined {
+  const op = obs.op;
+  if (op?.kind !== 'item') return undefined;
+  const name = op.pathParameters.at(-1);
+  return name === undefined ? undefined : obs.params[name];
+}
