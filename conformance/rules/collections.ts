@@ -1,0 +1,361 @@
+/**
+ * Collections and their items (§4.1, §4.2, §4.3), for every live collection of the spec under test:
+ * a collection answers its list envelope, lists each item once, lists only items its key can
+ * fetch, shows in its summaries what the items' details show, answers an empty campaign with an
+ * empty list; and whether its order is stable (the spec leaves it open).
+ */
+import { createHash } from 'node:crypto';
+import { isObject } from '../../spec/json-value.ts';
+import { describe, requestLine } from '../core/answers.ts';
+import { credentialLabel, roleOfCredential } from '../core/credentials.ts';
+import type { Observation } from '../core/observation.ts';
+import { EMPTY_CAMPAIGN_KEY, PRIMARY_KEY, reads } from '../core/roles.ts';
+import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
+import { breaks, chose, holds, unjudged } from '../core/rule.ts';
+import type { OperationModel } from '../core/spec-model.ts';
+import { sharedFieldsOf } from './item-schemas.ts';
+import type { Seen } from './pages.ts';
+import {
+  askedId,
+  askedText,
+  holderOf,
+  idOf,
+  isPlainRead,
+  itemOf,
+  limitAsked,
+  metaCountOf,
+  minuteOf,
+  pageOf,
+  sameData,
+  sentAt,
+  widen,
+} from './pages.ts';
+import { canonical, pairsOf, Versions } from './pairs.ts';
+import { collectionRequest, sweepRequests } from './requests.ts';
+
+const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${problem}`;
+const isLiveGet = (op: OperationModel) => op.live && op.method === 'GET';
+const isCollection = (op: OperationModel) => isLiveGet(op) && op.kind === 'collection';
+const isCollectionOrItem = (op: OperationModel) =>
+  isLiveGet(op) && (op.kind === 'collection' || op.kind === 'item');
+const probes = (...requests: ReturnType<typeof collectionRequest>[]) =>
+  requests.flatMap((request) => (request ? [{ request }] : []));
+
+/** Whether a plain read of a collection was answered to a key of this campaign that reads it. */
+function plainReadBy(obs: Observation, campaign: 'primary' | 'empty'): boolean {
+  const role = roleOfCredential(obs.credential);
+  return obs.op?.kind === 'collection' && role?.campaign === campaign && reads(role) && isPlainRead(obs);
+}
+
+/** Why a 200 body is not a collection's list envelope, or undefined when it is. */
+function listEnvelopeProblem(op: OperationModel, obs: Observation): string | undefined {
+  const body = obs.exchange.response?.json;
+  if (!isObject(body) || body.ok !== true) return `not {"ok":true,...}: ${describe(obs.exchange.response)}`;
+  if (!Array.isArray(body.data))
+    return `data is ${JSON.stringify(body.data)?.slice(0, 80) ?? 'missing'}, not an array`;
+  if (op.counted && !Number.isInteger(metaCountOf(obs)))
+    return `meta.count is ${JSON.stringify(metaCountOf(obs)) ?? 'missing'}`;
+  return undefined;
+}
+
+export const collectionRules: Rule[] = [
+  {
+    id: 'WALKS-LIST-001',
+    section: '§4.1, §4.2',
+    title: 'A collection answers the primary key 200 with its list envelope',
+    area: 'walks-list',
+    level: 'required',
+    mock: 'run',
+    expected: 'a plain GET with the primary key answers 200 {"ok":true,"data":[...],"meta":{"count":n}}',
+    hint: 'Answer a GET of a collection with a key holding its scope 200 {"ok":true,"data":[...],"meta":{"count":n}}.',
+    appliesTo: isCollection,
+    plan: (op, world) => probes(collectionRequest(op, world, { key: PRIMARY_KEY }, 'default')),
+    judge(obs) {
+      const { op } = obs;
+      if (!op || !plainReadBy(obs, 'primary')) return undefined;
+      const response = obs.exchange.response;
+      if (response?.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
+      if (obs.bodyless) return holds(obs);
+      const problem = listEnvelopeProblem(op, obs);
+      return problem ? breaks(at(obs, problem), obs) : holds(obs);
+    },
+  },
+  {
+    id: 'WALKS-LIST-005',
+    section: '§2.1, §4.2',
+    title: 'Item ids are unique within a collection answer',
+    area: 'walks-list',
+    level: 'required',
+    mock: 'run',
+    expected: 'no item id twice in one answer',
+    hint: 'List each item once: ids are unique.',
+    appliesTo: isCollection,
+    plan: (op, world) => probes(collectionRequest(op, world, { key: PRIMARY_KEY }, 'full')),
+    judge(obs) {
+      const page = obs.op?.kind === 'collection' ? pageOf(obs) : undefined;
+      if (!page) return undefined;
+      const seen = new Set<string>();
+      const twice = new Set<string>();
+      for (const id of page.map(idOf)) {
+        if (id === undefined) continue;
+        if (seen.has(id)) twice.add(id);
+        seen.add(id);
+      }
+      return twice.size === 0
+        ? holds(obs)
+        : breaks(
+            at(
+              obs,
+              `${[...twice].slice(0, 3).join(', ')}${twice.size > 3 ? ` and ${twice.size - 3} more` : ''} listed twice`,
+            ),
+            obs,
+          );
+    },
+  },
+  {
+    id: 'WALK-DETAIL-001',
+    section: '§4.2, §4.3',
+    title: 'Every item listed to a key can be fetched with that key: 200 with its envelope, never 404',
+    area: 'walk-detail',
+    level: 'required',
+    mock: 'run',
+    unit: 'listed items',
+    expected: 'each listed item answers its key 200 {"ok":true,"data":{...}}',
+    hint: 'Serve every item the collection lists to a key, to that key (and list only items that can be fetched: no archived or deleted item, none of another campaign).',
+    appliesTo: isCollectionOrItem,
+    plan: sweepRequests,
+    across: listedFoundAcross,
+  },
+  {
+    id: 'WALK-DETAIL-002',
+    section: '§2.1, §2.2',
+    title: "Every field an item's detail shares with its collection's summary is equal",
+    area: 'walk-detail',
+    level: 'required',
+    mock: 'run',
+    unit: 'items',
+    expected: 'the fields both schemas have (for walks: id, name) equal in the detail and in the summary',
+    hint: 'Return the same values in the detail as in the collection for every field the two share.',
+    appliesTo: isCollectionOrItem,
+    plan: sweepRequests,
+    across: sharedFieldsAcross,
+  },
+  {
+    id: 'WALKS-LIST-011',
+    section: '§4.2 rule 1',
+    title: 'A campaign without records gets 200 with an empty list and meta.count 0',
+    area: 'walks-list',
+    level: 'required',
+    mock: 'run',
+    needs: [EMPTY_CAMPAIGN_KEY],
+    expected: 'the empty campaign\'s key gets 200 {"ok":true,"data":[],"meta":{"count":0}}',
+    hint: 'An empty campaign is a success: 200 {"ok":true,"data":[],"meta":{"count":0}}, not an error.',
+    appliesTo: isCollection,
+    plan: (op, world) => probes(collectionRequest(op, world, { key: EMPTY_CAMPAIGN_KEY }, 'full')),
+    judge(obs) {
+      const { op } = obs;
+      if (!op || !plainReadBy(obs, 'empty')) return undefined;
+      const response = obs.exchange.response;
+      if (response?.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
+      if (obs.bodyless) return unjudged('no body recorded: whether the list is empty is not known', obs);
+      const page = pageOf(obs);
+      const count = metaCountOf(obs);
+      if (!page || page.length > 0 || (op.counted && count !== 0)) {
+        return breaks(at(obs, `answered ${describe(response)}`), obs);
+      }
+      return holds(obs);
+    },
+  },
+  {
+    id: 'WALKS-LIST-012',
+    section: '§4.2 rule 2',
+    title: 'Order of a collection: is a smaller page a prefix of a larger one? (the spec leaves it open)',
+    area: 'walks-list',
+    level: 'advisory',
+    decision: 'D-ORDER',
+    mock: { skip: 'the mock answers every list request with the same example, whatever the limit' },
+    expected: 'project decision: newest walk first, ties by id, stable between calls',
+    hint: 'A stable order makes limit predictable; the project orders newest first, ties by id.',
+    appliesTo: isCollection,
+    plan: (op, world) =>
+      probes(
+        collectionRequest(op, world, { key: PRIMARY_KEY }, 'default'),
+        collectionRequest(op, world, { key: PRIMARY_KEY }, 'full'),
+      ),
+    across: orderAcross,
+  },
+];
+
+interface Answered {
+  /** When the plain reads that got the item were sent. */
+  found?: Seen;
+  /** The plain reads that did not get it, each with its problem (a few kept word for word). */
+  missed: { at: number; problem: string; obs: Observation }[];
+}
+
+/** Answers to plain reads of one item kept word for word; beyond them, counted as one more. */
+const MISSES_KEPT = 500;
+
+/**
+ * WALK-DETAIL-001: what each holder was listed (per collection, the span of time each item was
+ * listed in), and what its plain reads of those items got. An item answered 404 to the key it was
+ * listed to contradicts the list; in a recording, only when the list was within a minute of it.
+ */
+function listedFoundAcross(ctx: RuleContext): Across {
+  const listed = new Map<string, Map<string, Seen>>();
+  const answered = new Map<string, Map<string, Answered>>();
+  let missesKept = 0;
+  const groupOf = <T>(into: Map<string, Map<string, T>>, key: string) => {
+    const group = into.get(key) ?? new Map<string, T>();
+    if (group.size === 0) into.set(key, group);
+    return group;
+  };
+  return {
+    see(obs) {
+      const holder = holderOf(obs.credential);
+      const op = obs.op;
+      if (!holder || !op) return;
+      if (op.kind === 'collection') {
+        const group = groupOf(listed, `${op.operationId} ${holder}`);
+        for (const id of (pageOf(obs) ?? []).map(idOf))
+          if (id !== undefined) group.set(id, widen(group.get(id), sentAt(obs)));
+        return;
+      }
+      const id = askedId(obs);
+      if (op.kind !== 'item' || !op.collection || id === undefined || !isPlainRead(obs)) return;
+      const items = groupOf(answered, `${op.collection.operationId} ${holder}`);
+      const item = items.get(id) ?? { missed: [] };
+      items.set(id, item);
+      const status = obs.exchange.response?.status;
+      if (status === 200 && (obs.bodyless || itemOf(obs))) item.found = widen(item.found, sentAt(obs));
+      else if (missesKept++ < MISSES_KEPT)
+        item.missed.push({ at: sentAt(obs), problem: `answered ${describe(obs.exchange.response)}`, obs });
+    },
+    finish() {
+      const judgements: Judgement[] = [];
+      for (const [group, items] of answered) {
+        const lists = listed.get(group);
+        for (const [id, item] of items) {
+          const when = lists?.get(id);
+          if (!when) continue;
+          if (item.found && sameData(ctx.source, when, item.found)) judgements.push(holds());
+          for (const miss of item.missed) {
+            if (!sameData(ctx.source, when, { first: miss.at, last: miss.at })) continue;
+            const to = credentialLabel(miss.obs.credential);
+            judgements.push(
+              breaks(at(miss.obs, `${miss.problem}, though the collection listed ${id} to ${to}`), miss.obs),
+            );
+          }
+        }
+      }
+      return judgements;
+    },
+  };
+}
+
+/** WALK-DETAIL-002: the shared fields of each item's summaries and details, compared once all are seen. */
+function sharedFieldsAcross(ctx: RuleContext): Across {
+  const summaries = new Versions<Record<string, unknown>>();
+  const details = new Versions<Record<string, unknown>>();
+  const fieldsOfItem = (op: OperationModel) => sharedFieldsOf(ctx.spec, op);
+  const pick = (value: Record<string, unknown>, fields: string[]) =>
+    Object.fromEntries(fields.map((field) => [field, value[field]]));
+  return {
+    see(obs) {
+      const op = obs.op;
+      if (op?.kind === 'collection') {
+        const page = pageOf(obs);
+        for (const itemOp of page ? op.items : []) {
+          const fields = fieldsOfItem(itemOp);
+          for (const summary of page ?? []) {
+            const id = idOf(summary);
+            if (id === undefined || !isObject(summary)) continue;
+            const shared = pick(summary, fields);
+            summaries.add(`${itemOp.operationId} ${id}`, canonical(shared), () => shared, obs);
+          }
+        }
+        return;
+      }
+      const id = askedId(obs);
+      const detail = op?.kind === 'item' ? itemOf(obs) : undefined;
+      if (!op || id === undefined || !detail) return;
+      const shared = pick(detail, fieldsOfItem(op));
+      details.add(`${op.operationId} ${id}`, canonical(shared), () => shared, obs);
+    },
+    finish() {
+      return pairsOf(summaries, details, ctx.source).map(({ item, summary, detail }) => {
+        const differing = Object.keys(summary.facts).filter(
+          (field) => canonical(summary.facts[field]) !== canonical(detail.facts[field]),
+        );
+        if (differing.length === 0) return holds(detail.obs);
+        const name = item.split(' ').slice(1).join(' ');
+        const lines = differing.map(
+          (field) =>
+            `detail ${field} ${JSON.stringify(detail.facts[field]) ?? 'missing'} ≠ summary ${field} ${JSON.stringify(summary.facts[field]) ?? 'missing'}`,
+        );
+        const where = detail.obs ? requestLine(detail.obs) : `item ${name}`;
+        return breaks(`${where}: ${lines.join('; ')}`, detail.obs);
+      });
+    },
+  };
+}
+
+/** One page of a collection for the order advisory: its size and a digest of its ids in order. */
+interface PageDigest {
+  size: number;
+  digest: string;
+  /** The page size asked (`limit=20`), as the advisory names a page. */
+  asked: string;
+}
+
+const digestOf = (ids: readonly string[]) => createHash('sha1').update(ids.join('\n')).digest('hex');
+
+/**
+ * WALKS-LIST-012: per collection, holder and query (and, in a recording, per minute), the largest
+ * page's ids and the digests of the smaller pages; a smaller page is a prefix when its digest is
+ * the digest of that many first ids of the largest.
+ */
+function orderAcross(): Across {
+  const groups = new Map<string, { largest: string[]; pages: Map<string, PageDigest> }>();
+  return {
+    see(obs) {
+      const holder = holderOf(obs.credential);
+      const op = obs.op;
+      const page = op?.kind === 'collection' && holder && isPlainRead(obs) ? pageOf(obs) : undefined;
+      if (!op || !page) return;
+      const ids = page.map((item) => idOf(item) ?? '');
+      const key = `${op.operationId} ${holder} ${minuteOf(obs)}`;
+      const group = groups.get(key) ?? { largest: [], pages: new Map<string, PageDigest>() };
+      groups.set(key, group);
+      const digest = digestOf(ids);
+      group.pages.set(`${ids.length} ${digest}`, {
+        size: ids.length,
+        digest,
+        asked: askedText(op, limitAsked(obs)),
+      });
+      if (ids.length > group.largest.length) group.largest = ids;
+    },
+    finish() {
+      let pages = 0;
+      const notPrefix: string[] = [];
+      for (const { largest, pages: seen } of groups.values()) {
+        const whole = digestOf(largest);
+        for (const page of seen.values()) {
+          if (page.size === largest.length && page.digest === whole) continue;
+          pages++;
+          if (digestOf(largest.slice(0, page.size)) !== page.digest)
+            notPrefix.push(`${page.asked} (${page.size} items)`);
+        }
+      }
+      if (pages === 0) return [];
+      return [
+        notPrefix.length === 0
+          ? chose(`stable: all ${pages} smaller pages are prefixes of the largest page`, false)
+          : chose(
+              `not prefix-stable: ${notPrefix.length} of ${pages} smaller pages are not the first items of the largest page (e.g. ${notPrefix[0]})`,
+              true,
+            ),
+      ];
+    },
+  };
+}
