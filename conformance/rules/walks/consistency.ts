@@ -1,0 +1,216 @@
+/**
+ * What the list says of a walk against what its detail shows (§2.1, §2.4): the count of its stops,
+ * the count per status, the centroid of its located stops. No schema can say this; only pairing a
+ * summary with its detail can, and the pairs are made once every exchange is seen (`pairs.ts`), so
+ * a recording is judged whatever order it holds them in.
+ */
+import { isObject } from '../../../spec/json-value.ts';
+import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
+import { breaks, holds } from '../../core/rule.ts';
+import { askedId, idOf, itemOf, pageOf } from '../pages.ts';
+import type { Pair, Version } from '../pairs.ts';
+import { canonical, pairsOf, Versions } from '../pairs.ts';
+import { sweepRequests } from '../requests.ts';
+import type { Point } from './centroid.ts';
+import {
+  acceptableCentroids,
+  CENTROID_EXTENT_SHARE,
+  CENTROID_TOLERANCE,
+  centroidTolerance,
+  matchesCentroid,
+  shownPoint,
+} from './centroid.ts';
+import { isWalkDetail, isWalkList, isWalkOperation } from './operations.ts';
+import { stopStatuses } from './summaries.ts';
+
+/** What a summary says of its walk's stops. */
+interface SummaryFacts {
+  count: unknown;
+  counts: unknown;
+  lat: unknown;
+  lng: unknown;
+}
+
+/** What a detail's stops show: how many, how many per status, and the centroids they allow. */
+interface DetailFacts {
+  stops: number;
+  byStatus: Record<string, number>;
+  centroids: Point[];
+  tolerance: number;
+}
+
+function detailFactsOf(stops: unknown[]): DetailFacts {
+  const byStatus: Record<string, number> = {};
+  for (const stop of stops) {
+    if (isObject(stop) && typeof stop.status === 'string')
+      byStatus[stop.status] = (byStatus[stop.status] ?? 0) + 1;
+  }
+  return {
+    stops: stops.length,
+    byStatus,
+    centroids: acceptableCentroids(stops),
+    tolerance: centroidTolerance(stops),
+  };
+}
+
+type WalkPair = Pair<SummaryFacts, DetailFacts>;
+
+/** The summaries and details of every walk, and the verdicts a rule draws from them. */
+function walkPairsAcross(
+  ctx: RuleContext,
+  judge: (pairs: WalkPair[], summaries: Versions<SummaryFacts>) => Judgement[],
+): Across {
+  const summaries = new Versions<SummaryFacts>();
+  const details = new Versions<DetailFacts>();
+  return {
+    see(obs) {
+      if (!obs.op) return;
+      if (isWalkList(obs.op)) {
+        for (const walk of pageOf(obs) ?? []) {
+          const id = idOf(walk);
+          if (id === undefined || !isObject(walk)) continue;
+          const facts = { count: walk.count, counts: walk.counts, lat: walk.lat, lng: walk.lng };
+          summaries.add(id, canonical(facts), () => facts, obs);
+        }
+        return;
+      }
+      const walk = isWalkDetail(obs.op) ? itemOf(obs) : undefined;
+      const id = askedId(obs);
+      if (!walk || id === undefined || !Array.isArray(walk.stops)) return;
+      const stops = walk.stops.map((s) => (isObject(s) ? { lat: s.lat, lng: s.lng, status: s.status } : s));
+      details.add(id, canonical(stops), () => detailFactsOf(stops), obs);
+    },
+    finish: () => judge(pairsOf(summaries, details, ctx.source), summaries),
+  };
+}
+
+const verdict = (pair: WalkPair, problems: string[]): Judgement =>
+  problems.length === 0
+    ? holds(pair.detail.obs)
+    : breaks(problems.map((p) => `walk ${pair.item}: ${p}`).join('; '), pair.detail.obs ?? pair.summary.obs);
+
+/** Whether counts holds exactly the status keys, each an integer ≥ 0 (else the counts rules judge it). */
+function completeCounts(counts: unknown, statuses: readonly string[]): counts is Record<string, number> {
+  return (
+    isObject(counts) &&
+    Object.keys(counts).length === statuses.length &&
+    statuses.every((s) => Number.isInteger(counts[s]) && (counts[s] as number) >= 0)
+  );
+}
+
+/**
+ * CONSISTENCY-001: with a detail, count is its number of stops; without one, count is the sum of
+ * counts (every stop has exactly one status), when counts is complete.
+ */
+function countJudge(ctx: RuleContext) {
+  const statuses = stopStatuses(ctx.spec);
+  return (pairs: WalkPair[], summaries: Versions<SummaryFacts>): Judgement[] => {
+    const paired = new Set<Version<SummaryFacts>>(pairs.map((p) => p.summary));
+    const judgements = pairs.map((pair) =>
+      verdict(
+        pair,
+        pair.summary.facts.count === pair.detail.facts.stops
+          ? []
+          : [
+              `count ${JSON.stringify(pair.summary.facts.count)}, ${pair.detail.facts.stops} stops in its detail`,
+            ],
+      ),
+    );
+    for (const id of summaries.items()) {
+      for (const summary of summaries.of(id)) {
+        const { count, counts } = summary.facts;
+        if (paired.has(summary) || !completeCounts(counts, statuses)) continue;
+        const sum = statuses.reduce((total, s) => total + (counts[s] ?? 0), 0);
+        judgements.push(
+          sum === count
+            ? holds(summary.obs)
+            : breaks(`walk ${id}: counts add up to ${sum}, count is ${JSON.stringify(count)}`, summary.obs),
+        );
+      }
+    }
+    return judgements;
+  };
+}
+
+/** CONSISTENCY-002: counts[status] is the number of the detail's stops with that status. */
+function countsJudge(ctx: RuleContext) {
+  const statuses = stopStatuses(ctx.spec);
+  return (pairs: WalkPair[]): Judgement[] =>
+    pairs.map((pair) => {
+      const counts: Record<string, unknown> = isObject(pair.summary.facts.counts)
+        ? pair.summary.facts.counts
+        : {};
+      const problems = statuses
+        .map((status) => ({ status, real: pair.detail.facts.byStatus[status] ?? 0 }))
+        .filter(({ status, real }) => counts[status] !== real)
+        .slice(0, 2)
+        .map(
+          ({ status, real }) =>
+            `counts.${status} is ${JSON.stringify(counts[status])}, ${real} stops have it`,
+        );
+      return verdict(pair, problems);
+    });
+}
+
+/** CONSISTENCY-003: lat/lng is a centroid the located stops allow. */
+function centroidJudge(pairs: WalkPair[]): Judgement[] {
+  return pairs.map((pair) => {
+    const { lat, lng } = pair.summary.facts;
+    const { centroids, tolerance } = pair.detail.facts;
+    if (matchesCentroid(lat, lng, centroids, tolerance)) return verdict(pair, []);
+    return verdict(pair, [
+      `lat/lng ${String(lat)}, ${String(lng)}; the stops give ${centroids.map(shownPoint).join(' or ')}`,
+    ]);
+  });
+}
+
+function consistencyRule(
+  declaration: Pick<Rule, 'id' | 'section' | 'title' | 'expected' | 'hint'> & Partial<Pick<Rule, 'decision'>>,
+  judge: (ctx: RuleContext) => (pairs: WalkPair[], summaries: Versions<SummaryFacts>) => Judgement[],
+): Rule {
+  return {
+    ...declaration,
+    area: 'consistency',
+    level: 'required',
+    mock: 'run',
+    unit: 'walks',
+    appliesTo: isWalkOperation,
+    plan: sweepRequests,
+    across: (ctx) => walkPairsAcross(ctx, judge(ctx)),
+  };
+}
+
+export const consistencyRules: Rule[] = [
+  consistencyRule(
+    {
+      id: 'CONSISTENCY-001',
+      section: '§2.1, §2.4',
+      title:
+        "The summary's count is the number of the walk's stops: those of its detail, and the sum of its counts",
+      expected: 'count = number of stops in the detail; count = the sum of counts',
+      hint: 'Compute count from the walk’s stops (the same stops the detail returns): every stop has exactly one status, so the counts add up to it.',
+    },
+    countJudge,
+  ),
+  consistencyRule(
+    {
+      id: 'CONSISTENCY-002',
+      section: '§2.1, §2.4',
+      title: 'Each counts[status] equals the number of stops with that status',
+      expected: 'counts[status] = stops with that status, for every status',
+      hint: 'Compute counts per status from the walk’s stops.',
+    },
+    countsJudge,
+  ),
+  consistencyRule(
+    {
+      id: 'CONSISTENCY-003',
+      section: '§2.1',
+      title: "The summary's lat/lng is the centroid of the located stops (null when none)",
+      decision: 'D-CENTROID',
+      expected: `lat/lng within ${CENTROID_TOLERANCE}° + ${CENTROID_EXTENT_SHARE} × the walk's extent of the planar or spherical mean of the located stops; null when none`,
+      hint: `Send the mean latitude and longitude of the stops that have coordinates (planar or spherical, within ${CENTROID_TOLERANCE}° plus ${CENTROID_EXTENT_SHARE} of the walk's extent), and null/null when no stop has any.`,
+    },
+    () => centroidJudge,
+  ),
+];
