@@ -142,21 +142,22 @@ export class LiveWorld implements World {
   }
 
   /**
-   * How to ask as a key on an operation: the key itself; on a mock, the primary key with the
-   * `Prefer` header that makes Prism serve what that key would get (a 403, an empty list).
+   * How to ask as a key on an operation: the key itself; on a mock, the key's placeholder with the
+   * `Prefer` header that makes Prism serve what that key would get (a 403, an empty list). The
+   * request carries the key it stands for, so the rules judge its answer as that key's.
    */
   askingFor(key: KeyName, via: Via, op: OperationModel | undefined): Asking | undefined {
     if (!this.has(key)) return undefined;
     const mock = this.mockExamples;
-    if (!mock || key === PRIMARY_KEY) return { auth: { key, via } };
-    const primary = { auth: { key: PRIMARY_KEY, via } } as const;
-    if (key === NO_SCOPE_KEY) return { ...primary, headers: { Prefer: 'code=403' } };
+    const own = { auth: { key, via } } as const;
+    if (!mock || key === PRIMARY_KEY) return own;
+    if (key === NO_SCOPE_KEY) return { ...own, headers: { Prefer: 'code=403' } };
     if (key === EMPTY_CAMPAIGN_KEY) {
-      if (op?.kind === 'item') return { ...primary, headers: { Prefer: 'code=404' } };
+      if (op?.kind === 'item') return { ...own, headers: { Prefer: 'code=404' } };
       const empty = op ? mock.emptyExample.get(op.operationId) : undefined;
-      return empty ? { ...primary, headers: { Prefer: `example=${empty}` } } : undefined;
+      return empty ? { ...own, headers: { Prefer: `example=${empty}` } } : undefined;
     }
-    return { auth: { key, via } };
+    return own;
   }
 
   itemHeaders(op: OperationModel, id: string): Record<string, string> | undefined {
