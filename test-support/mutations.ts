@@ -19,8 +19,8 @@ import type { Dataset, DemoCredentials, Walk } from '../fixtures/index.ts';
 import { generateDataset } from '../fixtures/index.ts';
 import { startReferenceServer } from '../reference-server/start.ts';
 import type { KeyName } from '../conformance/types.ts';
-import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
-import { BAD_LIMITS } from '../conformance/checks/limits.ts';
+import { CREDENTIAL_KEY_NAMES, LIMIT } from '../spec/facts.ts';
+import { badLimitsOf } from '../conformance/rules/limits.ts';
 import { hasDotSegment } from '../conformance/dot-segments.ts';
 import { type Listening, listen } from './listen.ts';
 
@@ -741,7 +741,7 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   // limits
-  ...BAD_LIMITS.map((bad): Mutation => ({
+  ...badLimitsOf(LIMIT).map((bad): Mutation => ({
     name: `limit-500-${bad.id.toLowerCase()}`,
     breaks: bad.id,
     description: `${bad.query} crashes (500)`,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Stop } from '../../spec/types.ts';
-import { centroidAccepted, sphericalMean } from '../checks/consistency.ts';
+import { centroidAccepted, sphericalMean } from '../rules/walks/centroid.ts';
 
 const stop = (lat: number | null, lng: number | null, position: number): Stop => ({
   id: `s${position}`,

@@ -7,8 +7,8 @@ import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { Walk } from '../../fixtures/index.ts';
 import { generateDataset } from '../../fixtures/index.ts';
-import { sphericalMean } from '../checks/consistency.ts';
-import { seededRandom } from '../shared-fetches.ts';
+import { sphericalMean } from '../rules/walks/centroid.ts';
+import { seededRandom } from '../core/seeded.ts';
 import type { Json, ProxyAnswer, Variant } from './sweep-proxy.ts';
 import { asked, editJson, jsonAnswer, stopsIn, walksIn } from './sweep-proxy.ts';
 
