@@ -195,8 +195,8 @@ function modelOf(doc: OpenApiDocument, operation: Operation): OperationModel {
   );
   const pathParameters = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
   const data = successProperty(doc, operation, 'data');
-  const isArray = data !== undefined && typeOf(data) === 'array';
-  const isObjectData = data !== undefined && typeOf(data) === 'object';
+  const isArray = data !== undefined && typeOf(data, doc) === 'array';
+  const isObjectData = data !== undefined && typeOf(data, doc) === 'object';
   const kind: OperationKind =
     operation.method === 'GET' && pathParameters.length === 0 && isArray
       ? 'collection'
@@ -281,12 +281,18 @@ function propertyOf(
   return undefined;
 }
 
-function typeOf(schema: OpenAPIV3_1.SchemaObject): string | undefined {
+function typeOf(schema: OpenAPIV3_1.SchemaObject, doc?: OpenApiDocument, depth = 0): string | undefined {
   const type = schema.type as string | string[] | undefined;
   if (Array.isArray(type)) return type.find((t) => t !== 'null');
   if (type) return type;
   if ('items' in schema) return 'array';
   if ('properties' in schema) return 'object';
+  // A schema made of parts (`allOf: [SavedList, {voters}]`) has the type its parts give it.
+  if (!doc || depth > 8) return undefined;
+  for (const part of schema.allOf ?? []) {
+    const found = typeOf(resolveRef<OpenAPIV3_1.SchemaObject>(doc, part), doc, depth + 1);
+    if (found) return found;
+  }
   return undefined;
 }
 

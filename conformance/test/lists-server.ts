@@ -51,11 +51,11 @@ export function listsLiveSpec(): string {
       },
     },
   ];
-  for (const [name, schema] of Object.entries(planned.components.schemas as Record<string, unknown>)) {
-    live.components.schemas[name] ??= schema;
-  }
-  for (const [name, example] of Object.entries(planned.components.examples as Record<string, unknown>)) {
-    live.components.examples[name] ??= example;
+  for (const part of ['schemas', 'examples', 'parameters', 'responses']) {
+    live.components[part] ??= {};
+    for (const [name, value] of Object.entries((planned.components[part] ?? {}) as Record<string, unknown>)) {
+      live.components[part][name] ??= value;
+    }
   }
   const dir = mkdtempSync(join(tmpdir(), 'lists-live-'));
   const file = join(dir, 'openapi.yaml');
