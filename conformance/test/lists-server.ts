@@ -63,7 +63,13 @@ export function listsLiveSpec(): string {
   return file;
 }
 
-export type ListsFault = 'none' | 'lists-keyless' | 'lists-other-campaign' | 'lists-limit-ignored';
+export type ListsFault =
+  | 'none'
+  | 'lists-keyless'
+  | 'lists-other-campaign'
+  | 'lists-limit-ignored'
+  | 'lists-detail-renamed'
+  | 'lists-last-unfetchable';
 
 export interface ListsServer extends Listening {
   credentials: Record<string, string>;
@@ -157,8 +163,11 @@ export async function startListsServer(): Promise<ListsServer> {
         const id = decodeURIComponent(item[1] ?? '');
         const pool = fault === 'lists-other-campaign' ? [...lists.primary, ...lists.other] : lists[campaign];
         const found = pool.find((list) => list.id === id);
-        if (!found) return refuse(404, 'not_found', 'List not found.');
-        return answer(200, { ok: true, data: { ...found, voters: [] } });
+        // A list that is listed but gone (deleted, not yet indexed) has no detail.
+        const gone = fault === 'lists-last-unfetchable' && found === lists[campaign].at(-1);
+        if (!found || gone) return refuse(404, 'not_found', 'List not found.');
+        const name = fault === 'lists-detail-renamed' ? `${found.name} (renamed)` : found.name;
+        return answer(200, { ok: true, data: { ...found, name, voters: [] } });
       }
       const raw = url.searchParams.getAll('limit');
       let limit = LISTS_LIMIT.default;
