@@ -7,8 +7,10 @@
 import { LIVE_SPEC_PATH } from '../spec/facts.ts';
 import { HttpClient } from './client.ts';
 import type { Rule } from './core/rule.ts';
+import { ruleAppliesTo } from './core/rule.ts';
 import { loadSpecModel, type SpecModel } from './core/spec-model.ts';
 import { runLive } from './run/live.ts';
+import type { LiveWorld } from './run/world.ts';
 import { reportOf } from './run/report.ts';
 import { skippedResult } from './run/results.ts';
 import { shownProxy } from './reach.ts';
@@ -110,6 +112,7 @@ export async function runSuiteWithTraffic(
       },
       timeoutMs: config.timeoutMs,
       ...(outcome?.world.sampled ? { sampled: outcome.world.sampled } : {}),
+      ...(outcome ? { swept: sweptBy(outcome.world) } : {}),
       target: {
         baseUrl: config.baseUrl,
         profile: config.profile,
@@ -125,6 +128,11 @@ export async function runSuiteWithTraffic(
   } finally {
     await client.close();
   }
+}
+
+/** What the sweeps of the operations a rule applies to fetched, of how many listed items. */
+function sweptBy(world: LiveWorld): (rule: Rule) => { n: number; of: number } | undefined {
+  return (rule) => world.swept((op) => ruleAppliesTo(rule, op));
 }
 
 /** How the run reached its target, without a secret: what reports show of the setup. */

@@ -154,6 +154,11 @@ export interface Rule extends RuleDeclaration {
   expected: string;
   /** What one judged record is, plural: `answers` (the default), `walks`, `limit values`. */
   unit?: string;
+  /**
+   * Its records are the items the sweeps fetch: under `--sample N`, its coverage says how many it
+   * judged of how many were listed.
+   */
+  sweeps?: true;
   /** `answers`: also judges answers that are not usable (5xx, HTML, not JSON, not decodable). */
   sees?: 'usable' | 'answers';
   /**

@@ -114,6 +114,7 @@ export const collectionRules: Rule[] = [
   },
   {
     id: 'WALK-DETAIL-001',
+    sweeps: true,
     section: '§4.2, §4.3',
     title: 'Every item listed to a key can be fetched with that key: 200 with its envelope, never 404',
     area: 'walk-detail',
@@ -128,6 +129,7 @@ export const collectionRules: Rule[] = [
   },
   {
     id: 'WALK-DETAIL-002',
+    sweeps: true,
     section: '§2.1, §2.2',
     title: "Every field an item's detail shares with its collection's summary is equal",
     area: 'walk-detail',

@@ -32,14 +32,22 @@ export interface ReportInput {
   requests: Report['requests'];
   timeoutMs?: number;
   sampled?: { n: number; of: number };
+  /** For a rule that judges the sweeps: how many items they fetched, of how many were listed. */
+  swept?: (rule: Rule) => { n: number; of: number } | undefined;
   target: Report['target'];
   unreachable?: string;
 }
 
 export function reportOf(input: ReportInput): Report {
   const byId = new Map<string, CheckResult>();
-  for (const tally of input.tallies)
-    byId.set(tally.rule.id, resultOfTally(tally, input.strict, input.source));
+  for (const tally of input.tallies) {
+    const result = resultOfTally(tally, input.strict, input.source);
+    const swept = tally.rule.sweeps ? input.swept?.(tally.rule) : undefined;
+    // Under --sample, a rule that judges the sweeps says how many of the listed items it judged.
+    if (swept && result.judged && swept.n < swept.of && result.judged.records < swept.of)
+      result.judged.of = swept.of;
+    byId.set(tally.rule.id, result);
+  }
   for (const { rule, result } of input.skipped) byId.set(rule.id, result);
   const results = input.order.flatMap((id) => {
     const result = byId.get(id);
@@ -113,6 +121,10 @@ function coverageOf(input: ReportInput, results: readonly CheckResult[]): Covera
     if (r.status === 'skip') return [`${r.id} (${r.area}): ${r.reason ?? 'not run'} → skipped`];
     if (r.status === 'not-judged') return [`${r.id} (${r.area}): ${r.reason ?? ''} → not judged`];
     if (r.unjudged) return [`${r.id} (${r.area}): also left unjudged: ${r.unjudged}`];
+    if (r.judged?.of !== undefined)
+      return [
+        `${r.id} (${r.area}): ${r.judged.records} of ${r.judged.of} ${r.judged.unit} judged (--sample)`,
+      ];
     return [];
   });
   const coverage: Coverage = {

@@ -34,6 +34,8 @@ export class LiveWorld implements World {
   readonly unknownId = randomUUID();
   /** Set under `--sample N` when a sweep judged fewer items than the collection listed. */
   sampled?: { n: number; of: number };
+  /** Every sweep of an item operation: how many items it fetches of how many were listed. */
+  private readonly sweeps = new Map<string, { op: OperationModel; n: number; of: number }>();
   private readonly lists = new Map<string, readonly ListedItem[]>();
   private readonly mockExamples: MockExamples | undefined;
 
@@ -95,9 +97,18 @@ export class LiveWorld implements World {
       (item) => op.kind !== 'item' || this.itemHeaders(op, item.id) !== undefined,
     );
     const size = Math.min(this.config.sample ?? pool.length, pool.length);
+    if (op.kind === 'item')
+      this.sweeps.set(`${op.operationId} ${campaign}`, { op, n: size, of: pool.length });
     if (size === pool.length) return pool.map((item) => item.id);
     if (campaign === 'primary') this.sampled = { n: size, of: pool.length };
     return sampleOf(pool, size, this.config.seed).map((item) => item.id);
+  }
+
+  /** What the sweeps of the item operations a rule applies to fetch, of how many listed items. */
+  swept(applies: (op: OperationModel) => boolean): { n: number; of: number } | undefined {
+    const sweeps = [...this.sweeps.values()].filter(({ op }) => applies(op));
+    if (sweeps.length === 0) return undefined;
+    return sweeps.reduce((sum, { n, of }) => ({ n: sum.n + n, of: sum.of + of }), { n: 0, of: 0 });
   }
 
   realIds(op: OperationModel): readonly string[] {

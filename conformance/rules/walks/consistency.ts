@@ -174,6 +174,7 @@ function consistencyRule(
     level: 'required',
     mock: 'run',
     unit: 'walks',
+    sweeps: true,
     appliesTo: isWalkOperation,
     plan: sweepRequests,
     across: (ctx) => walkPairsAcross(ctx, judge(ctx)),

@@ -68,6 +68,7 @@ function stopsRule(
     level: 'required',
     mock: 'run',
     unit: 'walk details',
+    sweeps: true,
     appliesTo: isWalkOperation,
     plan: sweepRequests,
     judge(obs, ctx) {
