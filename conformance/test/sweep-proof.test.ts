@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generateDataset } from '../../fixtures/index.ts';
 import type { Report } from '../types.ts';
 import { startAlternativeServer } from './alternative-server.ts';
 import { requiredFailures, runCli } from './harness.ts';
@@ -14,6 +15,14 @@ import { startSweepTarget } from './sweep-proxy.ts';
 import { CORRECT, FAULTS, sphericalPlanarGap } from './sweep-variants.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sweep-proof-'));
+
+/** The walks the sweeps fetch: the primary campaign's largest page (200), and the other campaign's walks. */
+const PRIMARY_LISTED = 200;
+const OTHER_LISTED = (() => {
+  const dataset = generateDataset();
+  const other = dataset.campaigns[1]?.id;
+  return dataset.walks.filter((w) => w.campaignId === other && w.state === 'active').length;
+})();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let runs = 0;
@@ -106,7 +115,10 @@ describe('coverage and --sample', () => {
         const judged = (id: string) => report.coverage?.requirements.find((r) => r.id === id);
         expect(report.coverage?.seed).toBe(20261124);
         expect(report.coverage?.sampled).toBeUndefined();
-        expect(judged('CONSISTENCY-003')).toMatchObject({ records: 200, unit: 'walks' });
+        expect(judged('CONSISTENCY-003')).toMatchObject({
+          records: PRIMARY_LISTED + OTHER_LISTED,
+          unit: 'walks',
+        });
         expect(judged('ISOLATION-002')).toMatchObject({ records: 200, unit: 'walks' });
         expect(judged('WALKS-LIST-014')?.records).toBeGreaterThanOrEqual(11);
         const detail = report.coverage?.operations.find((o) => o.operationId === 'getWalk');
@@ -128,11 +140,13 @@ describe('coverage and --sample', () => {
         expect(sampled.status).toBe(0);
         expect(sampled.report.coverage?.sampled).toEqual({ n: 12, of: 200 });
         expect(sampled.stdout).toContain('sampled 12 of 200');
-        const urls = (report: Report) => report.results.find((r) => r.id === 'CONSISTENCY-003')?.judged;
-        expect(urls(sampled.report)).toMatchObject({ records: 12, of: 200 });
+        // Twelve per sweep: of the primary campaign's walks, and of the other campaign's.
+        const judged = (report: Report) => report.results.find((r) => r.id === 'CONSISTENCY-003')?.judged;
+        const all = PRIMARY_LISTED + OTHER_LISTED;
+        expect(judged(sampled.report)).toMatchObject({ records: 24, of: all });
         expect(
           sampled.report.coverage?.gaps.some(
-            (g) => g.startsWith('CONSISTENCY-003') && g.includes('12 of 200'),
+            (g) => g.startsWith('CONSISTENCY-003') && g.includes(`24 of ${all}`),
           ),
         ).toBe(true);
         expect(again.report.requests.sent).toBe(sampled.report.requests.sent);
