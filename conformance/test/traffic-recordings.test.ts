@@ -200,8 +200,8 @@ describe('judging a recording of the reference server', () => {
     [
       'more walks than the limit asked',
       () => base.map((r, i) => (i === 0 ? { ...r, url: `${r.url}?limit=2` } : r)),
-      'TRAFFIC-001',
-      /#1 GET .*limit=2: limit=2: 50 walks/,
+      'WALKS-LIST-014',
+      /GET .*limit=2: 50 items, more than the 2 asked/,
     ],
     [
       'a detail named otherwise than its summary',
@@ -230,12 +230,12 @@ describe('reports of a recording', () => {
   it('take --expect-failures of the rules a recording is judged by, and --compare with a previous report', async () => {
     const broken = fileOf(base.map((r, i) => (i === 0 ? { ...r, url: `${r.url}?limit=2` } : r)));
     const expected = join(dir, 'expected.yaml');
-    writeFileSync(expected, '- id: TRAFFIC-001\n  reason: the gateway caps nothing yet\n');
+    writeFileSync(expected, '- id: WALKS-LIST-014\n  reason: the gateway caps nothing yet\n');
     const previous = join(dir, 'previous.json');
     await runCli(['--traffic', fileOf(base), '--reporter', 'json', '--output', previous]);
     const run = await runCli(['--traffic', broken, '--expect-failures', expected, '--compare', previous]);
     expect(run.status, run.stdout).toBe(0);
-    expect(run.stdout).toContain('TRAFFIC-001');
+    expect(run.stdout).toContain('WALKS-LIST-014');
     expect(run.stdout).toMatch(/newly failing|NEWLY FAILING|expected failure/i);
   });
 });
@@ -311,7 +311,7 @@ describe('files that cannot be judged (exit status 2)', () => {
   it('lists the rules a recording is judged by, which need no key', async () => {
     const run = await runCli(['--traffic', 'any.har', '--list']);
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('TRAFFIC-001');
+    expect(run.stdout).toContain('WALKS-LIST-014');
     expect(run.stdout).toContain('CONSISTENCY-003');
     expect(run.stdout).not.toContain('AUTH-001');
   });
