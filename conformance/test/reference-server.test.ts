@@ -2,12 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { CHECKS } from '../checks/registry.ts';
-import { createContractValidator } from '../../spec/contract.ts';
 import { HttpClient } from '../client.ts';
-import { SuiteData } from '../shared-fetches.ts';
-import { profileOf } from '../target.ts';
-import { runSuite } from '../runner.ts';
+import { RULES } from '../rules/registry.ts';
+import { LiveWorld } from '../run/world.ts';
+import { runSuite, specModelFor } from '../runner.ts';
 import type { Report } from '../types.ts';
 import { configFor, requiredFailures } from './harness.ts';
 
@@ -43,7 +41,7 @@ describe('the suite against the reference server', () => {
   it('runs every check with the demo data set: nothing skipped or inconclusive', () => {
     const notRun = live.results.filter((r) => r.status === 'skip' || r.status === 'not-judged');
     expect(notRun.map((r) => `${r.id}: ${r.reason}`)).toEqual([]);
-    expect(live.results).toHaveLength(CHECKS.length);
+    expect(live.results).toHaveLength(RULES.length);
   });
 
   it('reports advisory checks as advisory, never as pass or fail', () => {
@@ -60,19 +58,26 @@ describe('the suite against the reference server', () => {
 
   it('samples the empty walk and the walk without coordinates first, then a handful spread out', async () => {
     const config = { ...configFor(server.baseUrl, server.credentials), sample: 8 };
+    const spec = specModelFor();
+    const world = new LiveWorld(spec, config);
     const client = new HttpClient(config);
     try {
-      const sample = await new SuiteData(
-        client,
-        config,
-        profileOf(config, createContractValidator()),
-      ).sample();
+      for (const { op, campaign, request } of world.discoveryRequests()) {
+        world.learn(op, campaign, await client.send(request));
+      }
+      const walks = spec.operation('getWalk');
+      const summaries = new Map(
+        world.listed(spec.operation('listWalks'), 'primary').map((w) => [w.id, w.summary]),
+      );
+      const sample = world.sweep(walks, 'primary').map((id) => summaries.get(id));
       expect(sample).toHaveLength(8);
       expect(sample[0]?.count).toBe(0);
       expect(sample[1]?.count).toBeGreaterThan(0);
       expect(sample[1]?.lat).toBeNull();
-      expect(new Set(sample.map((w) => w.id)).size).toBe(sample.length);
-      expect(client.sent).toBe(1);
+      expect(new Set(sample.map((w) => w?.id)).size).toBe(sample.length);
+      expect(world.sampled).toEqual({ n: 8, of: 200 });
+      // The three campaign keys' largest pages, and nothing else: the sample is drawn from them.
+      expect(client.sent).toBe(3);
     } finally {
       await client.close();
     }
