@@ -191,6 +191,8 @@ export const collectionRules: Rule[] = [
 interface Answered {
   /** When the plain reads that got the item were sent. */
   found?: Seen;
+  /** The first read that got it, in a live run (which holds its exchanges anyway). */
+  foundBy?: Observation;
   /** The plain reads that did not get it, each with its problem (a few kept word for word). */
   missed: { at: number; problem: string; obs: Observation }[];
 }
@@ -229,8 +231,10 @@ function listedFoundAcross(ctx: RuleContext): Across {
       const item = items.get(id) ?? { missed: [] };
       items.set(id, item);
       const status = obs.exchange.response?.status;
-      if (status === 200 && (obs.bodyless || itemOf(obs))) item.found = widen(item.found, sentAt(obs));
-      else if (missesKept++ < MISSES_KEPT)
+      if (status === 200 && (obs.bodyless || itemOf(obs))) {
+        item.found = widen(item.found, sentAt(obs));
+        if (obs.source === 'live') item.foundBy ??= obs;
+      } else if (missesKept++ < MISSES_KEPT)
         item.missed.push({ at: sentAt(obs), problem: `answered ${describe(obs.exchange.response)}`, obs });
     },
     finish() {
@@ -240,7 +244,7 @@ function listedFoundAcross(ctx: RuleContext): Across {
         for (const [id, item] of items) {
           const when = lists?.get(id);
           if (!when) continue;
-          if (item.found && sameData(ctx.source, when, item.found)) judgements.push(holds());
+          if (item.found && sameData(ctx.source, when, item.found)) judgements.push(holds(item.foundBy));
           for (const miss of item.missed) {
             if (!sameData(ctx.source, when, { first: miss.at, last: miss.at })) continue;
             const to = credentialLabel(miss.obs.credential);
@@ -319,6 +323,7 @@ const digestOf = (ids: readonly string[]) => createHash('sha1').update(ids.join(
  */
 function orderAcross(): Across {
   const groups = new Map<string, { largest: string[]; pages: Map<string, PageDigest> }>();
+  const interned = new Map<string, string[]>();
   return {
     see(obs) {
       const holder = holderOf(obs.credential);
@@ -335,7 +340,11 @@ function orderAcross(): Across {
         digest,
         asked: askedText(op, limitAsked(obs)),
       });
-      if (ids.length > group.largest.length) group.largest = ids;
+      // Minute after minute of a recording shows the same page: keep one copy of its ids.
+      if (ids.length > group.largest.length) {
+        if (!interned.has(digest)) interned.set(digest, ids);
+        group.largest = interned.get(digest) ?? ids;
+      }
     },
     finish() {
       let pages = 0;

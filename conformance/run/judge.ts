@@ -121,7 +121,9 @@ export class Judge {
   finish(): Tally[] {
     for (const { tally, across } of this.acrosses) {
       const judgements = across.finish();
-      if (judgements.length > 0) tally.judgedObservations = Math.max(tally.judgedObservations, 1);
+      // The exchanges its verdicts name (at least one): a pairing rule judges one per pair.
+      const named = new Set(judgements.flatMap((j) => (j.obs ? [j.obs.exchange] : [])));
+      if (judgements.length > 0) tally.judgedObservations = Math.max(tally.judgedObservations, named.size, 1);
       for (const judgement of judgements) this.record(tally, judgement, judgement.obs);
     }
     return this.tallies;
