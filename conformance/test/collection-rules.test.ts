@@ -137,6 +137,17 @@ describe('listed items can be fetched', () => {
     expect(verdicts(ruleById('WALK-DETAIL-001'), [listed, gone(2 * HOUR)])).toEqual([]);
   });
 
+  it('takes a throttled read (429) for no answer: the client waits and asks again', () => {
+    const throttled = { ok: false, error: { code: 'rate_limited', message: 'Slow down.' } };
+    const item = recorded(`/api/v1/walks/${walk(2).id}`, 429, throttled, 1000);
+    const list = recorded('/api/v1/walks', 429, throttled, 1000);
+    expect(verdicts(ruleById('WALK-DETAIL-001'), [listed, item])).toEqual([]);
+    expect(verdicts(ruleById('WALKS-LIST-001'), [list])).toEqual([]);
+    expect(
+      broken(verdicts(ruleById('WALKS-LIST-001'), [recorded('/api/v1/walks', 404, throttled, 0)])),
+    ).toHaveLength(1);
+  });
+
   it('does not judge another key’s 404 by this key’s list', () => {
     const other = recorded(
       `/api/v1/walks/${walk(2).id}`,
