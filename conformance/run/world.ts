@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { resolveRef } from '../../spec/contract.ts';
 import { isObject } from '../../spec/json-value.ts';
-import type { HttpClient } from '../client.ts';
 import type { Ask, ListedItem, World } from '../core/rule.ts';
 import type { Campaign, KeyName, Via } from '../core/roles.ts';
 import { EMPTY_CAMPAIGN_KEY, NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../core/roles.ts';
