@@ -194,17 +194,25 @@ export const collectionRules: Rule[] = [
   },
 ];
 
+/** What the plain reads of one listed item by one holder got. */
 interface Answered {
-  /** When the plain reads that got the item were sent. */
+  /** When the reads that got the item were sent. */
   found?: Seen;
   /** The first read that got it, in a live run (which holds its exchanges anyway). */
   foundBy?: Observation;
-  /** The plain reads that did not get it, each with its problem (a few kept word for word). */
-  missed: { at: number; problem: string; obs: Observation }[];
+  /** The reads that did not get it: when, how many, the first one's problem (and exchange, while kept). */
+  missed?: { seen: Seen; reads: number; problem: string; obs?: Observation };
 }
 
-/** Answers to plain reads of one item kept word for word; beyond them, counted as one more. */
-const MISSES_KEPT = 500;
+/** Exchanges of missed items a recording's rule keeps as evidence; a live run holds all of them anyway. */
+const EVIDENCE_KEPT = 64;
+
+/** The map kept under a key of a map of maps, made when first asked for. */
+function groupOf<T>(into: Map<string, Map<string, T>>, key: string): Map<string, T> {
+  const group = into.get(key) ?? new Map<string, T>();
+  if (group.size === 0) into.set(key, group);
+  return group;
+}
 
 /**
  * WALK-DETAIL-001: what each holder was listed (per collection, the span of time each item was
@@ -214,11 +222,20 @@ const MISSES_KEPT = 500;
 function listedFoundAcross(ctx: RuleContext): Across {
   const listed = new Map<string, Map<string, Seen>>();
   const answered = new Map<string, Map<string, Answered>>();
-  let missesKept = 0;
-  const groupOf = <T>(into: Map<string, Map<string, T>>, key: string) => {
-    const group = into.get(key) ?? new Map<string, T>();
-    if (group.size === 0) into.set(key, group);
-    return group;
+  let kept = 0;
+  const miss = (item: Answered, obs: Observation) => {
+    if (item.missed) {
+      item.missed.seen = widen(item.missed.seen, sentAt(obs));
+      item.missed.reads++;
+      return;
+    }
+    const to = credentialLabel(obs.credential);
+    const problem = at(
+      obs,
+      `answered ${describe(obs.exchange.response)}, though the collection listed it to ${to}`,
+    );
+    item.missed = { seen: widen(undefined, sentAt(obs)), reads: 1, problem };
+    if (obs.source === 'live' || kept++ < EVIDENCE_KEPT) item.missed.obs = obs;
   };
   return {
     see(obs) {
@@ -235,14 +252,12 @@ function listedFoundAcross(ctx: RuleContext): Across {
       if (op.kind !== 'item' || !op.collection || id === undefined || !isPlainRead(obs)) return;
       if (obs.exchange.response?.status === THROTTLED) return;
       const items = groupOf(answered, `${op.collection.operationId} ${holder}`);
-      const item = items.get(id) ?? { missed: [] };
+      const item = items.get(id) ?? {};
       items.set(id, item);
-      const status = obs.exchange.response?.status;
-      if (status === 200 && (obs.bodyless || itemOf(obs))) {
+      if (obs.exchange.response?.status === 200 && (obs.bodyless || itemOf(obs))) {
         item.found = widen(item.found, sentAt(obs));
         if (obs.source === 'live') item.foundBy ??= obs;
-      } else if (missesKept++ < MISSES_KEPT)
-        item.missed.push({ at: sentAt(obs), problem: `answered ${describe(obs.exchange.response)}`, obs });
+      } else miss(item, obs);
     },
     finish() {
       const judgements: Judgement[] = [];
@@ -252,13 +267,10 @@ function listedFoundAcross(ctx: RuleContext): Across {
           const when = lists?.get(id);
           if (!when) continue;
           if (item.found && sameData(ctx.source, when, item.found)) judgements.push(holds(item.foundBy));
-          for (const miss of item.missed) {
-            if (!sameData(ctx.source, when, { first: miss.at, last: miss.at })) continue;
-            const to = credentialLabel(miss.obs.credential);
-            judgements.push(
-              breaks(at(miss.obs, `${miss.problem}, though the collection listed ${id} to ${to}`), miss.obs),
-            );
-          }
+          const { missed } = item;
+          if (!missed || !sameData(ctx.source, when, missed.seen)) continue;
+          const more = missed.reads > 1 ? ` (${missed.reads} reads of it missed)` : '';
+          judgements.push(breaks(`${missed.problem}${more}`, missed.obs));
         }
       }
       return judgements;
