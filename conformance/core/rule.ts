@@ -149,7 +149,7 @@ export interface World {
   sweep(op: OperationModel, campaign: 'primary' | 'other'): readonly string[];
   /** A few ids that exist, for refusals tried on real data (an unknown id when none is listed). */
   realIds(op: OperationModel): readonly string[];
-  /** An id no deployment has. */
+  /** An id no deployment has, told apart in any exchange by `isUnknownId` (`ids.ts`). */
   readonly unknownId: string;
 }
 
