@@ -5,8 +5,10 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { envelopeRules } from './envelope.ts';
+import { notFoundRules } from './not-found.ts';
+import { plannedRules } from './planned.ts';
 
-export const RULES: readonly Rule[] = [...envelopeRules];
+export const RULES: readonly Rule[] = [...envelopeRules, ...notFoundRules, ...plannedRules];
 
 export function ruleById(id: string): Rule {
   const rule = RULES.find((r) => r.id === id);
