@@ -5,10 +5,11 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { envelopeRules } from './envelope.ts';
+import { methodsRules } from './methods.ts';
 import { notFoundRules } from './not-found.ts';
 import { plannedRules } from './planned.ts';
 
-export const RULES: readonly Rule[] = [...envelopeRules, ...notFoundRules, ...plannedRules];
+export const RULES: readonly Rule[] = [...envelopeRules, ...notFoundRules, ...plannedRules, ...methodsRules];
 
 export function ruleById(id: string): Rule {
   const rule = RULES.find((r) => r.id === id);
