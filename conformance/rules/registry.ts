@@ -4,12 +4,20 @@
  * walks operations.
  */
 import type { Rule } from '../core/rule.ts';
+import { codePairingRules, driftRules } from './drift.ts';
 import { envelopeRules } from './envelope.ts';
 import { methodsRules } from './methods.ts';
 import { notFoundRules } from './not-found.ts';
 import { plannedRules } from './planned.ts';
 
-export const RULES: readonly Rule[] = [...envelopeRules, ...notFoundRules, ...plannedRules, ...methodsRules];
+export const RULES: readonly Rule[] = [
+  ...envelopeRules,
+  ...codePairingRules,
+  ...notFoundRules,
+  ...plannedRules,
+  ...methodsRules,
+  ...driftRules,
+];
 
 export function ruleById(id: string): Rule {
   const rule = RULES.find((r) => r.id === id);
