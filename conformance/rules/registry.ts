@@ -4,6 +4,7 @@
  * walks operations.
  */
 import type { Rule } from '../core/rule.ts';
+import { cachingRules } from './caching.ts';
 import { codePairingRules, driftRules } from './drift.ts';
 import { envelopeRules } from './envelope.ts';
 import { methodsRules } from './methods.ts';
@@ -13,6 +14,7 @@ import { plannedRules } from './planned.ts';
 export const RULES: readonly Rule[] = [
   ...envelopeRules,
   ...codePairingRules,
+  ...cachingRules,
   ...notFoundRules,
   ...plannedRules,
   ...methodsRules,
