@@ -729,6 +729,16 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
+    name: 'unknown-path-code',
+    breaks: 'ENVELOPE-014',
+    description: 'an unknown path gets 404 with code "no_route", not not_found',
+    alone: true,
+    response: (a, v) =>
+      !isList(v) && !isDetail(v) && a.status === 404
+        ? json(a, (b) => void (b.error = { code: 'no_route', message: 'No such endpoint.' }))
+        : undefined,
+  },
+  {
     name: 'planned-lists-served',
     breaks: 'PLANNED-001',
     description: 'the planned /api/v1/lists serves saved lists',
