@@ -22,6 +22,7 @@ import type { Probe, Rule, World } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { ResponseData } from '../types.ts';
+import { isObject } from '../../spec/json-value.ts';
 import { remembered } from '../../spec/remembered.ts';
 
 /** HTTP's Not Found: what "does not exist" is answered with wherever the spec documents it. */
@@ -113,7 +114,7 @@ function refusalProblem(spec: SpecModel, obs: Observation, response: ResponseDat
   if (obs.bodyless || !hasBody(obs.exchange.request.method, response)) return undefined;
   const problem = errorEnvelopeProblem(spec, response);
   if (problem) return `${response.status}, ${problem}`;
-  if (servesData(response) || (response.json as { data?: unknown }).data !== undefined) {
+  if (servesData(response) || (isObject(response.json) && response.json.data !== undefined)) {
     return `${response.status}, but data came back with the refusal`;
   }
   return undefined;
