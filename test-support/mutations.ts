@@ -852,6 +852,19 @@ export const LEGAL_VARIANTS: LegalVariant[] = [
     response: (a) =>
       a.status === 401 ? errorAnswer(403, 'unauthenticated', 'The API key is not valid.') : undefined,
   },
+  {
+    name: 'revalidation-ignored',
+    description: 'If-None-Match is ignored: the same 200 comes back, with the same ETag',
+    request: (req) => setHeader(req, 'if-none-match', undefined),
+  },
+  {
+    name: 'etag-per-answer',
+    description: 'every answer carries an ETag of its own, so If-None-Match never matches',
+    response: (a) =>
+      a.headers.etag === undefined
+        ? undefined
+        : { ...a, headers: { ...a.headers, etag: `"${randomUUID()}"` } },
+  },
 ];
 
 export interface MutationServer extends Listening {
