@@ -132,7 +132,7 @@ export const codePairingRules: Rule[] = [
 const quoted = (codes: ReadonlySet<string>) => [...codes].map((code) => `"${code}"`).join(' or ');
 
 /** The codes and statuses the spec pairs as requirements, both ways. */
-interface StatedPairs {
+export interface StatedPairs {
   statusesOf: Map<string, Set<number>>;
   codesOf: Map<number, Set<string>>;
 }
@@ -144,7 +144,7 @@ const pairsOfSpec = new WeakMap<SpecModel, StatedPairs>();
  * leaving out the answers the spec marks "project decision" (its own convention for what the
  * written spec leaves open): a deployment may choose another status for those.
  */
-function statedPairs(spec: SpecModel): StatedPairs {
+export function statedPairs(spec: SpecModel): StatedPairs {
   const known = pairsOfSpec.get(spec);
   if (known) return known;
   const pairs: StatedPairs = { statusesOf: new Map(), codesOf: new Map() };
