@@ -136,6 +136,7 @@ function malformedItem(op: OperationModel, world: World): Probe[] {
 const isItem = (op: OperationModel) => op.live && op.method === 'GET' && op.kind === 'item';
 
 const MOCK_ANY_ID = { skip: 'the mock answers any id with the example item' };
+const MOCK_OWN_ROUTER = { skip: 'the mock answers unknown paths itself, with its own problem+json' };
 
 export const notFoundRules: Rule[] = [
   {
@@ -224,27 +225,57 @@ export const notFoundRules: Rule[] = [
     area: 'not-found',
     level: 'required',
     decision: 'D-PATH-UNKNOWN',
-    mock: { skip: 'the mock answers unknown paths itself, with its own problem+json' },
+    mock: MOCK_OWN_ROUTER,
     sees: 'answers',
     expected:
       'a path under the API prefix that is no endpoint, live or planned, nor a spelling of one, gets a 4xx in the error envelope',
     hint: 'End routing with a JSON 404 in the error envelope, never the framework’s HTML page.',
-    planOnce(world) {
-      const request = world.request(world.spec.live[0] as OperationModel, {
-        key: PRIMARY_KEY,
-        path: unknownPathOf(world.spec),
-      });
-      return request ? [{ request }] : [];
-    },
+    planOnce: unknownPath,
     judge(obs, ctx) {
-      const response = obs.exchange.response;
-      if (!response || obs.op || !obs.inApi || !isRead(obs)) return undefined;
-      if (!isUnknownPath(ctx.spec, obs.path)) return undefined;
+      const response = unknownPathAnswer(obs, ctx.spec);
+      if (!response) return undefined;
       const problem = refusalProblem(ctx.spec, obs, response);
       return problem ? breaks(at(obs, problem), obs) : holds(obs);
     },
   },
+  {
+    id: 'NOT-FOUND-006',
+    section: '§7',
+    title: 'Status and code for an unknown path under the API prefix',
+    area: 'not-found',
+    level: 'advisory',
+    decision: 'D-PATH-UNKNOWN',
+    mock: MOCK_OWN_ROUTER,
+    expected: 'project decision: 404 not_found (any 4xx error envelope is conformant)',
+    hint: 'Any 4xx error envelope is conformant.',
+    planOnce: unknownPath,
+    judge(obs, ctx) {
+      const response = unknownPathAnswer(obs, ctx.spec);
+      if (!response || !isClientError(response.status) || obs.bodyless) return undefined;
+      return chose(
+        `this deployment answers ${answered(response)}`,
+        !isNotFound(response, notFoundCodes(ctx.spec)),
+        obs,
+      );
+    },
+  },
 ];
+
+/** The unknown path's request, with the primary key. */
+function unknownPath(world: World): Probe[] {
+  const request = world.request(world.spec.live[0] as OperationModel, {
+    key: PRIMARY_KEY,
+    path: unknownPathOf(world.spec),
+  });
+  return request ? [{ request }] : [];
+}
+
+/** The answer to a read of a path under the API prefix that no endpoint has, in any spelling. */
+function unknownPathAnswer(obs: Observation, spec: SpecModel): ResponseData | undefined {
+  const response = obs.exchange.response;
+  if (!response || obs.op || !obs.inApi || !isRead(obs)) return undefined;
+  return isUnknownPath(spec, obs.path) ? response : undefined;
+}
 
 /** A path next to a live collection's that no spec serves: `/api/v1/walks-unknown-path`. */
 function unknownPathOf(spec: SpecModel): string {
