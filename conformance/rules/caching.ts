@@ -12,7 +12,7 @@ import { PRIMARY_KEY, reads, roleOf } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { Exchange, RequestSpec, ResponseData } from '../types.ts';
-import { collectionRequest } from './requests.ts';
+import { readOf } from './requests.ts';
 
 const NOT_MODIFIED = 304;
 
@@ -62,10 +62,7 @@ export const cachingRules: Rule[] = [
       'project decision: a strong ETag on every keyed answer, and 304 to If-None-Match with it (the same 200 again, or no-store without an ETag, is conformant)',
     hint: 'Send an ETag that changes only with the content, and answer If-None-Match with a matching tag with 304 (or the same 200).',
     plan(op, world) {
-      const request =
-        op.kind === 'collection'
-          ? collectionRequest(op, world, { key: PRIMARY_KEY }, 'full')
-          : world.request(op, { key: PRIMARY_KEY });
+      const request = readOf(op, world, { key: PRIMARY_KEY }, 'full');
       return request ? [{ request, followUp: (answered) => revalidationOf(request, answered) }] : [];
     },
     judge(obs) {

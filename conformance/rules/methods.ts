@@ -9,8 +9,8 @@ import type { Observation } from '../core/observation.ts';
 import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Probe, Rule, World } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
-import type { OperationModel } from '../core/spec-model.ts';
-import { collectionRequest } from './requests.ts';
+import { pathOf, type OperationModel } from '../core/spec-model.ts';
+import { readOf } from './requests.ts';
 
 /** D-METHOD: the project refuses writes with this code (its status from the spec) and an `Allow` header. */
 const WRITE_CODE = 'method_not_allowed';
@@ -51,7 +51,8 @@ function writeAnswer(obs: Observation) {
 /** A write on a live operation's path: the collection itself, or an item that does not exist. */
 function writeTo(op: OperationModel, world: World, method: string): Probe[] {
   const body = method === 'DELETE' ? {} : { body: '{}' };
-  const request = world.request(op, { key: PRIMARY_KEY, method, id: world.unknownId, ...body });
+  const path = pathOf(op, ...op.pathParameters.map(() => world.unknownId));
+  const request = world.request(op, { key: PRIMARY_KEY, method, path, ...body });
   return request ? [{ request }] : [];
 }
 
@@ -118,8 +119,7 @@ export const methodsRules: Rule[] = [
     expected: 'project decision: answered like GET, without a body',
     hint: 'The project answers HEAD like GET, without a body.',
     plan(op, world) {
-      const ask = { key: PRIMARY_KEY, method: 'HEAD' };
-      const request = op.kind === 'collection' ? collectionRequest(op, world, ask) : world.request(op, ask);
+      const request = readOf(op, world, { key: PRIMARY_KEY, method: 'HEAD' });
       return request ? [{ request }] : [];
     },
     judge(obs) {

@@ -22,6 +22,22 @@ export function collectionRequest(
   return world.request(op, { ...ask, ...(query !== undefined && ask.query === undefined ? { query } : {}) });
 }
 
+/**
+ * A read of an operation that names something real: a collection's page of the given size, a real
+ * item, or an operation without path parameters; undefined for an operation whose path names
+ * something the run cannot know (neither a collection nor an item of one).
+ */
+export function readOf(
+  op: OperationModel,
+  world: World,
+  ask: Ask,
+  size: 'small' | 'full' | 'default' = 'small',
+): RequestSpec | undefined {
+  if (op.kind === 'collection') return collectionRequest(op, world, ask, size);
+  if (op.kind === 'other' && op.pathParameters.length > 0) return undefined;
+  return world.request(op, ask);
+}
+
 /** A path template's pattern: `/api/v1/lists/{id}` matches `/api/v1/lists/abc`. */
 const patternOf = (template: string) =>
   new RegExp(`^${template.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`);
