@@ -729,13 +729,13 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
-    name: 'unknown-path-code',
+    name: 'malformed-id-not-found-400',
     breaks: 'ENVELOPE-014',
-    description: 'an unknown path gets 404 with code "no_route", not not_found',
+    description: 'a walk id that is not a UUID gets 400 with code "not_found", the code of a 404',
     alone: true,
     response: (a, v) =>
-      !isList(v) && !isDetail(v) && a.status === 404
-        ? json(a, (b) => void (b.error = { code: 'no_route', message: 'No such endpoint.' }))
+      isDetail(v) && !/^[0-9a-f-]{36}$/i.test(detailId(v))
+        ? errorAnswer(400, 'not_found', 'Walk not found.')
         : undefined,
   },
   {

@@ -8,10 +8,11 @@
 import { createHash } from 'node:crypto';
 import { describe, requestLine } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
-import { PRIMARY_KEY, reads, roleOf } from '../core/roles.ts';
+import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { Exchange, RequestSpec, ResponseData } from '../types.ts';
+import { readsRecords } from './not-found.ts';
 import { readOf } from './requests.ts';
 
 const NOT_MODIFIED = 304;
@@ -36,7 +37,7 @@ function ifNoneMatch(obs: Observation): string | undefined {
 function keyedRead(obs: Observation): ResponseData | undefined {
   const response = obs.exchange.response;
   if (!obs.op || obs.exchange.request.method !== 'GET' || !response) return undefined;
-  return obs.credential.kind === 'key' && reads(roleOf(obs.credential.key)) ? response : undefined;
+  return readsRecords(obs) ? response : undefined;
 }
 
 /** A short digest of a body: what the rule keeps of an answer to compare contents. */

@@ -13,6 +13,7 @@ import type { Judgement, Rule } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
 import { answerDrift } from '../drift.ts';
+import { readsRecords } from './not-found.ts';
 import type { DriftKind } from '../types.ts';
 
 /** The drift of an answer of a documented operation with a body; undefined for any other exchange. */
@@ -94,33 +95,40 @@ export const codePairingRules: Rule[] = [
   {
     id: 'ENVELOPE-014',
     section: '§5.6, §4.3 rule 1, §7',
-    title: 'Each error code the spec states comes with its status, and each such status with its code',
+    title:
+      'Each error code the spec states comes with its status; on its operations, a valid key meets each such status with its code',
     area: 'envelope',
     level: 'required',
     mock: 'run',
     unit: 'error answers',
-    expected: 'the statuses and codes paired as the spec states them (403 forbidden, 404 not_found)',
+    expected:
+      'the codes the spec states (forbidden, not_found) only with their statuses (403, 404), and those statuses to a valid key only with those codes',
     hint: 'Answer each refusal the spec states exactly as it pairs them: a missing scope is 403 forbidden, an unknown item 404 not_found.',
     judge(obs, ctx) {
       const response = obs.exchange.response;
       if (!response || response.status < 400 || (!obs.op && !obs.inApi)) return undefined;
-      if (obs.bodyless || !hasBody(obs.exchange.request.method, response) || response.json === undefined)
+      if (obs.bodyless || !hasBody(obs.exchange.request.method, response) || response.json === undefined) {
         return undefined;
+      }
       const pairs = statedPairs(ctx.spec);
       const { status } = response;
       const code = errorOf(response).code;
-      const codes = pairs.codesOf.get(status);
       const statuses = typeof code === 'string' ? pairs.statusesOf.get(code) : undefined;
+      // Other conditions (a revoked key, a planned path) may take these statuses with codes of
+      // their own (§5.8, §4.4); the spec's conditions are those of its operations asked validly.
+      const codes = obs.op && readsRecords(obs) ? pairs.codesOf.get(status) : undefined;
       if (!codes && !statuses) return undefined;
-      if (codes && (typeof code !== 'string' || !codes.has(code))) {
+      if (statuses && !statuses.has(status)) {
+        const wanted = [...statuses].join(' or ');
         return breaks(
-          `${requestLine(obs)}: ${status} with error.code ${JSON.stringify(code)}, not ${quoted(codes)}`,
+          `${requestLine(obs)}: error.code "${String(code)}" with status ${status}, not ${wanted}`,
           obs,
         );
       }
-      if (statuses && !statuses.has(status)) {
+      if (codes && (typeof code !== 'string' || !codes.has(code))) {
+        const wanted = quoted(codes);
         return breaks(
-          `${requestLine(obs)}: error.code "${String(code)}" with status ${status}, not ${[...statuses].join(' or ')}`,
+          `${requestLine(obs)}: ${status} with error.code ${JSON.stringify(code)}, not ${wanted}`,
           obs,
         );
       }

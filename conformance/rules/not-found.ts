@@ -90,7 +90,7 @@ function malformedIdOf(spec: SpecModel, op: OperationModel): string | undefined 
 }
 
 /** The credentials read the campaign's records: a configured key that is valid and scoped. */
-function readsRecords(obs: Observation): boolean {
+export function readsRecords(obs: Observation): boolean {
   return obs.credential.kind === 'key' && reads(roleOf(obs.credential.key));
 }
 

@@ -42,7 +42,7 @@ export const CAUGHT: Record<string, string | string[]> = {
   'other-campaign-fetches-ours': 'TRAFFIC-003',
   'we-fetch-theirs': 'TRAFFIC-003',
   'unknown-walk-code': ['NOT-FOUND-001', 'ENVELOPE-014'],
-  'unknown-path-code': 'ENVELOPE-014',
+  'malformed-id-not-found-400': 'ENVELOPE-014',
   'malformed-id-500': 'NOT-FOUND-002',
   'unknown-path-html': 'NOT-FOUND-004',
   'planned-lists-served': 'PLANNED-001',
