@@ -11,9 +11,9 @@ import type { Observation } from '../core/observation.ts';
 import { hasBody } from '../core/observation.ts';
 import type { Judgement, Rule } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
+import { roleOf } from '../core/roles.ts';
 import type { SpecModel } from '../core/spec-model.ts';
 import { answerDrift } from '../drift.ts';
-import { readsRecords } from './not-found.ts';
 import type { DriftKind } from '../types.ts';
 
 /** The drift of an answer of a documented operation with a body; undefined for any other exchange. */
@@ -115,8 +115,9 @@ export const codePairingRules: Rule[] = [
       const code = errorOf(response).code;
       const statuses = typeof code === 'string' ? pairs.statusesOf.get(code) : undefined;
       // Other conditions (a revoked key, a planned path) may take these statuses with codes of
-      // their own (§5.8, §4.4); the spec's conditions are those of its operations asked validly.
-      const codes = obs.op && readsRecords(obs) ? pairs.codesOf.get(status) : undefined;
+      // their own (§5.8, §4.4); the spec's conditions are those of its operations asked with a
+      // valid key (one that lacks the scope included: that is the 403's condition).
+      const codes = obs.op && validKey(obs) ? pairs.codesOf.get(status) : undefined;
       if (!codes && !statuses) return undefined;
       if (statuses && !statuses.has(status)) {
         const wanted = [...statuses].join(' or ');
@@ -136,6 +137,9 @@ export const codePairingRules: Rule[] = [
     },
   },
 ];
+
+/** A configured key that still works, whatever its scopes. */
+const validKey = (obs: Observation) => obs.credential.kind === 'key' && roleOf(obs.credential.key).valid;
 
 const quoted = (codes: ReadonlySet<string>) => [...codes].map((code) => `"${code}"`).join(' or ');
 
