@@ -34,8 +34,8 @@ const MAX_REMEMBERED = 4096;
 /** Ids the spec's schema of an item's `id` may refuse, tried in this order. */
 const MALFORMED_CANDIDATES = ['not-an-id', '-1'];
 
-const isRead = (obs: Observation) =>
-  obs.exchange.request.method === 'GET' || obs.exchange.request.method === 'HEAD';
+/** A GET: what a HEAD answers is the deployment's choice (D-HEAD, METHODS-006), never a refusal's proof. */
+const isRead = (obs: Observation) => obs.exchange.request.method === 'GET';
 
 /**
  * The codes the spec gives "not found": those of the operation's documented 404 examples, else
@@ -107,7 +107,7 @@ const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${proble
 
 /**
  * Why an answer is not a refusal in the error envelope (a 4xx, the envelope, no data), or undefined
- * when it is one. An answer without a body (HEAD, or a recording that kept none) is judged by its status.
+ * when it is one. An answer without a body (a recording that kept none) is judged by its status.
  */
 function refusalProblem(spec: SpecModel, obs: Observation, response: ResponseData): string | undefined {
   if (!isClientError(response.status)) return `answered ${describe(response)}`;
