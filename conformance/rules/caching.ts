@@ -74,7 +74,8 @@ export const cachingRules: Rule[] = [
         if (response.status !== 200 || response.headers.etag !== undefined) return undefined;
         return chose(`no ETag (Cache-Control: ${response.headers['cache-control'] ?? '(none)'})`, true, obs);
       }
-      if (response.status === NOT_MODIFIED) return holds(obs);
+      if (response.status === NOT_MODIFIED)
+        return chose('304 Not Modified to If-None-Match with the ETag an answer gave', false, obs);
       if (response.status !== 200)
         return breaks(`${requestLine(obs)} with If-None-Match: answered ${describe(response)}`, obs);
       const etag = response.headers.etag;
