@@ -22,6 +22,7 @@ import type { Probe, Rule, World } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { ResponseData } from '../types.ts';
+import { pathPattern } from './requests.ts';
 import { isObject } from '../../spec/json-value.ts';
 import { remembered } from '../../spec/remembered.ts';
 
@@ -291,28 +292,19 @@ function unknownPathOf(spec: SpecModel): string {
 export function isUnknownPath(spec: SpecModel, path: string): boolean {
   const plain = plainSpelling(path);
   const known = [...spec.operations.map((op) => op.path), ...spec.plannedPaths];
-  return !known.some((template) => templatePattern(template).test(plain));
+  return !known.some((template) => pathPattern(template, 'i').test(plain));
 }
 
-/** `/API/v1//%77alks/./` → `/api/v1/walks`: lower case, segments decoded, empty and dot segments resolved. */
+/** `/API/v1//%77alks/./` → `/API/v1/walks`: segments decoded, empty and dot segments resolved. */
 function plainSpelling(path: string): string {
   const segments: string[] = [];
   for (const raw of path.split('/')) {
-    const segment = safeDecode(raw).toLowerCase();
+    const segment = safeDecode(raw);
     if (segment === '' || segment === '.') continue;
     if (segment === '..') segments.pop();
     else segments.push(segment);
   }
   return `/${segments.join('/')}`;
-}
-
-/** A path template's pattern over plain spellings: `/api/v1/walks/{id}` matches `/api/v1/walks/abc`. */
-function templatePattern(template: string): RegExp {
-  const literal = template
-    .toLowerCase()
-    .split(/\{[^}]+\}/)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${literal.join('[^/]+')}$`);
 }
 
 function safeDecode(segment: string): string {

@@ -38,11 +38,14 @@ export function readOf(
   return world.request(op, ask);
 }
 
-/** A path template's pattern: `/api/v1/lists/{id}` matches `/api/v1/lists/abc`. */
-const patternOf = (template: string) =>
-  new RegExp(`^${template.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`);
+/** A path template's pattern: `/api/v1/lists/{id}` matches `/api/v1/lists/abc` (and `/api/v1/lists/abc/`). */
+export const pathPattern = (template: string, flags = '') =>
+  new RegExp(
+    `^${template.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`,
+    flags,
+  );
 
 /** Whether a path (below the base URL) is one of the spec's planned, not active, endpoints. */
 export function isPlannedPath(spec: SpecModel, path: string): boolean {
-  return spec.plannedPaths.some((template) => patternOf(template).test(path));
+  return spec.plannedPaths.some((template) => pathPattern(template).test(path));
 }
