@@ -184,7 +184,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'html-404',
-    breaks: 'ENVELOPE-003',
+    breaks: 'NOT-FOUND-001',
     description: 'a 404 is an HTML error page',
     response: (a) =>
       a.status === 404

@@ -8,7 +8,7 @@
 export const CAUGHT: Record<string, string | string[]> = {
   'success-without-ok': 'ENVELOPE-001',
   'meta-count-off-by-one': 'ENVELOPE-002',
-  'html-404': 'ENVELOPE-003',
+  'html-404': ['NOT-FOUND-001', 'ENVELOPE-011'],
   'error-without-message': 'ENVELOPE-003',
   'text-plain': 'ENVELOPE-004',
   'lat-as-string': 'ENVELOPE-005',
