@@ -116,6 +116,7 @@ describe('a recording made elsewhere', () => {
       entry('MKCOL', '/api/v1/walks', 201, JSON.stringify({ ok: true, data: {} })),
       entry('GET', '/api/v1/WALKS/', 200, JSON.stringify({ ok: true, data: [], meta: { count: 0 } })),
       entry('GET', '/api/v1/lists', 200),
+      entry('GET', '/api/v1/walks?limit=7', 418),
       entry('GET', '/api/v1/nope', 404, '<html><body>Cannot GET /api/v1/nope</body></html>', 'text/html'),
       entry(
         'GET',
@@ -157,6 +158,13 @@ describe('a recording made elsewhere', () => {
     expect(report.results.find((r) => r.id === 'ENVELOPE-014')?.actual).toBe(
       `GET ${BASE}/api/v1/walks/not-an-id: error.code "not_found" with status 400, not 404`,
     );
+  });
+
+  it('judges an answer recorded without its body on its status: an undocumented one is drift', () => {
+    expect(report.results.find((r) => r.id === 'DRIFT-002')).toMatchObject({
+      status: 'advisory',
+      actual: 'listWalks 418: not documented for this operation',
+    });
   });
 
   it('leaves a planned endpoint answered 200 without its body unjudged, and judges no unknown id it never saw', () => {
