@@ -42,10 +42,9 @@ function isWriteOf(method: string, obs: Observation): boolean {
 
 /** A write under the API (a documented path or not), with the answer it got. */
 function writeAnswer(obs: Observation) {
-  const response = obs.exchange.response;
-  if (!response || (!obs.op && !obs.inApi) || READ_METHODS.has(obs.exchange.request.method.toUpperCase()))
-    return undefined;
-  return response;
+  const underApi = obs.op !== undefined || obs.inApi;
+  const writes = !READ_METHODS.has(obs.exchange.request.method.toUpperCase());
+  return underApi && writes ? obs.exchange.response : undefined;
 }
 
 /** A write on a live operation's path: the collection itself, or an item that does not exist. */
