@@ -184,7 +184,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'html-404',
-    breaks: 'ENVELOPE-003',
+    breaks: 'NOT-FOUND-001',
     description: 'a 404 is an HTML error page',
     response: (a) =>
       a.status === 404
@@ -729,6 +729,16 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
+    name: 'malformed-id-not-found-400',
+    breaks: 'ENVELOPE-014',
+    description: 'a walk id that is not a UUID gets 400 with code "not_found", the code of a 404',
+    alone: true,
+    response: (a, v) =>
+      isDetail(v) && !/^[0-9a-f-]{36}$/i.test(detailId(v))
+        ? errorAnswer(400, 'not_found', 'Walk not found.')
+        : undefined,
+  },
+  {
     name: 'planned-lists-served',
     breaks: 'PLANNED-001',
     description: 'the planned /api/v1/lists serves saved lists',
@@ -841,6 +851,19 @@ export const LEGAL_VARIANTS: LegalVariant[] = [
     description: 'revoked, unknown and malformed keys get 403 unauthenticated instead of 401',
     response: (a) =>
       a.status === 401 ? errorAnswer(403, 'unauthenticated', 'The API key is not valid.') : undefined,
+  },
+  {
+    name: 'revalidation-ignored',
+    description: 'If-None-Match is ignored: the same 200 comes back, with the same ETag',
+    request: (req) => setHeader(req, 'if-none-match', undefined),
+  },
+  {
+    name: 'etag-per-answer',
+    description: 'every answer carries an ETag of its own, so If-None-Match never matches',
+    response: (a) =>
+      a.headers.etag === undefined
+        ? undefined
+        : { ...a, headers: { ...a.headers, etag: `"${randomUUID()}"` } },
   },
 ];
 

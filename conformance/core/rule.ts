@@ -7,7 +7,7 @@
  * under test unless the rule says otherwise (`appliesTo`), so a new endpoint is checked by editing
  * the spec alone.
  */
-import type { Area, Level, MockMode, RequestSpec } from '../types.ts';
+import type { Area, Exchange, Level, MockMode, RequestSpec } from '../types.ts';
 import type { Campaign, KeyName, Via } from './roles.ts';
 import type { NearMiss } from '../near-miss.ts';
 import type { Credential } from './credentials.ts';
@@ -100,6 +100,11 @@ export interface Probe {
   private?: true;
   /** The catalogue transform that made it. */
   transform?: string;
+  /**
+   * A request made from this one's answer, sent in the phase after it (revalidation with the ETag
+   * the answer gave); undefined when the answer gives nothing to ask with. Planned by the same rule.
+   */
+  followUp?: (answered: Exchange) => RequestSpec | undefined;
 }
 
 /** An item a collection listed to one campaign's key: its id and the summary as served. */
@@ -145,7 +150,7 @@ export interface World {
   sweep(op: OperationModel, campaign: 'primary' | 'other'): readonly string[];
   /** A few ids that exist, for refusals tried on real data (an unknown id when none is listed). */
   realIds(op: OperationModel): readonly string[];
-  /** An id no deployment has. */
+  /** An id no deployment has, told apart in any exchange by `isUnknownId` (`ids.ts`). */
   readonly unknownId: string;
 }
 

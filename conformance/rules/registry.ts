@@ -5,9 +5,14 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { AREAS } from '../types.ts';
+import { cachingRules } from './caching.ts';
 import { collectionRules } from './collections.ts';
+import { codePairingRules, driftRules } from './drift.ts';
 import { envelopeRules } from './envelope.ts';
 import { badLimitRules, pageSizeRules } from './limits.ts';
+import { methodsRules } from './methods.ts';
+import { notFoundRules } from './not-found.ts';
+import { plannedRules } from './planned.ts';
 import { walksRules } from './walks/index.ts';
 
 /** Rules of several families that report under the same areas, in area order, then by id. */
@@ -16,8 +21,14 @@ const byAreaThenId = (a: Rule, b: Rule) =>
 
 export const RULES: readonly Rule[] = [
   ...envelopeRules,
+  ...codePairingRules,
+  ...cachingRules,
   ...[...collectionRules, ...pageSizeRules, ...walksRules].sort(byAreaThenId),
+  ...notFoundRules,
+  ...plannedRules,
   ...badLimitRules,
+  ...methodsRules,
+  ...driftRules,
 ];
 
 export function ruleById(id: string): Rule {

@@ -26,7 +26,10 @@ export interface Tally {
   judgedObservations: number;
   records: number;
   holds: number;
+  /** Each distinct problem once, in the order found. */
   problems: string[];
+  /** How many records showed each problem kept (the same undocumented field on every list answer). */
+  occurrences: Map<string, number>;
   /** Problems beyond `MAX_PROBLEMS`, counted only. */
   omitted: number;
   /** The exchange of the first failure, the evidence a report shows. */
@@ -65,6 +68,7 @@ export class Judge {
       records: 0,
       holds: 0,
       problems: [],
+      occurrences: new Map(),
       omitted: 0,
       unjudged: new Map(),
       choices: new Map(),
@@ -167,15 +171,20 @@ export class Judge {
         tally.records++;
         tally.holds++;
         return;
-      case 'breaks':
+      case 'breaks': {
         tally.records++;
-        if (tally.problems.length < MAX_PROBLEMS) tally.problems.push(judgement.problem);
-        else tally.omitted++;
+        const seen = tally.occurrences.get(judgement.problem);
+        if (seen !== undefined) tally.occurrences.set(judgement.problem, seen + 1);
+        else if (tally.problems.length < MAX_PROBLEMS) {
+          tally.problems.push(judgement.problem);
+          tally.occurrences.set(judgement.problem, 1);
+        } else tally.omitted++;
         if (!tally.firstFailure && exchange) {
           tally.firstFailure = exchange;
           if (judgement.hint) tally.firstHint = judgement.hint;
         }
         return;
+      }
       case 'unjudged':
         tally.unjudged.set(judgement.reason, (tally.unjudged.get(judgement.reason) ?? 0) + 1);
         return;

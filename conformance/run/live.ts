@@ -22,6 +22,8 @@ interface Planned {
   /** Private only when every rule that asked for it asked privately. */
   private: boolean;
   transform?: string;
+  /** Requests to make from its answer, each with the rule that asked (`Probe.followUp`). */
+  followUps: { by: string; probe: Probe }[];
 }
 
 export interface LiveOutcome {
@@ -68,6 +70,60 @@ export function ruleContextOf(
   };
 }
 
+/**
+ * The requests of a run, deduplicated: who asked for each, in which phase it is sent, and the
+ * follow-ups to make from its answer.
+ */
+class Plan {
+  readonly entries = new Map<string, Planned>();
+
+  add(probe: Probe, by: string | undefined, phase: number = probe.phase ?? 1): void {
+    const key = requestKey(probe.request);
+    const followUps = probe.followUp && by ? [{ by, probe }] : [];
+    const known = this.entries.get(key);
+    if (known) {
+      if (by) known.plannedBy.add(by);
+      known.private &&= probe.private === true;
+      known.phase = Math.min(known.phase, phase);
+      known.followUps.push(...followUps);
+      return;
+    }
+    this.entries.set(key, {
+      request: probe.request,
+      phase,
+      plannedBy: new Set(by ? [by] : []),
+      private: probe.private === true,
+      ...(probe.transform ? { transform: probe.transform } : {}),
+      followUps,
+    });
+  }
+
+  /**
+   * Sends phase by phase, lowest first; a follow-up joins the phase after the answer it is made
+   * from. Returns the entries each exchange answered.
+   */
+  async send(client: HttpClient): Promise<Map<Exchange, Planned[]>> {
+    const tags = new Map<Exchange, Planned[]>();
+    const sent = new Set<Planned>();
+    for (;;) {
+      const waiting = [...this.entries.values()].filter((entry) => !sent.has(entry));
+      if (waiting.length === 0) return tags;
+      const phase = Math.min(...waiting.map((entry) => entry.phase));
+      const now = waiting.filter((entry) => entry.phase === phase);
+      const exchanges = await Promise.all(now.map((entry) => client.send(entry.request)));
+      exchanges.forEach((exchange, index) => {
+        const entry = now[index] as Planned;
+        sent.add(entry);
+        tags.set(exchange, [...(tags.get(exchange) ?? []), entry]);
+        for (const { by, probe } of entry.followUps) {
+          const request = probe.followUp?.(exchange);
+          if (request) this.add({ request, ...(probe.private ? { private: true } : {}) }, by, phase + 1);
+        }
+      });
+    }
+  }
+}
+
 export async function runLive(
   spec: SpecModel,
   config: SuiteConfig,
@@ -75,51 +131,22 @@ export async function runLive(
   rules: readonly Rule[],
 ): Promise<LiveOutcome> {
   const world = new LiveWorld(spec, config);
-  const entries = new Map<string, Planned>();
-  const add = (probe: Probe, by: string | undefined) => {
-    const key = requestKey(probe.request);
-    const phase = probe.phase ?? 1;
-    const known = entries.get(key);
-    if (known) {
-      if (by) known.plannedBy.add(by);
-      known.private &&= probe.private === true;
-      known.phase = Math.min(known.phase, phase);
-      return;
-    }
-    entries.set(key, {
-      request: probe.request,
-      phase,
-      plannedBy: new Set(by ? [by] : []),
-      private: probe.private === true,
-      ...(probe.transform ? { transform: probe.transform } : {}),
-    });
-  };
+  const plan = new Plan();
 
   const discovery = world.discoveryRequests();
   const discovered = await Promise.all(discovery.map(({ request }) => client.send(request)));
   discovery.forEach(({ op, campaign }, index) => world.learn(op, campaign, discovered[index] as Exchange));
-  for (const { request } of discovery) add({ request, phase: 0 }, undefined);
+  for (const { request } of discovery) plan.add({ request, phase: 0 }, undefined);
 
   for (const rule of rules) {
-    for (const probe of rule.planOnce?.(world) ?? []) add(probe, rule.id);
+    for (const probe of rule.planOnce?.(world) ?? []) plan.add(probe, rule.id);
     if (!rule.plan) continue;
     for (const op of spec.operations) {
       if (!ruleAppliesTo(rule, op)) continue;
-      for (const probe of rule.plan(op, world)) add(probe, rule.id);
+      for (const probe of rule.plan(op, world)) plan.add(probe, rule.id);
     }
   }
-
-  const tags = new Map<Exchange, Planned[]>();
-  const phases = [...new Set([...entries.values()].map((e) => e.phase))].sort((a, b) => a - b);
-  for (const phase of phases) {
-    const now = [...entries.values()].filter((e) => e.phase === phase);
-    const exchanges = await Promise.all(now.map((entry) => client.send(entry.request)));
-    exchanges.forEach((exchange, index) => {
-      const list = tags.get(exchange) ?? [];
-      list.push(now[index] as Planned);
-      tags.set(exchange, list);
-    });
-  }
+  const tags = await plan.send(client);
 
   const judge = new Judge(rules, ruleContextOf(spec, config, 'live', client.madeUpKey));
   const options: ObserveOptions = {
@@ -140,5 +167,5 @@ export async function runLive(
       }),
     );
   }
-  return { tallies: judge.finish(), judge, world, planned: entries.size };
+  return { tallies: judge.finish(), judge, world, planned: plan.entries.size };
 }

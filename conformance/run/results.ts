@@ -21,10 +21,11 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
   const unjudged = [...tally.unjudged.values()].reduce((sum, n) => sum + n, 0);
   let status: Status;
   let actual: string;
-  if (tally.problems.length > 0 || tally.omitted > 0) {
+  const problems = tally.problems.map((problem) => counted(problem, tally.occurrences.get(problem) ?? 1));
+  if (problems.length > 0 || tally.omitted > 0) {
     status = effectiveLevel === 'required' ? 'fail' : 'advisory';
-    const total = tally.problems.length + tally.omitted;
-    const shown = tally.problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
+    const total = problems.length + tally.omitted;
+    const shown = problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
     actual = total > SHOWN_IN_ACTUAL ? `${shown} (and ${total - SHOWN_IN_ACTUAL} more)` : shown;
   } else if (tally.choices.size > 0) {
     status = 'advisory';
@@ -61,9 +62,8 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
   else if (tally.differs.size > 0) result.differsFrom = [...tally.differs];
   if (status === 'fail' || status === 'advisory') result.hint = tally.firstHint ?? rule.hint;
   if (status === 'skip' || status === 'not-judged') result.reason = actual;
-  if (tally.problems.length > 1) {
-    result.details =
-      tally.omitted > 0 ? [...tally.problems, `… and ${tally.omitted} more`] : [...tally.problems];
+  if (problems.length > 1) {
+    result.details = tally.omitted > 0 ? [...problems, `… and ${tally.omitted} more`] : problems;
   }
   if (unjudged > 0 && status !== 'not-judged') result.unjudged = reasonsLine(tally.unjudged);
   result.judged = {
@@ -104,6 +104,9 @@ function attachEvidence(result: CheckResult, exchange: Exchange): void {
     if (response.contentType) result.response.contentType = response.contentType;
   }
 }
+
+/** A problem as reports list it: once, with how many records showed it when more than one did. */
+const counted = (problem: string, times: number) => (times > 1 ? `${problem} (${times} times)` : problem);
 
 /** `this deployment answers 401 unauthorized (12); 403 forbidden (2)`. */
 function choicesLine(choices: Map<string, number>): string {

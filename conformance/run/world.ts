@@ -4,10 +4,10 @@
  * another campaign's key, to refuse). It also says how this target is asked as each key role: a
  * deployment with the keys themselves, a Prism mock with `Prefer` headers where a key cannot show it.
  */
-import { randomUUID } from 'node:crypto';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { resolveRef } from '../../spec/contract.ts';
 import { isObject } from '../../spec/json-value.ts';
+import { unknownIdOf } from '../core/ids.ts';
 import type { Ask, ListedItem, World } from '../core/rule.ts';
 import type { Campaign, KeyName, Via } from '../core/roles.ts';
 import { EMPTY_CAMPAIGN_KEY, NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../core/roles.ts';
@@ -30,7 +30,7 @@ export function fullPage(op: OperationModel): Pick<RequestSpec, 'path' | 'query'
 }
 
 export class LiveWorld implements World {
-  readonly unknownId = randomUUID();
+  readonly unknownId = unknownIdOf();
   /** Set under `--sample N` when a sweep judged fewer items than the collection listed. */
   sampled?: { n: number; of: number };
   /** Every sweep of an item operation: how many items it fetches of how many were listed. */

@@ -8,7 +8,7 @@
 export const CAUGHT: Record<string, string | string[]> = {
   'success-without-ok': 'ENVELOPE-001',
   'meta-count-off-by-one': 'ENVELOPE-002',
-  'html-404': 'ENVELOPE-003',
+  'html-404': ['NOT-FOUND-001', 'ENVELOPE-011'],
   'error-without-message': 'ENVELOPE-003',
   'text-plain': 'ENVELOPE-004',
   'lat-as-string': 'ENVELOPE-005',
@@ -42,9 +42,11 @@ export const CAUGHT: Record<string, string | string[]> = {
   'other-campaign-lists-ours': 'WALK-DETAIL-001',
   'other-campaign-fetches-ours': 'TRAFFIC-003',
   'we-fetch-theirs': 'TRAFFIC-003',
-  'unknown-walk-code': 'TRAFFIC-005',
-  'malformed-id-500': 'ENVELOPE-011',
-  'unknown-path-html': 'ENVELOPE-003',
+  'unknown-walk-code': ['NOT-FOUND-001', 'ENVELOPE-014'],
+  'malformed-id-not-found-400': 'ENVELOPE-014',
+  'malformed-id-500': 'NOT-FOUND-002',
+  'unknown-path-html': 'NOT-FOUND-004',
+  'planned-lists-served': 'PLANNED-001',
   'limit-500-limits-001': 'LIMITS-001',
   'limit-500-limits-002': 'LIMITS-002',
   'limit-500-limits-003': 'LIMITS-003',
@@ -53,10 +55,10 @@ export const CAUGHT: Record<string, string | string[]> = {
   'limit-500-limits-006': 'LIMITS-006',
   'limit-500-limits-007': 'LIMITS-007',
   'limit-500-limits-008': 'LIMITS-008',
-  'post-allowed': 'TRAFFIC-008',
-  'put-allowed': 'TRAFFIC-008',
-  'patch-allowed': 'TRAFFIC-008',
-  'delete-allowed': 'TRAFFIC-008',
+  'post-allowed': 'METHODS-001',
+  'put-allowed': 'METHODS-002',
+  'patch-allowed': 'METHODS-003',
+  'delete-allowed': 'METHODS-004',
   'one-in-twenty-502': 'ENVELOPE-011',
   'undocumented-field': 'DRIFT-001',
   'undocumented-status': 'DRIFT-002',
@@ -91,8 +93,6 @@ export const NOT_IN_TRAFFIC: Record<string, string> = {
   'dot-segments-unguarded': `${PATH_SPELLING}; ${KEYLESS}`,
   'key-echoed-in-header':
     'which header value was a key is not in a recording: exporters and our own --har replace keys before they are written',
-  'planned-lists-served':
-    'a planned endpoint is no operation of the live contract: its exchanges are counted as ignored',
 };
 
 /** The rules that must fail on a variant's recording. */

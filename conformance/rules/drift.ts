@@ -1,0 +1,182 @@
+/**
+ * Drift: what a deployment sends beyond the spec under test, judged answer by answer from the same
+ * analysis the report's drift section lists (`answerDrift` in `../drift.ts`, made once per answer):
+ * undocumented fields, statuses and content types. Advisory by default; with --strict each finding
+ * fails the run. Beside them, the pairing of error codes and statuses the spec states (§7).
+ */
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { resolveRef } from '../../spec/contract.ts';
+import { errorOf, requestLine } from '../core/answers.ts';
+import type { Observation } from '../core/observation.ts';
+import { hasBody } from '../core/observation.ts';
+import type { Judgement, Rule } from '../core/rule.ts';
+import { breaks, holds } from '../core/rule.ts';
+import { roleOf } from '../core/roles.ts';
+import type { SpecModel } from '../core/spec-model.ts';
+import { answerDrift } from '../drift.ts';
+import type { DriftKind } from '../types.ts';
+
+/** The drift of an answer of a documented operation with a body; undefined for any other exchange. */
+function driftOf(obs: Observation, spec: SpecModel) {
+  const { op } = obs;
+  if (!op || obs.bodyless || obs.exchange.request.method === 'HEAD') return undefined;
+  return answerDrift(obs.exchange, {
+    contract: spec.contract,
+    closedContract: spec.closedContract,
+    operations: { operationOf: () => op },
+  });
+}
+
+/** One verdict per difference of this kind in the answer (`listWalks 200 /data/*\/region: not documented`), or holds. */
+function judgeDrift(kind: DriftKind, obs: Observation, spec: SpecModel): Judgement[] | undefined {
+  const drift = driftOf(obs, spec);
+  if (!drift) return undefined;
+  const mine = drift.differences.filter((difference) => difference.kind === kind);
+  if (mine.length === 0) return [holds(obs)];
+  return mine.map(({ where, message }) =>
+    breaks(`${drift.operationId} ${drift.status}${kind === 'status' ? '' : ` ${where}`}: ${message}`, obs),
+  );
+}
+
+export const driftRules: Rule[] = [
+  {
+    id: 'DRIFT-001',
+    section: '§2, §4.1',
+    title: 'No undocumented fields in any response object',
+    area: 'drift',
+    level: 'advisory',
+    drift: true,
+    owasp: ['API3:2023'],
+    mock: 'run',
+    expected: 'only the fields the spec documents',
+    hint: 'Remove the field, or document it in the spec first.',
+    judge: (obs, ctx) => judgeDrift('field', obs, ctx.spec),
+  },
+  {
+    id: 'DRIFT-002',
+    section: '§7',
+    title: 'No undocumented status codes on the documented operations',
+    area: 'drift',
+    level: 'advisory',
+    drift: true,
+    owasp: ['API3:2023'],
+    mock: 'run',
+    expected: 'only the statuses the spec documents for each operation',
+    hint: 'Answer with the statuses the spec documents for the operation, or document the new one first.',
+    judge(obs, ctx) {
+      const { op } = obs;
+      const status = obs.exchange.response?.status;
+      // A recording without the body still shows the status (a HEAD's is the deployment's choice, D-HEAD).
+      if (op && status !== undefined && obs.bodyless && obs.exchange.request.method !== 'HEAD') {
+        return ctx.spec.contract.documentsStatus(op.operationId, status)
+          ? holds(obs)
+          : breaks(`${op.operationId} ${status}: not documented for this operation`, obs);
+      }
+      return judgeDrift('status', obs, ctx.spec);
+    },
+  },
+  {
+    id: 'DRIFT-003',
+    section: '§4',
+    title: 'No undocumented content types on the documented operations',
+    area: 'drift',
+    level: 'advisory',
+    drift: true,
+    owasp: ['API3:2023'],
+    mock: 'run',
+    expected: 'only the content types the spec documents',
+    hint: 'Send the content type the spec documents (application/json).',
+    judge: (obs, ctx) => judgeDrift('content-type', obs, ctx.spec),
+  },
+];
+
+/** §7's pairs, on every error answer under the API: an envelope rule, judged beside drift. */
+export const codePairingRules: Rule[] = [
+  {
+    id: 'ENVELOPE-014',
+    section: '§5.6, §4.3 rule 1, §7',
+    title:
+      'Each error code the spec states comes with its status; on its operations, a valid key meets each such status with its code',
+    area: 'envelope',
+    level: 'required',
+    mock: 'run',
+    unit: 'error answers',
+    expected:
+      'the codes the spec states (forbidden, not_found) only with their statuses (403, 404), and those statuses to a valid key only with those codes',
+    hint: 'Answer each refusal the spec states exactly as it pairs them: a missing scope is 403 forbidden, an unknown item 404 not_found.',
+    judge(obs, ctx) {
+      const response = obs.exchange.response;
+      if (!response || response.status < 400 || (!obs.op && !obs.inApi)) return undefined;
+      if (obs.bodyless || !hasBody(obs.exchange.request.method, response) || response.json === undefined) {
+        return undefined;
+      }
+      const pairs = statedPairs(ctx.spec);
+      const { status } = response;
+      const code = errorOf(response).code;
+      const statuses = typeof code === 'string' ? pairs.statusesOf.get(code) : undefined;
+      // Other conditions (a revoked key, a planned path) may take these statuses with codes of
+      // their own (§5.8, §4.4); the spec's conditions are those of its operations asked with a
+      // valid key (one that lacks the scope included: that is the 403's condition).
+      const codes = obs.op && validKey(obs) ? pairs.codesOf.get(status) : undefined;
+      if (!codes && !statuses) return undefined;
+      if (statuses && !statuses.has(status)) {
+        const wanted = [...statuses].join(' or ');
+        return breaks(
+          `${requestLine(obs)}: error.code "${String(code)}" with status ${status}, not ${wanted}`,
+          obs,
+        );
+      }
+      if (codes && (typeof code !== 'string' || !codes.has(code))) {
+        const wanted = quoted(codes);
+        return breaks(
+          `${requestLine(obs)}: ${status} with error.code ${JSON.stringify(code)}, not ${wanted}`,
+          obs,
+        );
+      }
+      return holds(obs);
+    },
+  },
+];
+
+/** A configured key that still works, whatever its scopes. */
+const validKey = (obs: Observation) => obs.credential.kind === 'key' && roleOf(obs.credential.key).valid;
+
+const quoted = (codes: ReadonlySet<string>) => [...codes].map((code) => `"${code}"`).join(' or ');
+
+/** The codes and statuses the spec pairs as requirements, both ways. */
+export interface StatedPairs {
+  statusesOf: Map<string, Set<number>>;
+  codesOf: Map<number, Set<string>>;
+}
+
+const pairsOfSpec = new WeakMap<SpecModel, StatedPairs>();
+
+/**
+ * The error codes of the documented error answers with the status each is documented under,
+ * leaving out the answers the spec marks "project decision" (its own convention for what the
+ * written spec leaves open): a deployment may choose another status for those.
+ */
+export function statedPairs(spec: SpecModel): StatedPairs {
+  const known = pairsOfSpec.get(spec);
+  if (known) return known;
+  const pairs: StatedPairs = { statusesOf: new Map(), codesOf: new Map() };
+  for (const op of spec.operations) {
+    for (const status of op.statuses) {
+      if (!/^[45]\d\d$/.test(status)) continue;
+      const response = resolveRef<OpenAPIV3_1.ResponseObject>(spec.doc, op.definition.responses?.[status]);
+      if (/project decision/i.test(response?.description ?? '')) continue;
+      for (const code of spec.codesOf(op, Number(status))) {
+        add(pairs.statusesOf, code, Number(status));
+        add(pairs.codesOf, Number(status), code);
+      }
+    }
+  }
+  pairsOfSpec.set(spec, pairs);
+  return pairs;
+}
+
+function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key) ?? new Set<V>();
+  set.add(value);
+  map.set(key, set);
+}
