@@ -4,7 +4,9 @@
  * line of figures (wall and CPU time of every thread, exchanges judged and by how many workers,
  * peak RSS and the main thread's peak heap, sampled while it runs).
  */
-import { runTraffic } from '../conformance/traffic/run.ts';
+import { runTraffic } from '../conformance/run/traffic.ts';
+import { RULES } from '../conformance/rules/registry.ts';
+import { specModelFor } from '../conformance/runner.ts';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: traffic-judge.ts FILE.har');
@@ -14,7 +16,7 @@ const sample = () => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUs
 const sampler = setInterval(sample, 20);
 const started = performance.now();
 const cpu = process.cpuUsage();
-const { report, threads } = await runTraffic({ file, strict: false, seed: 1 });
+const { report } = await runTraffic(specModelFor(), { file, strict: false, seed: 1, keys: {} }, RULES);
 const ms = performance.now() - started;
 const { user, system } = process.cpuUsage(cpu);
 clearInterval(sampler);
@@ -24,8 +26,8 @@ process.stdout.write(
   `${JSON.stringify({
     exchanges: traffic?.entries ?? 0,
     judged: traffic?.judged ?? 0,
-    workers: threads.workers,
-    onWorkers: threads.entriesOnWorkers,
+    workers: 0,
+    onWorkers: 0,
     ms,
     // Every thread's, workers' too. On a shared machine the wall time includes waiting for a core.
     cpuMs: (user + system) / 1000,

@@ -47,13 +47,14 @@ describe('credentials told from headers', () => {
   });
 
   it('calls every other form malformed, naming its scheme and never its value', () => {
-    for (const headers of [
+    const forms: Record<string, string>[] = [
       { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' },
       { Authorization: `Token ${KEY}` },
       { Authorization: KEY },
       { Authorization: 'Bearer not-a-key' },
       { 'x-api-key': `Bearer ${KEY}` },
-    ]) {
+    ];
+    for (const headers of forms) {
       const credential = keyring.credentialOf(headers);
       expect(credential.kind).toBe('malformed');
       expect(credentialLabel(credential)).not.toContain(KEY.slice(12));
