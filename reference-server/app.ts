@@ -8,6 +8,7 @@
  */
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
+import { CanvassingDay } from '../fixtures/canvassing-day.ts';
 import { type Dataset, demoCredentials } from '../fixtures/index.ts';
 import { WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { Keyring } from './auth/keyring.ts';
@@ -16,7 +17,10 @@ import { RateLimiter } from './auth/rate-limit.ts';
 import { resolveConfig, type ServerConfig } from './config.ts';
 import { errorHandler, noSuchEndpoint } from './error-handler.ts';
 import { walksHotPath } from './hot-path.ts';
-import { WalkRepository } from './repository.ts';
+import { WalkRepository, type WalkSource } from './repository.ts';
+import { ClockedWalks } from './clock/clocked-walks.ts';
+import { SandboxClock } from './clock/sandbox-clock.ts';
+import { sandboxClockRouter } from './routes/sandbox-clock.ts';
 import { drainRequestBody } from './request-body.ts';
 import { commonHeaders } from './envelope.ts';
 import { requestContext, requireHost } from './request-context.ts';
@@ -48,7 +52,7 @@ export function createRequestListener(options: AppOptions): RequestListener {
   const services = servicesOf(options);
   const app = expressApp(services);
   const { settings, repository, authorize, limiter } = services;
-  const plain = settings.variant === DEFAULT_VARIANT && !settings.turbulence && !limiter;
+  const plain = settings.variant === DEFAULT_VARIANT && !settings.turbulence && !limiter && !settings.clock;
   if (!settings.hotPath || !plain) return app;
   const hot = walksHotPath({ repository, authorize, log: settings.log });
   return (req, res) => hot(req, res) || app(req, res);
@@ -59,6 +63,9 @@ interface Services {
   /** What the reference page's samples and the partner files are filled in with. */
   partnerDemo: { sampleWalkId: string | undefined; demoKeys: Readonly<Record<string, string>> };
   repository: WalkRepository;
+  /** What the routes serve: the repository, or the walks at the clock's instant. */
+  walks: WalkSource;
+  clock: SandboxClock | undefined;
   authorize: Authorizer;
   limiter: RateLimiter | undefined;
 }
@@ -68,12 +75,20 @@ function servicesOf({ dataset, config }: AppOptions): Services {
   const { variant } = settings;
   const limiter = settings.rateLimit ? new RateLimiter(settings.rateLimit) : undefined;
   const keyring = new Keyring(dataset.apiKeys);
+  const arrangement = { order: variant.order, centroid: variant.centroid };
+  const repository = new WalkRepository(variantDataset(dataset, variant), settings.webBaseUrl, arrangement);
+  const clock = settings.clock ? new SandboxClock(settings.clock) : undefined;
+  // Each instant's details are built when first asked for: most of them never are.
+  const repositoryAt = (data: Dataset) =>
+    new WalkRepository(variantDataset(data, variant), settings.webBaseUrl, {
+      ...arrangement,
+      eagerDetailStops: 0,
+    });
   return {
     settings,
-    repository: new WalkRepository(variantDataset(dataset, variant), settings.webBaseUrl, {
-      order: variant.order,
-      centroid: variant.centroid,
-    }),
+    repository,
+    walks: clock ? new ClockedWalks(new CanvassingDay(dataset), clock, repositoryAt) : repository,
+    clock,
     authorize: authorizer(keyring, WALKS_READ_SCOPE, limiter, variant.bothHeaders),
     limiter,
     partnerDemo: partnerDemoOf(dataset),
@@ -89,7 +104,7 @@ function partnerDemoOf(dataset: Dataset): Services['partnerDemo'] {
   return { sampleWalkId: sample?.id, demoKeys: demoCredentials({ seed: dataset.seed }) };
 }
 
-function expressApp({ settings, repository, authorize, partnerDemo }: Services): Express {
+function expressApp({ settings, walks, clock, authorize, partnerDemo }: Services): Express {
   const { variant } = settings;
   const app = express();
   // Settings first: the app's router reads them when it is created.
@@ -100,13 +115,15 @@ function expressApp({ settings, repository, authorize, partnerDemo }: Services):
 
   const sending = { gzip: variant.compression === 'gzip', validators: variant.caching === 'etag' };
   app.use(requestContext(settings.log, commonHeaders(sending)));
+  if (clock) app.use(sandboxClockRouter(clock)); // reads its own body: before bodies are drained
   app.use(drainRequestBody());
   app.use(requireHost);
   if (settings.turbulence) app.use(turbulence(settings.turbulence));
   app.use(
     walksRouter({
-      repository,
+      repository: walks,
       authorize,
+      steering: settings.steering,
       badLimit: variant.badLimit === 'clamp' ? 'clamp' : 'refuse',
       sending,
     }),

@@ -1,6 +1,7 @@
 /** Configuration of the reference app, checked once when the app is built. */
 import { fileURLToPath } from 'node:url';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
+import type { ClockConfig } from './clock/sandbox-clock.ts';
 import { jsonLines, type LogSink } from './log.ts';
 import { LIVE_SPEC_FILE } from './spec-files.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
@@ -31,6 +32,10 @@ export interface ServerConfig {
   variant: Variant;
   /** Added latency and injected faults (`--latency`, `--faults`); off by default. */
   turbulence: TurbulenceConfig | false;
+  /** The canvassing day on a clock (`--clock`), and `/sandbox/clock`; off by default: the data never changes. */
+  clock: ClockConfig | false;
+  /** Whether `Prefer: code=NNN` steers a request with an accepted key to that error (`steering.ts`). Default true. */
+  steering: boolean;
 }
 
 export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig {
@@ -47,5 +52,7 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     hotPath: config.hotPath ?? true,
     variant: config.variant ?? DEFAULT_VARIANT,
     turbulence: config.turbulence ?? false,
+    clock: config.clock ?? false,
+    steering: config.steering ?? true,
   };
 }

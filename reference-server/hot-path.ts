@@ -48,7 +48,14 @@ export function walksHotPath({ repository, authorize, log }: HotPathOptions): Ho
 
   /** The body a GET or HEAD of the two endpoints succeeds with; undefined for anything else. */
   function successBody(req: IncomingMessage): PreparedBody | undefined {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || hasRequestBody(req) || lacksHost(req)) {
+    // A `Prefer` header may steer the answer to an error (`steering.ts`): the app's to decide.
+    const steerable = req.headers.prefer !== undefined;
+    if (
+      (req.method !== 'GET' && req.method !== 'HEAD') ||
+      hasRequestBody(req) ||
+      lacksHost(req) ||
+      steerable
+    ) {
       return undefined;
     }
     const url = req.url ?? '';
