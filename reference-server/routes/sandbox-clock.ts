@@ -9,6 +9,7 @@ import { durationSeconds } from '../clock/duration.ts';
 import type { SandboxClock } from '../clock/sandbox-clock.ts';
 import { JSON_CONTENT_TYPE, sendBytes } from '../envelope.ts';
 import { ApiError, CLOCK_BODY_NOT_JSON, CLOCK_METHOD_NOT_ALLOWED, INVALID_ADVANCE } from '../errors.ts';
+import { hasRequestBody } from '../request-body.ts';
 import { requireHost } from '../request-context.ts';
 
 export const CLOCK_PATH = '/sandbox/clock';
@@ -33,7 +34,8 @@ export function sandboxClockRouter(clock: SandboxClock): Router {
       express.json({ type: () => true, limit: MAX_BODY, strict: true }),
       (req, res) => {
         const body: unknown = req.body;
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+        if (!hasRequestBody(req) || !isObject) {
           throw new ApiError(CLOCK_BODY_NOT_JSON);
         }
         const { advance } = body as { advance?: unknown };
