@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../conformance/cli.ts';
 import { DAY_SECONDS } from '../../fixtures/canvassing-day.ts';
-import { type RunningServer, type StartOptions, startReferenceServer } from '../start.ts';
-import { variantOf } from '../variants/variant.ts';
+import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-server/start.ts';
+import { variantOf } from '../../reference-server/variants/variant.ts';
 
 let dir: string;
 beforeAll(async () => {
