@@ -8,7 +8,7 @@
  */
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
-import { CanvassingDay } from '../fixtures/canvassing-day.ts';
+import { CanvassingDay, SHOWCASE_WALKS } from '../fixtures/canvassing-day.ts';
 import { type Dataset, demoCredentials } from '../fixtures/index.ts';
 import { WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { Keyring } from './auth/keyring.ts';
@@ -61,7 +61,11 @@ export function createRequestListener(options: AppOptions): RequestListener {
 interface Services {
   settings: ServerConfig;
   /** What the reference page's samples and the partner files are filled in with. */
-  partnerDemo: { sampleWalkId: string | undefined; demoKeys: Readonly<Record<string, string>> };
+  partnerDemo: {
+    sampleWalkId: string | undefined;
+    demoWalks: { withStops: string[]; empty: string | undefined };
+    demoKeys: Readonly<Record<string, string>>;
+  };
   repository: WalkRepository;
   /** What the routes serve: the repository, or the walks at the clock's instant. */
   walks: WalkSource;
@@ -101,7 +105,19 @@ function partnerDemoOf(dataset: Dataset): Services['partnerDemo'] {
   const sample = dataset.walks.find(
     (walk) => walk.campaignId === primary && walk.state === 'active' && walk.stops.length > 0,
   );
-  return { sampleWalkId: sample?.id, demoKeys: demoCredentials({ seed: dataset.seed }) };
+  // The showcase walks of the primary campaign, which the canvassing day never archives.
+  const showcase = dataset.walks
+    .filter((walk) => walk.campaignId === primary)
+    .slice(0, SHOWCASE_WALKS)
+    .filter((walk) => walk.state === 'active');
+  return {
+    sampleWalkId: sample?.id,
+    demoWalks: {
+      withStops: showcase.filter((walk) => walk.stops.length > 0).map((walk) => walk.id),
+      empty: showcase.find((walk) => walk.stops.length === 0)?.id,
+    },
+    demoKeys: demoCredentials({ seed: dataset.seed }),
+  };
 }
 
 function expressApp({ settings, walks, clock, authorize, partnerDemo }: Services): Express {
