@@ -8,11 +8,13 @@
 #
 # Arguments after the image name are `npm start`'s flags (docs/partners.md). The base is a build
 # argument: any image with Node 22 and npm (`--build-arg BASE=...`). Building fetches packages
-# from the npm registry.
+# from the npm registry; behind a proxy with its own certificate authority, make its certificate
+# readable to the build and name it in NODE_EXTRA_CA_CERTS (a build argument, not kept in the image).
 ARG BASE=node:22-slim
 
 # The reference page is rendered by Redocly, a development tool the served image does not carry.
 FROM ${BASE} AS page
+ARG NODE_EXTRA_CA_CERTS
 WORKDIR /sandbox
 COPY package.json package-lock.json ./
 COPY conformance/package.json conformance/
@@ -24,6 +26,7 @@ COPY . .
 RUN NODE_PATH=/redocly/node_modules npm run --silent docs:build
 
 FROM ${BASE}
+ARG NODE_EXTRA_CA_CERTS
 WORKDIR /sandbox
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
