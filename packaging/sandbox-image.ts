@@ -213,7 +213,9 @@ export async function runSandboxImage(
   } catch (error) {
     const output = await logs();
     await stop();
-    throw new Error(`the sandbox image did not answer: ${(error as Error).message}\n${output}`);
+    throw new Error(`the sandbox image did not answer: ${(error as Error).message}\n${output}`, {
+      cause: error,
+    });
   }
   return { sandboxUrl, mockUrl, firstAnswerMs: performance.now() - started, logs, stop };
 }
