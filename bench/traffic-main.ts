@@ -2,8 +2,8 @@
  * `npm run conformance:traffic-bench`: how fast and in how much memory `--traffic` judges a large
  * recording. Generates a HAR of real reference-server answers (10,000 exchanges, about 300 MB by
  * default) into a temporary directory, judges it in a fresh process (`traffic-judge.ts`), and
- * prints exchanges per second of wall time (the floor: at least 2,000; per CPU-second beside it)
- * and peak memory against its floor, a peak RSS below the file's size plus a bound. Figures are
+ * prints exchanges per second of wall time (the threshold: at least 2,000; per CPU-second beside it)
+ * and peak memory against its threshold, a peak RSS below the file's size plus a bound. Figures are
  * printed, never asserted by a test.
  */
 import { spawn } from 'node:child_process';
@@ -16,12 +16,12 @@ import { type CommandSpec, integerFlag, optionsOrExit, readFlags } from '../comm
 import { startReferenceServer } from '../reference-server/start.ts';
 import { LIMIT, walkPath, WALKS_PATH } from '../spec/facts.ts';
 import { LAUNCHER } from '../command-line/launch.js';
-import { ROOT } from './processes.ts';
+import { ROOT } from '../command-line/bundle.js';
 
 const CHILD = fileURLToPath(new URL('./traffic-judge.ts', import.meta.url));
 
-/** The floors the issue names. */
-const FLOORS = { exchangesPerSecond: 2_000, memoryAboveFileMb: 64 } as const;
+/** What a tester should not wait longer than, nor give more memory than. */
+const THRESHOLDS = { exchangesPerSecond: 2_000, memoryAboveFileMb: 64 } as const;
 const DEFAULT_EXCHANGES = 10_000;
 /** An average entry of about 30 KB makes 10,000 exchanges about 300 MB. */
 const TARGET_ENTRY_BYTES = 30_000;
@@ -31,8 +31,8 @@ const COMMAND = {
   usage: 'npm run conformance:traffic-bench [-- --exchanges N]',
   summary: `Generates a HAR recording of real reference-server answers (${DEFAULT_EXCHANGES} exchanges, about
 300 MB) in a temporary directory, judges it with --traffic in a fresh process, and prints exchanges
-per second of wall time (and per CPU-second, beside it) and peak memory against the floors
-(>= ${FLOORS.exchangesPerSecond} exchanges per second; peak RSS below the file's size + ${FLOORS.memoryAboveFileMb} MB).
+per second of wall time (and per CPU-second, beside it) and peak memory against the thresholds
+(>= ${THRESHOLDS.exchangesPerSecond} exchanges per second; peak RSS below the file's size + ${THRESHOLDS.memoryAboveFileMb} MB).
 The file is removed afterwards.`,
   flags: {
     exchanges: {
@@ -41,7 +41,7 @@ The file is removed afterwards.`,
       help: `Exchanges in the recording (default ${DEFAULT_EXCHANGES})`,
     },
   },
-  sections: [{ title: 'Exit status', text: '  0 every floor met; 1 a floor missed; 2 usage.' }],
+  sections: [{ title: 'Exit status', text: '  0 every threshold met; 1 a threshold missed; 2 usage.' }],
 } as const satisfies CommandSpec;
 
 interface Answer {
@@ -163,26 +163,26 @@ async function main(exchanges: number): Promise<boolean> {
     const figures = await judge(file);
     const rate = figures.judged / (figures.ms / 1000);
     const cpuRate = figures.judged / (figures.cpuMs / 1000);
-    const memoryFloor = fileMb + FLOORS.memoryAboveFileMb;
+    const memoryThreshold = fileMb + THRESHOLDS.memoryAboveFileMb;
     // The judge runs on every core (worker threads beside the main thread): the wall time is what
-    // a tester waits, and what the floor judges. The CPU figure is what judging costs, all threads
+    // a tester waits, and what the threshold judges. The CPU figure is what judging costs, all threads
     // together (V8's helper threads, garbage collection among them, counted too); on a shared
     // machine the wall time adds every wait for a core, hence the load it was measured under.
-    const fast = rate >= FLOORS.exchangesPerSecond;
-    const small = figures.maxRssMb < memoryFloor;
+    const fast = rate >= THRESHOLDS.exchangesPerSecond;
+    const small = figures.maxRssMb < memoryThreshold;
     const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
     const load = `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
     console.log(
       `traffic benchmark: ${exchanges} exchanges, ${fileMb.toFixed(0)} MB of HAR (verdict ${figures.verdict})`,
     );
     console.log(
-      `  speed   ${rate.toFixed(0)} exchanges/s wall (${figures.judged} judged in ${(figures.ms / 1000).toFixed(2)} s; ${load}) · floor ≥ ${FLOORS.exchangesPerSecond}/s: ${mark(fast)}`,
+      `  speed   ${rate.toFixed(0)} exchanges/s wall (${figures.judged} judged in ${(figures.ms / 1000).toFixed(2)} s; ${load}) · threshold ≥ ${THRESHOLDS.exchangesPerSecond}/s: ${mark(fast)}`,
     );
     console.log(
       `          ${cpuRate.toFixed(0)} exchanges per CPU-second (${(figures.cpuMs / 1000).toFixed(2)} s of CPU, all threads); the main thread and ${figures.workers} worker thread(s), which judged ${figures.onWorkers} exchanges`,
     );
     console.log(
-      `  memory  peak RSS ${figures.maxRssMb.toFixed(0)} MB, peak heap ${figures.peakHeapMb.toFixed(0)} MB · floor < ${memoryFloor.toFixed(0)} MB (the file + ${FLOORS.memoryAboveFileMb} MB): ${mark(small)}`,
+      `  memory  peak RSS ${figures.maxRssMb.toFixed(0)} MB, peak heap ${figures.peakHeapMb.toFixed(0)} MB · threshold < ${memoryThreshold.toFixed(0)} MB (the file + ${THRESHOLDS.memoryAboveFileMb} MB): ${mark(small)}`,
     );
     return fast && small && figures.verdict === 'pass';
   } finally {

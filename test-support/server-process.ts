@@ -23,9 +23,15 @@ export function startServerProcess(args: string[]): { child: ChildProcess; outpu
 export async function listeningUrl(output: () => string): Promise<string> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const match = /"msg":"listening","url":"([^"]+)"/.exec(output());
-    if (match?.[1]) return match[1];
+    const url = listeningLineOf(output())?.url;
+    if (typeof url === 'string') return url;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`the server did not report listening: ${output().slice(0, 500)}`);
+}
+
+/** The server's `listening` line, parsed, once it has been written. */
+function listeningLineOf(text: string): { url?: unknown } | undefined {
+  const line = text.split('\n').find((candidate) => candidate.includes('"msg":"listening"'));
+  return line === undefined ? undefined : (JSON.parse(line) as { url?: unknown });
 }
