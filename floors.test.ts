@@ -1,13 +1,13 @@
 /**
  * The repository is built in floors. Each top-level folder stands on one floor of the table below
  * and imports only from the floors beneath it, never from a folder beside it; its tests stand on
- * its floor too. The test helpers two folders share live in `test-support/`, which stands on no
+ * its floor too. The test helpers two folders share live in `tools/test-support/`, which stands on no
  * floor of its own: what a test reaches through it counts as the test's own reach. Inside
  * `conformance/`, `conformance/test/import-layers.test.ts` holds the suite's own floors.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ImportGraph } from './test-support/import-graph.ts';
+import type { ImportGraph } from './tools/test-support/import-graph.ts';
 import {
   circlesOf,
   entryOf,
@@ -16,7 +16,7 @@ import {
   reExportsOf,
   scanImports,
   upwardImports,
-} from './test-support/import-graph.ts';
+} from './tools/test-support/import-graph.ts';
 
 const FLOOR = { ground: 0, contract: 1, data: 2, servers: 3, clients: 4, together: 5, tools: 6 } as const;
 
@@ -25,7 +25,7 @@ const FLOORS: Record<string, number> = {
   // What every command shares with its process (flags, stop signals), and what every tool that
   // measures shares (the load generator, statistics). Nothing of the house beneath them.
   'command-line/': FLOOR.ground,
-  'measure/': FLOOR.ground,
+  'tools/measure/': FLOOR.ground,
   // The contract: the OpenAPI documents, the facts read from them, the spec's own tools.
   'spec/': FLOOR.contract,
   // The seeded data set.
@@ -40,12 +40,12 @@ const FLOORS: Record<string, number> = {
   'sandbox/': FLOOR.together,
   'examples/': FLOOR.together,
   // What measures and packs all of it.
-  'bench/': FLOOR.tools,
-  'soak/': FLOOR.tools,
-  'packaging/': FLOOR.tools,
+  'tools/bench/': FLOOR.tools,
+  'tools/soak/': FLOOR.tools,
+  'tools/packaging/': FLOOR.tools,
 };
 
-const SUPPORT = 'test-support/';
+const SUPPORT = 'tools/test-support/';
 /** The one file that loads a module by a computed name, and why. */
 const COMPUTED_LOADS: Record<string, string> = {
   'command-line/launch.js':

@@ -51,14 +51,14 @@ const COMMANDS = [
   { name: 'docs', entry: 'docs/main.ts' },
   { name: 'spec:diff', entry: 'spec/diff/main.ts' },
   { name: 'spec:check', entry: 'spec/check/main.ts' },
-  { name: 'soak', entry: 'soak/main.ts' },
-  { name: 'bench:package', entry: 'packaging/bench.ts' },
-  { name: 'conformance:bench', entry: 'bench/conformance-main.ts' },
-  { name: 'build:packages', entry: 'packaging/build.ts' },
+  { name: 'soak', entry: 'tools/soak/main.ts' },
+  { name: 'bench:package', entry: 'tools/packaging/bench.ts' },
+  { name: 'conformance:bench', entry: 'tools/bench/conformance-main.ts' },
+  { name: 'build:packages', entry: 'tools/packaging/build.ts' },
   { name: 'conformance:coverage', entry: 'conformance/test/coverage-table.ts' },
   { name: 'spec:written-facts', entry: 'spec/test/written-spec-facts.ts' },
-  { name: 'canvassing-conformance-summary', entry: 'packaging/job-summary-cli.ts' },
-  { name: 'conformance:traffic-bench', entry: 'bench/traffic-main.ts' },
+  { name: 'canvassing-conformance-summary', entry: 'tools/packaging/job-summary-cli.ts' },
+  { name: 'conformance:traffic-bench', entry: 'tools/bench/traffic-main.ts' },
 ] as const;
 
 const usage = (name: string, problem: string) => `${name}: ${problem}\nRun with --help for the options.\n`;
@@ -112,7 +112,7 @@ describe.concurrent('every command, run as a process', () => {
       'fixtures',
       '--walks must be an integer from 0 to 2000000, not "-5"',
     ],
-    ['soak/main.ts', ['--rounds', '1'], 'soak', '--rounds must be an integer from 2 to 100, not "1"'],
+    ['tools/soak/main.ts', ['--rounds', '1'], 'soak', '--rounds must be an integer from 2 to 100, not "1"'],
     [
       'spec/diff/main.ts',
       ['a.yaml', 'b.yaml', '--format', 'html'],
@@ -120,7 +120,7 @@ describe.concurrent('every command, run as a process', () => {
       '--format must be one of text, markdown, json, not "html"',
     ],
     [
-      'packaging/build.ts',
+      'tools/packaging/build.ts',
       ['sandbx'],
       'build:packages',
       'PACKAGE must be one of conformance, sandbox, not "sandbx" (did you mean sandbox?)',

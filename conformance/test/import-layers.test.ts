@@ -5,8 +5,8 @@
  * command line on top. Every file outside `test/` has a floor in the one table below.
  */
 import { describe, expect, it } from 'vitest';
-import type { ImportGraph } from '../../test-support/import-graph.ts';
-import { circlesOf, scanImports, unplaced, upwardImports } from '../../test-support/import-graph.ts';
+import type { ImportGraph } from '../../tools/test-support/import-graph.ts';
+import { circlesOf, scanImports, unplaced, upwardImports } from '../../tools/test-support/import-graph.ts';
 
 const FLOOR = { ground: 0, target: 1, checks: 2, runner: 3, reporters: 4, cli: 5 } as const;
 
@@ -121,7 +121,9 @@ describe('the conformance suite is built in floors', () => {
   it('keeps the tests out of the suite, and the benchmark out of everything', () => {
     const intoTests = [...graph].filter(([file, imports]) => !isTest(file) && imports.some(isTest));
     expect(intoTests.map(([file]) => file)).toEqual([]);
-    const intoBench = [...graph].filter(([, imports]) => imports.some((path) => path.startsWith('bench/')));
+    const intoBench = [...graph].filter(([, imports]) =>
+      imports.some((path) => path.startsWith('tools/bench/')),
+    );
     expect(intoBench.map(([file]) => file)).toEqual([]);
   });
 });

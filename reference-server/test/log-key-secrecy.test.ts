@@ -21,7 +21,7 @@ import {
   startTestServer,
   type TestServer,
 } from './harness.ts';
-import { listeningUrl, startServerProcess } from '../../test-support/server-process.ts';
+import { listeningUrl, startServerProcess } from '../../tools/test-support/server-process.ts';
 
 const dataset = datasetFor();
 const demoKeys = Object.values(demoCredentials({ seed: dataset.seed }));
