@@ -26,6 +26,7 @@ import {
   startPrism,
   stoppedBySignal,
 } from '../mock/prism.ts';
+import { createLogger } from '../reference-server/log.ts';
 import { type RunningServer, startReferenceServer } from '../reference-server/start.ts';
 import {
   VARIANT_FLAGS,
@@ -100,13 +101,19 @@ function linePrefixer(prefix: string): (chunk: string) => void {
   };
 }
 
-/** One short line per request of the reference server (its records never contain a key). */
-function serverLog(record: object): void {
-  const { msg, method, path, status, duration_ms: ms } = record as Record<string, unknown>;
-  const took = typeof ms === 'number' ? ` ${ms.toFixed(1)} ms` : '';
-  const summary = method === undefined ? msg : `${String(method)} ${String(path)} ${String(status)}${took}`;
-  process.stdout.write(`[server] ${String(summary ?? JSON.stringify(record))}\n`);
-}
+/** One short line per request of the reference server (its lines never contain a key). */
+const serverLog = createLogger({
+  write(line: string) {
+    const { msg, req, res, responseTime } = JSON.parse(line) as {
+      msg?: string;
+      req?: { method: string; path: string };
+      res?: { statusCode: number };
+      responseTime?: number;
+    };
+    const summary = req && res ? `${req.method} ${req.path} ${res.statusCode} ${responseTime} ms` : msg;
+    process.stdout.write(`[server] ${summary ?? line.trim()}\n`);
+  },
+});
 
 function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags): string {
   const { credentials } = server;

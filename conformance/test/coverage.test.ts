@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../checks/registry.ts';
 import { COVERAGE_PATH, coverageMarkdown, failable, uncovered } from './coverage-table.ts';
-import { MUTATIONS } from '../../test-support/mutations.ts';
+import { MUTATIONS } from '../../tools/test-support/mutations.ts';
 
 describe('coverage of the mutation self-test', () => {
   it('breaks every required and drift check with at least one variant', () => {

@@ -5,7 +5,7 @@
  * the worker's modules through tsx's loader (which runs on a thread, with a heap, of its own). The
  * bundle is kept, and built again whenever a file it was built from changed since
  * (`command-line/bundle.js`, as every launcher's). The package stands another module in for this
- * one (`packaging/packages.ts`): its worker is bundled beside its CLI when the package is built.
+ * one (`tools/packaging/packages.ts`): its worker is bundled beside its CLI when the package is built.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freshBundle } from '../../command-line/bundle.js';

@@ -94,7 +94,9 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
   // The page's sidebar links name its sections as paths (`/section/errors`) and route them as
   // fragments once the page runs (`/docs#/section/errors`): a link opened in a new tab is sent
   // there. Only the links the built page holds, so no other path stops being unknown.
-  router.get(/^\/[A-Za-z0-9/_.-]+$/, async (req, res, next) => {
+  // A middleware, not a route: a route on any path would make Express answer OPTIONS everywhere.
+  router.use(async (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const links = await pageLinksOf(docsPath);
     if (!links.has(req.path)) return next();
     const target = `/docs#${req.path}`;

@@ -181,7 +181,7 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
           .trim()
           .split('\n')
           .map((line) => (JSON.parse(line) as { msg: string }).msg);
-        expect(messages).toEqual(['listening', 'request', 'shutting down', 'stopped']);
+        expect(messages).toEqual(['listening', 'request completed', 'shutting down', 'stopped']);
       } finally {
         if (child.exitCode === null) child.kill('SIGKILL');
       }

@@ -17,7 +17,7 @@ import {
   type TestServer,
   validBody,
 } from './harness.ts';
-import { listeningUrl, startServerProcess } from '../../test-support/server-process.ts';
+import { listeningUrl, startServerProcess } from '../../tools/test-support/server-process.ts';
 
 const LIMIT = 3;
 let now = 0;

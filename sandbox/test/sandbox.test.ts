@@ -8,7 +8,7 @@ import {
   killGroup,
   launchNpm,
   waitForGroupGone,
-} from '../../test-support/child-launcher.ts';
+} from '../../tools/test-support/child-launcher.ts';
 import { DEFAULT_WEB_BASE_URL } from '../../reference-server/web-base-url.ts';
 
 const HOST = '127.0.0.1';

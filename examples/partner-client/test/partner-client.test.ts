@@ -10,8 +10,8 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../command-line/free-port.ts';
 import { type RunningPrism, startPrism } from '../../../mock/prism.ts';
-import { killGroup, type Launched, launch, redacted } from '../../../test-support/child-launcher.ts';
-import { listeningUrl, startServerProcess } from '../../../test-support/server-process.ts';
+import { killGroup, type Launched, launch, redacted } from '../../../tools/test-support/child-launcher.ts';
+import { listeningUrl, startServerProcess } from '../../../tools/test-support/server-process.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 import { remembered } from '../../../spec/remembered.ts';
 
