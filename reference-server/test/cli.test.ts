@@ -112,6 +112,8 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       '--faults',
       '--fault-kinds',
       '--fault-seed',
+      '--clock',
+      '--clock-rate',
     ]) {
       expect(stdout).toContain(flag);
     }
@@ -144,6 +146,9 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       ['--faults', '1.5'],
       ['--faults', '0.1', '--fault-kinds', '404'],
       ['--fault-kinds', '500'],
+      ['--clock-rate', '60'],
+      ['--clock', '--clock-rate', '0'],
+      ['--clock', '--clock-rate', 'fast'],
     ]) {
       const { code, stdout, stderr } = await main(...args);
       expect([args.join(' '), code]).toEqual([args.join(' '), 2]);
