@@ -259,7 +259,7 @@ async function failedStart(
 
 /** Stops whatever is running, bounded in time: a hung close must not keep the terminal. */
 async function stopBoth(server: RunningServer | undefined, prism: RunningPrism | undefined): Promise<void> {
-  const stopped = Promise.allSettled([server?.close(), prism?.stop('SIGTERM', 3_000)]);
+  const stopped = Promise.allSettled([server?.close(), prism?.stop()]);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise((resolve) => {
     timer = setTimeout(resolve, STOP_TIMEOUT_MS);

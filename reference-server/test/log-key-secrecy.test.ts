@@ -4,7 +4,6 @@
  * a key in, and whatever the answer (200, 4xx, 429, 500).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +20,7 @@ import {
   startTestServer,
   type TestServer,
 } from './harness.ts';
-import { listeningUrl, startServerProcess } from '../../tools/test-support/server-process.ts';
+import { startServerProcess } from '../../tools/test-support/server-process.ts';
 
 const dataset = datasetFor();
 const demoKeys = Object.values(demoCredentials({ seed: dataset.seed }));
@@ -165,10 +164,9 @@ describe('keys in the log', () => {
 
 describe('keys in the log of `npm run reference-server`', () => {
   it('a run that used every demo key in both headers prints none of them', async () => {
-    const { child, output } = startServerProcess(['--port', '0', '--rate-limit', '5/min']);
-    const closed = once(child, 'close');
+    const server = startServerProcess(['--port', '0', '--rate-limit', '5/min']);
     try {
-      const baseUrl = await listeningUrl(output);
+      const baseUrl = await server.listening();
       const port = Number(new URL(baseUrl).port);
       const walkId = activeWalksOf(dataset, 0)[0]?.id ?? '';
       for (const key of secrets) {
@@ -177,10 +175,9 @@ describe('keys in the log of `npm run reference-server`', () => {
         }
       }
     } finally {
-      child.kill('SIGTERM');
-      await closed;
+      await server.stop();
     }
-    const text = output();
+    const text = server.output();
     const lines = text.trim().split('\n');
     const requestLines = lines.filter((line) => line.includes('"responseTime":'));
     expect(requestLines.length).toBe(secrets.length * 13);

@@ -5,11 +5,11 @@
  * `canvassing-conformance` to the first request the target receives. Prints the figures beside the
  * bounds of issue 16 (30 MB, 20 s, 1 s); medians and the worst of the rounds.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
 import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/flags.ts';
 import { median } from '../measure/statistics.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
@@ -45,12 +45,16 @@ async function startToFirstRequest(rounds: number, project: string, bare = false
   try {
     for (let round = 0; round < rounds; round++) {
       const started = performance.now();
-      const child = spawn(command, args, { env: outsideEnv(server.credentials), stdio: 'ignore' });
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const child = execa(command, args, {
+        env: outsideEnv(server.credentials),
+        extendEnv: false,
+        stdio: 'ignore',
+        reject: false,
+      });
       await new Promise<void>((resolve) => server.server.once('request', () => resolve()));
       times.push(performance.now() - started);
       child.kill('SIGKILL');
-      await exited;
+      await child;
     }
   } finally {
     await server.close();

@@ -4,7 +4,6 @@
  * commands with an environment that carries nothing of the repository (no `node_modules/.bin` on
  * the path, no npm variables of the test run).
  */
-import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -18,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { execa } from 'execa';
 import { REPO_ROOT } from './packages.ts';
 
 export interface Ran {
@@ -64,24 +64,19 @@ function networkEnv(): Record<string, string> {
 }
 
 /** Runs a command to its end (asynchronously: a server in this process keeps answering). */
-export function run(command: string, args: string[], options: RunOptions = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: options.env ?? outsideEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.once('error', reject);
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
+export async function run(command: string, args: string[], options: RunOptions = {}): Promise<Ran> {
+  const ran = await execa(command, args, {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: options.env ?? outsideEnv(),
+    extendEnv: false,
+    stdin: 'ignore',
+    stripFinalNewline: false,
+    timeout: options.timeoutMs ?? 120_000,
+    killSignal: 'SIGKILL',
+    reject: false,
   });
+  if (ran.failed && ran.exitCode === undefined && !ran.isTerminated) throw ran;
+  return { status: ran.exitCode ?? null, stdout: ran.stdout, stderr: ran.stderr };
 }
 
 /** A fresh folder outside the repository; `cleanup()` removes every one made. */

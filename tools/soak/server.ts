@@ -1,11 +1,11 @@
 /**
  * The soak's target, in its own process (started with `--expose-gc`): the reference server on a
  * free port, without request logs. The parent talks to it over the IPC channel: `measure` collects
- * garbage and answers with the memory figures, `stop` closes the server and exits.
+ * garbage and answers with the memory figures; the parent stops it with SIGTERM.
  */
 import { startReferenceServer } from '../../reference-server/start.ts';
 
-export type ToServer = { type: 'measure' } | { type: 'stop' };
+export type ToServer = { type: 'measure' };
 export type FromServer =
   | { type: 'ready'; baseUrl: string }
   | { type: 'memory'; rssBytes: number; heapUsedBytes: number }
@@ -27,8 +27,6 @@ try {
       globalThis.gc?.();
       const { rss, heapUsed } = process.memoryUsage();
       send({ type: 'memory', rssBytes: rss, heapUsedBytes: heapUsed });
-    } else if (message.type === 'stop') {
-      void server.close().finally(() => process.exit(0));
     }
   });
   // The parent went away: do not linger.

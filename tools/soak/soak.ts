@@ -5,9 +5,9 @@
  * status, a socket error or a timeout) and memory grows at most `maxMemoryGrowth` from the first
  * round to the last.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { execaNode } from 'execa';
 import { type Dataset, demoCredentials, generateDataset } from '../../fixtures/index.ts';
 import { LIMIT } from '../../spec/facts.ts';
 import { type AutocannonRequest, autocannon } from './autocannon.ts';
@@ -325,13 +325,21 @@ interface Target {
 
 /** The server in its own process with `--expose-gc`, so its memory is its own and measurable. */
 async function startTarget(rateLimit: number | undefined): Promise<Target> {
-  const child = fork(SERVER_ENTRY, [], {
+  const child = execaNode(SERVER_ENTRY, [], {
     cwd: ROOT,
-    execArgv: ['--expose-gc', '--import', 'tsx'],
-    env: { ...process.env, SOAK_RATE_LIMIT: rateLimit ? String(rateLimit) : '' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    nodeOptions: ['--expose-gc', '--import', 'tsx'],
+    env: { SOAK_RATE_LIMIT: rateLimit ? String(rateLimit) : '' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    ipc: true,
+    serialization: 'json',
+    reject: false,
+    // Stopped with SIGTERM, killed if it has not exited 10 s later.
+    forceKillAfterDelay: 10_000,
   });
-  const exited = once(child, 'exit');
+  const stop = async () => {
+    child.kill();
+    await child;
+  };
   try {
     const ready = await nextMessage(child, 'ready', START_TIMEOUT_MS);
     return {
@@ -341,21 +349,24 @@ async function startTarget(rateLimit: number | undefined): Promise<Target> {
         const { rssBytes, heapUsedBytes } = await nextMessage(child, 'memory', MEASURE_TIMEOUT_MS);
         return { rssBytes, heapUsedBytes };
       },
-      stop: () => stopChild(child, exited),
+      stop,
     };
   } catch (error) {
-    await stopChild(child, exited);
+    await stop();
     throw error;
   }
 }
 
-function send(child: ChildProcess, message: ToServer): void {
+/** What the parent uses of the server process: its IPC channel and its exit. */
+type ServerChild = Pick<ChildProcess, 'connected' | 'send' | 'on' | 'off' | 'once'>;
+
+function send(child: ServerChild, message: ToServer): void {
   if (!child.connected) throw new SoakTargetError('the server process is gone');
   child.send(message);
 }
 
 function nextMessage<T extends FromServer['type']>(
-  child: ChildProcess,
+  child: ServerChild,
   type: T,
   timeoutMs: number,
 ): Promise<Extract<FromServer, { type: T }>> {
@@ -381,13 +392,4 @@ function nextMessage<T extends FromServer['type']>(
     child.on('message', onMessage);
     child.once('exit', onExit);
   });
-}
-
-/** Asks the server to stop, and kills it if it has not exited within 10 s. */
-async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  if (child.connected) child.send({ type: 'stop' } satisfies ToServer);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }

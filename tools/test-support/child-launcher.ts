@@ -2,15 +2,15 @@
  * Test support for the launchers (`npm run mock`, `npm start`): runs one as a child process in its
  * own process group, collects its output, and tells whether a port or a process group is gone.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { KEY_PREFIX } from '../../spec/facts.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface Launched {
-  child: ChildProcess;
+  child: { kill(signal?: NodeJS.Signals): boolean };
   /** The process group id (the child is its leader). */
   pgid: number;
   output(): string;
@@ -39,23 +39,22 @@ export function launchNpm(args: string[]): Launched {
 
 /** Runs any program from the repository root, detached into its own group (the program leads it). */
 export function launchCommand(command: string, args: string[]): Launched {
-  const child = spawn(command, args, {
+  const child = execa(command, args, {
     cwd: REPO_ROOT,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FORCE_COLOR: '0' },
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    env: { FORCE_COLOR: '0' },
   });
   let text = '';
   const waiters = new Set<() => void>();
-  const take = (chunk: Buffer) => {
+  child.all.on('data', (chunk: Buffer) => {
     text += chunk.toString('utf8');
     for (const wake of waiters) wake();
-  };
-  child.stdout?.on('data', take);
-  child.stderr?.on('data', take);
-  const exited = new Promise<number | NodeJS.Signals>((resolve) =>
-    child.once('exit', (code, signal) => resolve(signal ?? code ?? 0)),
-  );
+  });
+  const exited = child.then((ended) => ended.signal ?? ended.exitCode ?? 0);
   if (child.pid === undefined) throw new Error(`could not start ${command} ${args.join(' ')}`);
   const pgid = child.pid;
 

@@ -1,33 +1,53 @@
 /**
- * The reference server as its own process (`main.ts` run as `npm run reference-server` runs it), for tests of what only a real
- * process shows: its log on stdout, flags, signals. Output is stdout and stderr together.
+ * The reference server as its own process (`main.ts` run as `npm run reference-server` runs it),
+ * for tests of what only a real process shows: its log on stdout, flags, signals. Output is stdout
+ * and stderr together.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export function startServerProcess(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['command-line/launch.js', 'reference-server/main.ts', ...args], {
+export type ServerProcess = ReturnType<typeof startServerProcess>;
+
+export function startServerProcess(args: string[]) {
+  const child = execa(process.execPath, ['command-line/launch.js', 'reference-server/main.ts', ...args], {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { NO_COLOR: '1' },
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    // `stop()` sends SIGTERM; a server that has not exited 5 s later is killed.
+    forceKillAfterDelay: 5_000,
   });
   let text = '';
-  child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  return { child, output: () => text };
-}
+  const waiters = new Set<() => void>();
+  child.all.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (const wake of waiters) wake();
+  });
 
-/** The `url` of the server's `listening` record (written even with `--quiet`), waiting at most 30 s. */
-export async function listeningUrl(output: () => string): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const url = listeningLineOf(output())?.url;
-    if (typeof url === 'string') return url;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the server did not report listening: ${output().slice(0, 500)}`);
+  /** The `url` of the server's `listening` line (written even with `--quiet`), once written. */
+  const listening = () =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const url = listeningLineOf(text)?.url;
+        if (typeof url !== 'string') return;
+        waiters.delete(check);
+        resolve(url);
+      };
+      waiters.add(check);
+      check();
+      void child.then(() => reject(new Error(`the server exited before listening: ${text.slice(0, 500)}`)));
+    });
+
+  /** SIGTERM, and the process's end (SIGKILL after a grace period). */
+  const stop = async () => {
+    child.kill();
+    return child;
+  };
+  return { child, output: () => text, listening, stop };
 }
 
 /** The server's `listening` line, parsed, once it has been written. */

@@ -3,7 +3,7 @@
  * against the sandbox's reference server, its variants, and the Prism mock. What it prints is
  * compared with what the same server answers to plain requests.
  */
-import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../command-line/free-port.ts';
 import { type RunningPrism, startPrism } from '../../../mock/prism.ts';
 import { killGroup, type Launched, launch, redacted } from '../../../tools/test-support/child-launcher.ts';
-import { listeningUrl, startServerProcess } from '../../../tools/test-support/server-process.ts';
+import { type ServerProcess, startServerProcess } from '../../../tools/test-support/server-process.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 import { remembered } from '../../../spec/remembered.ts';
 
@@ -94,10 +94,10 @@ async function expectedLines(baseUrl: string, apiKey: string, limit = LIST_LIMIT
   ];
 }
 
-const children: ChildProcess[] = [];
+const children: ServerProcess[] = [];
 let prism: RunningPrism | undefined;
 afterAll(async () => {
-  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => child.stop()));
   await prism?.stop();
 });
 
@@ -107,8 +107,8 @@ afterAll(async () => {
  */
 const servers = remembered((flags) => {
   const server = startServerProcess(['--port', '0', '--quiet', ...(JSON.parse(flags) as string[])]);
-  children.push(server.child);
-  return listeningUrl(server.output);
+  children.push(server);
+  return server.listening();
 }, 8);
 const referenceServer = (flags: string[]) => servers(JSON.stringify(flags));
 
