@@ -21,8 +21,8 @@ export default defineConfig({
     // twice Node's default halves how often it is swept, ~8 % of a worker's CPU (measured on 20
     // mutation-server runs: 13.7 s → 12.5 s). Test workers only; every command keeps Node's default.
     execArgv: ['--max-semi-space-size=32'],
-    // One tarball per workspace per run, shared by the packaging tests (packaging/test/pack-once.ts).
-    globalSetup: ['packaging/test/pack-once.ts'],
+    // One tarball per workspace per run, shared by the packaging tests (tools/packaging/test/pack-once.ts).
+    globalSetup: ['tools/packaging/test/pack-once.ts'],
     reporters: jsonOutput ? ['default', ['json', { outputFile: jsonOutput }]] : ['default'],
   },
 });

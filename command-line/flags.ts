@@ -259,7 +259,7 @@ export function choiceListFlag<C extends string>(flag: string, raw: string, choi
 
 /**
  * The `--version` line of a packaged bin, `NAME VERSION (API TITLE API VERSION)`, from the
- * `package.json` that packaging/build.ts writes at the root of a package's `dist/` (where this
+ * `package.json` that tools/packaging/build.ts writes at the root of a package's `dist/` (where this
  * module then sits in `dist/command-line/`). Undefined in the repository, whose `package.json`
  * names no API: there the command has no version of its own to tell.
  */

@@ -25,7 +25,7 @@ export interface Target {
 
 /**
  * The npm package that brings the embedded reference server to the packaged suite
- * (`packaging/packages.ts` points `reference-server/start.ts` at it).
+ * (`tools/packaging/packages.ts` points `reference-server/start.ts` at it).
  */
 export const EMBEDDED_SERVER_PACKAGE = 'canvassing-sandbox';
 

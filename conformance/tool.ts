@@ -10,7 +10,7 @@ export const TOOL_NAME = 'canvassing-conformance';
 
 /**
  * The version of the package this file ships in: the repository's `package.json`, or in the
- * built package the one `packaging/build.ts` writes beside the bundle.
+ * built package the one `tools/packaging/build.ts` writes beside the bundle.
  */
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -90,9 +90,9 @@ async function main(argv: string[]): Promise<number> {
   // (SIGKILL after a grace period), so no second Ctrl-C is ever needed.
   let stopping = false;
   let prism: RunningPrism | undefined;
-  onStopSignal((signal) => {
+  onStopSignal(() => {
     stopping = true;
-    void prism?.stop(signal);
+    void prism?.stop();
   });
 
   console.log(

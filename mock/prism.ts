@@ -3,9 +3,9 @@
  * it answers. The mock launcher, the sandbox and the tests all start Prism through this module so
  * the flags that make the mock honest (`--errors`, no CORS) are written once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
+import { execa, type Subprocess } from 'execa';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/facts.ts';
 
 /** The package's documented entry (`main`, which is also its `prism` bin), not a path inside it. */
@@ -22,6 +22,9 @@ const EXIT_WITH_PARENT = [
   'process.stdin.resume();',
   `require(${JSON.stringify(PRISM_CLI)});`,
 ].join(' ');
+
+/** How long Prism may take to stop before it is killed (SIGKILL). */
+const STOP_GRACE_MS = 3_000;
 
 export const DEFAULT_MOCK_HOST = '127.0.0.1';
 export const DEFAULT_MOCK_PORT = 4010;
@@ -54,8 +57,8 @@ export interface RunningPrism {
   pid: number;
   /** Resolves with the exit code (or the signal's name) once Prism has exited. */
   exited: Promise<number | NodeJS.Signals>;
-  /** Sends `signal` (SIGTERM by default), then SIGKILL if Prism is still there after `graceMs`. */
-  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<void>;
+  /** Sends SIGTERM, then SIGKILL if Prism is still there a few seconds later; resolves once it is gone. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -109,17 +112,23 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   const args = prismArguments(options.specPath ?? SPEC_PATHS[spec], host, port, options.logLevel);
-  const child = spawn(process.execPath, ['-e', EXIT_WITH_PARENT, 'prism', ...args], {
-    stdio: output === 'inherit' ? ['pipe', 'inherit', 'inherit'] : ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, FORCE_COLOR: output === 'inherit' ? process.env.FORCE_COLOR : '0' },
+  const shown = output === 'inherit' ? 'inherit' : 'pipe';
+  const child = execa(process.execPath, ['-e', EXIT_WITH_PARENT, 'prism', ...args], {
+    stdin: 'pipe',
+    stdout: shown,
+    stderr: shown,
+    env: { FORCE_COLOR: output === 'inherit' ? process.env.FORCE_COLOR : '0' },
+    buffer: false,
+    reject: false,
+    forceKillAfterDelay: STOP_GRACE_MS,
   });
   const tail = outputTail(child, output);
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
-    child.once('exit', (code, signal) => resolve(signal ?? code ?? 0));
-    child.once('error', () => resolve(1)); // could not be spawned at all
-  });
-  const stop = (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5_000) =>
-    stopChild(child, exited, signal, graceMs);
+  // 1 when it could not be spawned at all.
+  const exited = child.then((ended) => ended.signal ?? ended.exitCode ?? 1);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+    await exited;
+  };
 
   let exit: number | NodeJS.Signals | undefined;
   void exited.then((value) => {
@@ -128,7 +137,8 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   try {
     await waitUntilAnswering(baseUrl, { timeoutMs: options.startTimeoutMs ?? 30_000, gaveUp: exited });
   } catch (error) {
-    await stop('SIGKILL');
+    child.kill('SIGKILL');
+    await exited;
     const reason = error instanceof Error ? error.message : String(error);
     throw new PrismStartError(`Prism did not start on ${baseUrl}: ${reason}`, tail(), exit);
   }
@@ -137,7 +147,7 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
 }
 
 /** Keeps the last 16 KB of Prism's output, so a failed start can say why. */
-function outputTail(child: ChildProcess, output: PrismOptions['output']): () => string {
+function outputTail(child: Subprocess, output: PrismOptions['output']): () => string {
   let kept = '';
   const take = (chunk: Buffer) => {
     const text = chunk.toString('utf8');
@@ -147,19 +157,6 @@ function outputTail(child: ChildProcess, output: PrismOptions['output']): () => 
   child.stdout?.on('data', take);
   child.stderr?.on('data', take);
   return () => kept;
-}
-
-async function stopChild(
-  child: ChildProcess,
-  exited: Promise<number | NodeJS.Signals>,
-  signal: NodeJS.Signals,
-  graceMs: number,
-): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 export interface WaitOptions {

@@ -1,96 +1,57 @@
 /**
  * The reference implementation of the Canvassing Read API as an Express 5 app. `createApp` builds
- * it and never listens; `createRequestListener` puts the hot path in front of it for the servers
- * that listen (`start.ts`).
+ * it and never listens (`start.ts` listens with it): one pipeline for every request, one error
+ * handler after the routes.
  *
  * Order of the checks (D-AUTH-ORDER): unknown path → method → planned → key → scope → parameters →
  * resource. Every answer is the JSON envelope.
  */
-import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
+import { CanvassingDay, SHOWCASE_WALKS } from '../fixtures/canvassing-day.ts';
 import { type Dataset, demoCredentials } from '../fixtures/index.ts';
 import { WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { Keyring } from './auth/keyring.ts';
-import { type Authorizer, authorizer } from './auth/require-key.ts';
+import { authorizer } from './auth/require-key.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
+import { ClockedWalks } from './clock/clocked-walks.ts';
+import { SandboxClock } from './clock/sandbox-clock.ts';
 import { resolveConfig, type ServerConfig } from './config.ts';
+import { commonHeaders } from './envelope.ts';
 import { errorHandler, noSuchEndpoint } from './error-handler.ts';
-import { walksHotPath } from './hot-path.ts';
+import { requestLogger } from './log.ts';
 import { WalkRepository } from './repository.ts';
 import { drainRequestBody } from './request-body.ts';
-import { commonHeaders } from './envelope.ts';
 import { requestContext, requireHost } from './request-context.ts';
 import { plannedRouter } from './routes/planned.ts';
 import { referenceDocsRouter } from './routes/reference-docs.ts';
+import { sandboxClockRouter } from './routes/sandbox-clock.ts';
 import { walksRouter } from './routes/walks.ts';
 import { turbulence } from './turbulence.ts';
 import { variantAnswers } from './variants/answers.ts';
 import { variantDataset } from './variants/dataset.ts';
-import { DEFAULT_VARIANT } from './variants/variant.ts';
 
 export interface AppOptions {
   dataset: Dataset;
   config?: Partial<ServerConfig>;
 }
 
-/** The Express app alone: every request goes through its one pipeline. */
-export function createApp(options: AppOptions): Express {
-  return expressApp(servicesOf(options));
-}
-
-/**
- * What a server listens with: the app, with the hot path for the two successful live answers in
- * front of it. Both share one repository and authorizer. Left out (every request goes through
- * the app) when `config.hotPath` is false, a rate limit is set, or a variant, latency or faults
- * are on: those are the app's to apply.
- */
-export function createRequestListener(options: AppOptions): RequestListener {
-  const services = servicesOf(options);
-  const app = expressApp(services);
-  const { settings, repository, authorize, limiter } = services;
-  const plain = settings.variant === DEFAULT_VARIANT && !settings.turbulence && !limiter;
-  if (!settings.hotPath || !plain) return app;
-  const hot = walksHotPath({ repository, authorize, log: settings.log });
-  return (req, res) => hot(req, res) || app(req, res);
-}
-
-interface Services {
-  settings: ServerConfig;
-  /** What the reference page's samples and the partner files are filled in with. */
-  partnerDemo: { sampleWalkId: string | undefined; demoKeys: Readonly<Record<string, string>> };
-  repository: WalkRepository;
-  authorize: Authorizer;
-  limiter: RateLimiter | undefined;
-}
-
-function servicesOf({ dataset, config }: AppOptions): Services {
+export function createApp({ dataset, config }: AppOptions): Express {
   const settings = resolveConfig(config);
   const { variant } = settings;
   const limiter = settings.rateLimit ? new RateLimiter(settings.rateLimit) : undefined;
-  const keyring = new Keyring(dataset.apiKeys);
-  return {
-    settings,
-    repository: new WalkRepository(variantDataset(dataset, variant), settings.webBaseUrl, {
-      order: variant.order,
-      centroid: variant.centroid,
-    }),
-    authorize: authorizer(keyring, WALKS_READ_SCOPE, limiter, variant.bothHeaders),
-    limiter,
-    partnerDemo: partnerDemoOf(dataset),
-  };
-}
+  const arrangement = { order: variant.order, centroid: variant.centroid };
+  const clock = settings.clock ? new SandboxClock(settings.clock) : undefined;
+  // On the clock, each instant's details are built when first asked for: most of them never are.
+  const repositoryOf = (data: Dataset, eagerDetailStops?: number) =>
+    new WalkRepository(variantDataset(data, variant), settings.webBaseUrl, {
+      ...arrangement,
+      ...(eagerDetailStops === undefined ? {} : { eagerDetailStops }),
+    });
+  const repository = clock
+    ? new ClockedWalks(new CanvassingDay(dataset), clock, (data) => repositoryOf(data, 0))
+    : repositoryOf(dataset);
+  const authorize = authorizer(new Keyring(dataset.apiKeys), WALKS_READ_SCOPE, limiter, variant.bothHeaders);
 
-/** The first listed walk with stops of the primary campaign, and the data set's demo keys. */
-function partnerDemoOf(dataset: Dataset): Services['partnerDemo'] {
-  const primary = dataset.campaigns[0]?.id;
-  const sample = dataset.walks.find(
-    (walk) => walk.campaignId === primary && walk.state === 'active' && walk.stops.length > 0,
-  );
-  return { sampleWalkId: sample?.id, demoKeys: demoCredentials({ seed: dataset.seed }) };
-}
-
-function expressApp({ settings, repository, authorize, partnerDemo }: Services): Express {
-  const { variant } = settings;
   const app = express();
   // Settings first: the app's router reads them when it is created.
   app.set('case sensitive routing', true); // D-PATH-UNKNOWN
@@ -99,21 +60,42 @@ function expressApp({ settings, repository, authorize, partnerDemo }: Services):
   app.disable('etag'); // our ETags are precomputed per body
 
   const sending = { gzip: variant.compression === 'gzip', validators: variant.caching === 'etag' };
-  app.use(requestContext(settings.log, commonHeaders(sending)));
+  app.use(requestContext(commonHeaders(sending)));
+  if (settings.log) app.use(requestLogger(settings.log));
+  if (clock) app.use(sandboxClockRouter(clock)); // reads its own body: before bodies are drained
   app.use(drainRequestBody());
   app.use(requireHost);
   if (settings.turbulence) app.use(turbulence(settings.turbulence));
-  app.use(
-    walksRouter({
-      repository,
-      authorize,
-      badLimit: variant.badLimit === 'clamp' ? 'clamp' : 'refuse',
-      sending,
-    }),
-  );
+  const badLimit = variant.badLimit === 'clamp' ? 'clamp' : 'refuse';
+  app.use(walksRouter({ repository, authorize, badLimit, sending, steering: settings.steering }));
   app.use(plannedRouter());
-  app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath, ...partnerDemo }));
+  const demo = partnerDemoOf(dataset);
+  app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath, ...demo }));
   app.use(noSuchEndpoint);
-  app.use(errorHandler(settings.log, variantAnswers(variant)));
+  app.use(errorHandler(variantAnswers(variant)));
   return app;
+}
+
+/**
+ * What the reference page's samples and the partner files are filled in with: the first listed
+ * walk with stops of the primary campaign, the showcase walks the page's examples become (which
+ * the canvassing day never archives), and the data set's demo keys.
+ */
+function partnerDemoOf(dataset: Dataset) {
+  const primary = dataset.campaigns[0]?.id;
+  const sample = dataset.walks.find(
+    (walk) => walk.campaignId === primary && walk.state === 'active' && walk.stops.length > 0,
+  );
+  const showcase = dataset.walks
+    .filter((walk) => walk.campaignId === primary)
+    .slice(0, SHOWCASE_WALKS)
+    .filter((walk) => walk.state === 'active');
+  return {
+    sampleWalkId: sample?.id,
+    demoWalks: {
+      withStops: showcase.filter((walk) => walk.stops.length > 0).map((walk) => walk.id),
+      empty: showcase.find((walk) => walk.stops.length === 0)?.id,
+    },
+    demoKeys: demoCredentials({ seed: dataset.seed }),
+  };
 }

@@ -1,7 +1,9 @@
 /** Configuration of the reference app, checked once when the app is built. */
 import { fileURLToPath } from 'node:url';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
-import { jsonLines, type LogSink } from './log.ts';
+import type { Logger } from 'pino';
+import { createLogger } from './log.ts';
+import type { ClockConfig } from './clock/sandbox-clock.ts';
 import { LIVE_SPEC_FILE } from './spec-files.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
@@ -14,23 +16,22 @@ export const DEFAULT_DOCS_PATH = fileURLToPath(
 export interface ServerConfig {
   /** `{web_base_url}` of `web_url` and `app_link`; no trailing slash, query or fragment. */
   webBaseUrl: string;
-  /** Where structured log records go; `false` for silence. Default: JSON lines on stdout. */
-  log: LogSink | false;
+  /** The logger of the request lines (`log.ts`); `false` for none. Default: JSON lines on stdout. */
+  log: Logger | false;
   /** Per-key rate limit (D-RATE); off by default. */
   rateLimit: RateLimitConfig | false;
   /** The spec served at `/openapi.yaml`. */
   specPath: string;
   /** The page served at `/docs`. */
   docsPath: string;
-  /**
-   * Whether `createRequestListener` serves the two successful live answers in front of the app
-   * (`hot-path.ts`); the answers are the same either way. Default true. `createApp` has none.
-   */
-  hotPath: boolean;
   /** Other legal choices on the open points (`--variant`); default: ours. */
   variant: Variant;
   /** Added latency and injected faults (`--latency`, `--faults`); off by default. */
   turbulence: TurbulenceConfig | false;
+  /** The canvassing day on a clock (`--clock`), and `/sandbox/clock`; off by default: the data never changes. */
+  clock: ClockConfig | false;
+  /** Whether `Prefer: code=NNN` steers a request with an accepted key to that error (`steering.ts`). Default true. */
+  steering: boolean;
 }
 
 export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig {
@@ -40,12 +41,13 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
   }
   return {
     webBaseUrl: normalizeWebBaseUrl(config.webBaseUrl ?? DEFAULT_WEB_BASE_URL),
-    log: config.log === undefined ? jsonLines() : config.log,
+    log: config.log === undefined ? createLogger() : config.log,
     rateLimit,
     specPath: config.specPath ?? LIVE_SPEC_FILE,
     docsPath: config.docsPath ?? DEFAULT_DOCS_PATH,
-    hotPath: config.hotPath ?? true,
     variant: config.variant ?? DEFAULT_VARIANT,
     turbulence: config.turbulence ?? false,
+    clock: config.clock ?? false,
+    steering: config.steering ?? true,
   };
 }

@@ -105,13 +105,6 @@ export function openAnswer(res: ServerResponse, lines: string[]): void {
   openedAnswers.set(res, lines);
 }
 
-/** The value of one of the headers recorded by `openAnswer`, for logs. */
-export function openedHeader(res: ServerResponse, name: string): string | undefined {
-  const lines = openedAnswers.get(res) ?? [];
-  const at = lines.indexOf(name);
-  return at === -1 || at % 2 === 1 ? undefined : lines[at + 1];
-}
-
 /**
  * The one place headers are written: one `writeHead` with the status, the headers recorded by
  * `openAnswer`, the answer's own (a name/value list) and the length, then the body. A 304 has no

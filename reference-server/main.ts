@@ -24,7 +24,8 @@ import {
 } from '../fixtures/index.ts';
 import { CREDENTIAL_KEY_NAMES, WEB_BASE_URL_NAME } from '../spec/facts.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
-import { jsonLines, logRecord } from './log.ts';
+import type { Logger } from 'pino';
+import { createLogger } from './log.ts';
 import type { RunningServer } from './start.ts';
 import {
   VARIANT_FLAGS,
@@ -133,7 +134,7 @@ async function main(argv: string[]): Promise<void> {
   const printed = printOnly(flags);
   if (printed !== undefined) return void process.stdout.write(printed);
 
-  const log = jsonLines(process.stdout);
+  const log = createLogger();
   const startedAt = performance.now();
   let running: RunningServer;
   try {
@@ -143,16 +144,17 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  log(
-    logRecord('info', 'listening', {
+  log.info(
+    {
       url: running.baseUrl,
       seed: flags.seed,
       walks: flags.walks,
       max_stops: flags.maxStops,
       web_base_url: flags.webBaseUrl,
-      ...(flags.variant || flags.turbulence ? { serving: variantBanner(flags) } : {}),
+      ...(flags.variant || flags.turbulence || flags.clock ? { serving: variantBanner(flags) } : {}),
       startup_ms: Math.round(performance.now() - startedAt),
-    }),
+    },
+    'listening',
   );
   stopOnSignals(running, log);
 }
@@ -165,7 +167,7 @@ function printOnly(flags: Flags): string | undefined {
   return undefined;
 }
 
-async function start(flags: Flags, log: (record: object) => void): Promise<RunningServer> {
+async function start(flags: Flags, log: Logger): Promise<RunningServer> {
   // Loaded here so that printing alone needs neither Express nor a data set.
   const { startReferenceServer } = await import('./start.ts');
   return startReferenceServer({
@@ -179,20 +181,21 @@ async function start(flags: Flags, log: (record: object) => void): Promise<Runni
     ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
     ...(flags.variant ? { variant: flags.variant } : {}),
     ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
+    ...(flags.clock ? { clock: flags.clock } : {}),
   });
 }
 
 /** SIGINT or SIGTERM: stop after open requests finish, once. */
-function stopOnSignals(running: RunningServer, log: (record: object) => void): void {
+function stopOnSignals(running: RunningServer, log: Logger): void {
   onStopSignal((signal) => {
-    log(logRecord('info', 'shutting down', { signal }));
+    log.info({ signal }, 'shutting down');
     running.close().then(
       () => {
-        log(logRecord('info', 'stopped'));
+        log.info('stopped');
         process.exit(0);
       },
       (error: Error) => {
-        log(logRecord('error', 'shutdown failed', { error: error.message }));
+        log.error({ error: error.message }, 'shutdown failed');
         process.exit(1);
       },
     );

@@ -12,12 +12,14 @@ import {
   generateDataset,
 } from '../fixtures/index.ts';
 import { WEB_BASE_URL_NAME } from '../spec/facts.ts';
-import { createRequestListener } from './app.ts';
+import { createApp } from './app.ts';
+import type { Logger } from 'pino';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import { HEADERS_TOO_LARGE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, UNPARSEABLE_REQUEST } from './errors.ts';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { answerForSocket } from './envelope.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
+import type { ClockConfig } from './clock/sandbox-clock.ts';
 import type { Variant } from './variants/variant.ts';
 
 export interface StartOptions extends DatasetOptions {
@@ -25,13 +27,15 @@ export interface StartOptions extends DatasetOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
   webBaseUrl?: string;
-  /** Structured log records go here; `false` for silence. Default: JSON lines on stdout. */
-  log?: false | ((record: object) => void);
+  /** The logger of the request lines (`log.ts`); `false` for none. Default: JSON lines on stdout. */
+  log?: Logger | false;
   rateLimit?: RateLimitConfig | false;
   /** Other legal choices on the open points (`variantOf(seed)`); default: ours. */
   variant?: Variant;
   /** Added latency and injected faults; default: none. */
   turbulence?: TurbulenceConfig | false;
+  /** The canvassing day on a clock (`--clock`); default: the data never changes. */
+  clock?: ClockConfig | false;
 }
 
 export interface RunningServer {
@@ -58,10 +62,11 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     rateLimit,
     variant,
     turbulence,
+    clock,
     ...sizes
   } = options;
   const dataset = generateDataset(sizes);
-  const listener = createRequestListener({
+  const app = createApp({
     dataset,
     config: {
       webBaseUrl,
@@ -69,9 +74,10 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
       ...(rateLimit === undefined ? {} : { rateLimit }),
       ...(variant === undefined ? {} : { variant }),
       ...(turbulence === undefined ? {} : { turbulence }),
+      ...(clock === undefined ? {} : { clock }),
     },
   });
-  const server = createHttpServer(listener);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,6 +1,6 @@
 /**
  * `npm start [-- --port N] [--mock-port N] [--host H] [--seed S] [--rate-limit N/min] [--variant SEED]
- * [--latency MS] [--faults RATE]`: the partners' sandbox. The reference server (real seeded data, real keys,
+ * [--latency MS] [--faults RATE] [--clock [--clock-rate N]]`: the partners' sandbox. The reference server (real seeded data, real keys,
  * real errors; optionally another deployment's legal choices, latency and faults) runs in this
  * process; the Prism mock (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
  */
@@ -26,6 +26,7 @@ import {
   startPrism,
   stoppedBySignal,
 } from '../mock/prism.ts';
+import { createLogger } from '../reference-server/log.ts';
 import { type RunningServer, startReferenceServer } from '../reference-server/start.ts';
 import {
   VARIANT_FLAGS,
@@ -100,13 +101,19 @@ function linePrefixer(prefix: string): (chunk: string) => void {
   };
 }
 
-/** One short line per request of the reference server (its records never contain a key). */
-function serverLog(record: object): void {
-  const { msg, method, path, status, duration_ms: ms } = record as Record<string, unknown>;
-  const took = typeof ms === 'number' ? ` ${ms.toFixed(1)} ms` : '';
-  const summary = method === undefined ? msg : `${String(method)} ${String(path)} ${String(status)}${took}`;
-  process.stdout.write(`[server] ${String(summary ?? JSON.stringify(record))}\n`);
-}
+/** One short line per request of the reference server (its lines never contain a key). */
+const serverLog = createLogger({
+  write(line: string) {
+    const { msg, req, res, responseTime } = JSON.parse(line) as {
+      msg?: string;
+      req?: { method: string; path: string };
+      res?: { statusCode: number };
+      responseTime?: number;
+    };
+    const summary = req && res ? `${req.method} ${req.path} ${res.statusCode} ${responseTime} ms` : msg;
+    process.stdout.write(`[server] ${summary ?? line.trim()}\n`);
+  },
+});
 
 function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags): string {
   const { credentials } = server;
@@ -129,6 +136,11 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
     'Try:',
     `  curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server.baseUrl}/api/v1/walks?limit=2'`,
     `  curl -H 'x-api-key: ${KEY_PREFIX}anything' -H 'Prefer: code=404' ${prism.baseUrl}/api/v1/walks/any-id`,
+    ...(flags.clock
+      ? [
+          `  curl -X POST -d '{"advance":"2h"}' ${server.baseUrl}/sandbox/clock   # move the canvassing day on`,
+        ]
+      : []),
     '',
     'Ctrl-C stops both.',
     '',
@@ -215,6 +227,7 @@ function startBoth(flags: SandboxFlags) {
       ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
       ...(flags.variant ? { variant: flags.variant } : {}),
       ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
+      ...(flags.clock ? { clock: flags.clock } : {}),
     }),
     startPrism({ host: flags.host, port: flags.mockPort, logLevel: 'warn', output: linePrefixer('[mock] ') }),
   ]);
@@ -246,7 +259,7 @@ async function failedStart(
 
 /** Stops whatever is running, bounded in time: a hung close must not keep the terminal. */
 async function stopBoth(server: RunningServer | undefined, prism: RunningPrism | undefined): Promise<void> {
-  const stopped = Promise.allSettled([server?.close(), prism?.stop('SIGTERM', 3_000)]);
+  const stopped = Promise.allSettled([server?.close(), prism?.stop()]);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise((resolve) => {
     timer = setTimeout(resolve, STOP_TIMEOUT_MS);

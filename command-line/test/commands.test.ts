@@ -51,17 +51,14 @@ const COMMANDS = [
   { name: 'docs', entry: 'docs/main.ts' },
   { name: 'spec:diff', entry: 'spec/diff/main.ts' },
   { name: 'spec:check', entry: 'spec/check/main.ts' },
-  { name: 'soak', entry: 'soak/main.ts' },
-  { name: 'bench', entry: 'bench/main.ts' },
-  { name: 'bench:suite', entry: 'bench/suite-main.ts' },
-  { name: 'bench:package', entry: 'packaging/bench.ts' },
-  { name: 'conformance:bench', entry: 'bench/conformance-main.ts' },
-  { name: 'build:packages', entry: 'packaging/build.ts' },
+  { name: 'soak', entry: 'tools/soak/main.ts' },
+  { name: 'bench:package', entry: 'tools/packaging/bench.ts' },
+  { name: 'conformance:bench', entry: 'tools/bench/conformance-main.ts' },
+  { name: 'build:packages', entry: 'tools/packaging/build.ts' },
   { name: 'conformance:coverage', entry: 'conformance/test/coverage-table.ts' },
   { name: 'spec:written-facts', entry: 'spec/test/written-spec-facts.ts' },
-  { name: 'canvassing-conformance-summary', entry: 'packaging/job-summary-cli.ts' },
-  // start-in-process.ts reads its argument the same way (bench/children/walks-argument.ts).
-  { name: 'generate-fixtures.ts', entry: 'bench/children/generate-fixtures.ts' },
+  { name: 'canvassing-conformance-summary', entry: 'tools/packaging/job-summary-cli.ts' },
+  { name: 'conformance:traffic-bench', entry: 'tools/bench/traffic-main.ts' },
 ] as const;
 
 const usage = (name: string, problem: string) => `${name}: ${problem}\nRun with --help for the options.\n`;
@@ -115,26 +112,7 @@ describe.concurrent('every command, run as a process', () => {
       'fixtures',
       '--walks must be an integer from 0 to 2000000, not "-5"',
     ],
-    ['soak/main.ts', ['--rounds', '1'], 'soak', '--rounds must be an integer from 2 to 100, not "1"'],
-    ['bench/main.ts', ['--duration', '0'], 'bench', '--duration must be a number above 0 up to 600, not "0"'],
-    [
-      'bench/main.ts',
-      ['--skip', 'prizm'],
-      'bench',
-      '--skip must be one of instructions, prism, conformance, fixtures, large, not "prizm" (did you mean prism?)',
-    ],
-    [
-      'bench/suite-main.ts',
-      ['--rounds', '9'],
-      'bench:suite',
-      '--rounds must be an integer from 1 to 5, not "9"',
-    ],
-    [
-      'bench/suite-main.ts',
-      ['--against', 'no-such-commit'],
-      'bench:suite',
-      '--against no-such-commit is not a commit of this repository',
-    ],
+    ['tools/soak/main.ts', ['--rounds', '1'], 'soak', '--rounds must be an integer from 2 to 100, not "1"'],
     [
       'spec/diff/main.ts',
       ['a.yaml', 'b.yaml', '--format', 'html'],
@@ -142,16 +120,10 @@ describe.concurrent('every command, run as a process', () => {
       '--format must be one of text, markdown, json, not "html"',
     ],
     [
-      'packaging/build.ts',
+      'tools/packaging/build.ts',
       ['sandbx'],
       'build:packages',
       'PACKAGE must be one of conformance, sandbox, not "sandbx" (did you mean sandbox?)',
-    ],
-    [
-      'bench/children/generate-fixtures.ts',
-      ['lots'],
-      'generate-fixtures.ts',
-      'WALKS must be an integer from 0 to 2000000, not "lots"',
     ],
   ] as const)('%s %j: the common bad-value message, exit 2', async (path, args, name, problem) => {
     const ran = await entry(path, [...args]);

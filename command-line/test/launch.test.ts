@@ -55,7 +55,7 @@ describe('command-line/launch.js', () => {
     ],
     [
       'names the entry from the working directory, as node and tsx do (a workspace’s prepack)',
-      ['../packaging/build.ts', '--help'],
+      ['../tools/packaging/build.ts', '--help'],
       'conformance',
       /^Usage: npm run build:packages/,
     ],

@@ -8,7 +8,7 @@
  * `Cache-Control: no-store`, no compression. The suite must pass it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
 export const ALT_WEB_BASE_URL = 'https://field.other-canvass.example/app';
 const STATUSES = [

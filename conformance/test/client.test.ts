@@ -4,8 +4,8 @@ import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../client.ts';
 import { USER_AGENT } from '../tool.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
-import { HIDDEN_HOST, startForwardProxy } from '../../test-support/reach-parts.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
+import { HIDDEN_HOST, startForwardProxy } from '../../tools/test-support/reach-parts.ts';
 import { configFor } from './harness.ts';
 
 const KEY = 'svc_sk_live_clienttestkey00000000000000000001';

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../types.ts';
 import { runCli } from './harness.ts';
-import type { MutationServer } from '../../test-support/mutations.ts';
-import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
+import type { MutationServer } from '../../tools/test-support/mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
 
 let dir: string;
 let variants: MutationServer;

@@ -15,7 +15,7 @@ import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
 import type { Exchange, Report } from '../types.ts';
 import { harOf } from '../har.ts';
 import { runSuite, runSuiteWithTraffic } from '../runner.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 
 /** Bytes of `GET /api/v1/walks?limit=200` as sent, measured apart from the suite. */

@@ -10,7 +10,7 @@ import { format, resolveConfig } from 'prettier';
 import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/flags.ts';
 import type { Rule } from '../core/rule.ts';
 import { RULES } from '../rules/registry.ts';
-import { MUTATIONS } from '../../test-support/mutations.ts';
+import { MUTATIONS } from '../../tools/test-support/mutations.ts';
 import { CAUGHT, NOT_IN_TRAFFIC, rulesCatching } from './traffic-variants.ts';
 
 export const COVERAGE_PATH = fileURLToPath(new URL('../COVERAGE.md', import.meta.url));

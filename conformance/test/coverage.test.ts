@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../rules/registry.ts';
 import { COVERAGE_PATH, coverageMarkdown, failable, uncovered } from './coverage-table.ts';
-import { MUTATIONS } from '../../test-support/mutations.ts';
+import { MUTATIONS } from '../../tools/test-support/mutations.ts';
 import { CAUGHT, rulesCatching } from './traffic-variants.ts';
 
 describe('coverage of the mutation self-test', () => {

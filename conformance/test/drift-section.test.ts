@@ -12,7 +12,7 @@ import { runSuite, runSuiteWithTraffic, specModelFor } from '../runner.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
-import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
 
 let server: DriftServer;
 let strict: { report: Report; exchanges: readonly Exchange[] };

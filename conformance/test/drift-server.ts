@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
 export interface DriftOptions {
   /** `limit=1` answers two walks (fails WALKS-LIST-003, a required check). */

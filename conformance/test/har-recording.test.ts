@@ -12,7 +12,7 @@ import type { Har, HarEntry } from '../har.ts';
 import type { Report } from '../types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
-import { listen } from '../../test-support/listen.ts';
+import { listen } from '../../tools/test-support/listen.ts';
 
 let dir: string;
 let server: DriftServer;

@@ -1,6 +1,6 @@
 /**
  * What the suite's tests share: a config for a target, an in-process run of the CLI, a hostile
- * answer. Servers of their own listen through `test-support/listen.ts`.
+ * answer. Servers of their own listen through `tools/test-support/listen.ts`.
  */
 import type { ServerResponse } from 'node:http';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';

@@ -16,7 +16,7 @@ import { KEY_PREFIX as PREFIX, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '.
 import { main } from '../cli.ts';
 import type { Report } from '../types.ts';
 import { pourBytes } from './harness.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
 /** Fresh secrets per run, mixed-case so that an 8-character piece of one is never there by chance. */
 const KEYS = Object.fromEntries(

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchHeadlessChromium } from '../../test-support/headless-chromium.ts';
+import { launchHeadlessChromium } from '../../tools/test-support/headless-chromium.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import type { HtmlRun } from './html-report-run.ts';

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './harness.ts';
-import type { MutationServer } from '../../test-support/mutations.ts';
-import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
+import type { MutationServer } from '../../tools/test-support/mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
 
 let target: MutationServer;
 

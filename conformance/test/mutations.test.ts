@@ -18,8 +18,8 @@ import { redactorFor } from '../redact.ts';
 import { runSuite, runSuiteWithTraffic } from '../runner.ts';
 import type { Report } from '../types.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
-import type { Mutation, MutationServer } from '../../test-support/mutations.ts';
-import { LEGAL_VARIANTS, MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
+import type { Mutation, MutationServer } from '../../tools/test-support/mutations.ts';
+import { LEGAL_VARIANTS, MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
 import { CAUGHT, NOT_IN_TRAFFIC, rulesCatching } from './traffic-variants.ts';
 
 let target: MutationServer;

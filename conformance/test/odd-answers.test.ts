@@ -9,7 +9,7 @@ import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
 import { formatReport } from '../reporters/format.ts';
 import { runSuite } from '../runner.ts';
 import { RULES } from '../rules/registry.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor } from './harness.ts';
 
 const KEYS = { CONFORMANCE_API_KEY: 'svc_sk_live_oddanswers000000000000000000001' };

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import type { Report } from '../types.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { type CliRun, runCli } from './harness.ts';
 import {
   type ForwardProxy,
@@ -21,7 +21,7 @@ import {
   startForwardProxy,
   startHeaderGate,
   startTerminator,
-} from '../../test-support/reach-parts.ts';
+} from '../../tools/test-support/reach-parts.ts';
 
 const GATE_HEADER = 'X-Gateway-Token';
 const GATE_VALUE = 'gw-token-5e1d9a7c-never-printed';

@@ -8,7 +8,7 @@ import { redactorFor } from '../redact.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor } from './harness.ts';
 
 const KEYS = {

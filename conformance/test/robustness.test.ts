@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../config.ts';
 import { runSuite } from '../runner.ts';
 import type { Report } from '../types.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor, pourBytes, requiredFailures, resultOf } from './harness.ts';
 
 const KEYS = { CONFORMANCE_API_KEY: 'svc_sk_live_hostiletargettestkey000000000001' };

@@ -10,8 +10,8 @@ import { runSuite } from '../runner.ts';
 import { securityView } from '../security-view.ts';
 import type { Report } from '../types.ts';
 import { configFor, requiredFailures } from './harness.ts';
-import type { MutationServer } from '../../test-support/mutations.ts';
-import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
+import type { MutationServer } from '../../tools/test-support/mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
 
 let report: Report;
 

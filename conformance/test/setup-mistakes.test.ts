@@ -15,10 +15,10 @@ import { startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec } from '../../spec/contract.ts';
 import { CREDENTIAL_NAMES, KEY_PREFIX } from '../../spec/facts.ts';
 import type { Report } from '../types.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { runCli } from './harness.ts';
-import type { MutationServer } from '../../test-support/mutations.ts';
-import { MUTATIONS, startMutationServer } from '../../test-support/mutations.ts';
+import type { MutationServer } from '../../tools/test-support/mutations.ts';
+import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
 
 interface Run {
   status: number | null;

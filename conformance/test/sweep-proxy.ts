@@ -11,7 +11,7 @@ import type { RunningServer, StartOptions } from '../../reference-server/start.t
 import { startReferenceServer } from '../../reference-server/start.ts';
 import type { KeyName } from '../types.ts';
 import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
-import { type Listening, listen } from '../../test-support/listen.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
 /** A request as the proxy saw it (below the gateway prefix), numbered from 1 in arrival order. */
 export interface Asked {

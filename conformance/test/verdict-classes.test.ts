@@ -6,7 +6,7 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { listen, type Listening } from '../../test-support/listen.ts';
+import { listen, type Listening } from '../../tools/test-support/listen.ts';
 import { configFor, requiredFailures, runCli } from './harness.ts';
 import { runSuite } from '../runner.ts';
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchHeadlessChromium, sourceOf } from '../../test-support/headless-chromium.ts';
+import { launchHeadlessChromium, sourceOf } from '../../tools/test-support/headless-chromium.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { buildApiReference } from '../build.ts';

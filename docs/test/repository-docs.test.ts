@@ -18,7 +18,7 @@ const PAGES = [
   'docs/partners.md',
   'docs/qa.md',
   'docs/api-team.md',
-  'bench/README.md',
+  'tools/bench/README.md',
   'conformance/README.md',
   'examples/partner-client/README.md',
 ];

@@ -8,7 +8,7 @@ import {
   killGroup,
   launch,
   waitForGroupGone,
-} from '../../test-support/child-launcher.ts';
+} from '../../tools/test-support/child-launcher.ts';
 
 const HOST = '127.0.0.1';
 let launched: Launched | undefined;

@@ -1,8 +1,7 @@
 /**
  * Authentication (D-AUTH-ORDER: key, then rate, then scope): `authorize` decides, `requireKey` is
  * its Express middleware, which leaves the grant in `res.locals.grant` for the route and passes
- * every refusal, 429 included, to the error handler. The hot path (`../hot-path.ts`) calls
- * `authorize` directly and answers only what it grants.
+ * every refusal, 429 included, to the error handler.
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';

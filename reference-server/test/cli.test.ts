@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { KEY_PREFIX } from '../../spec/facts.ts';
@@ -21,22 +21,22 @@ interface Run {
   stderr: string;
 }
 
-function spawnCli(command: string, args: string[]): ChildProcess {
-  return spawn(command, args, {
+/** A command in the repository, killed 5 s after a SIGTERM it did not heed. */
+function spawnCli(command: string, args: string[], buffer = true) {
+  return execa(command, args, {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    stdin: 'ignore',
+    env: { NO_COLOR: '1' },
+    buffer,
+    stripFinalNewline: false,
+    reject: false,
+    forceKillAfterDelay: 5_000,
   });
 }
 
 async function run(command: string, args: string[]): Promise<Run> {
-  const child = spawnCli(command, args);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  const { exitCode, stdout, stderr } = await spawnCli(command, args);
+  return { code: exitCode ?? null, stdout, stderr };
 }
 
 /** What `npm run reference-server` runs: the launcher, which serves `main.ts` from its bundle. */
@@ -112,6 +112,8 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       '--faults',
       '--fault-kinds',
       '--fault-seed',
+      '--clock',
+      '--clock-rate',
     ]) {
       expect(stdout).toContain(flag);
     }
@@ -144,6 +146,9 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       ['--faults', '1.5'],
       ['--faults', '0.1', '--fault-kinds', '404'],
       ['--fault-kinds', '500'],
+      ['--clock-rate', '60'],
+      ['--clock', '--clock-rate', '0'],
+      ['--clock', '--clock-rate', 'fast'],
     ]) {
       const { code, stdout, stderr } = await main(...args);
       expect([args.join(' '), code]).toEqual([args.join(' '), 2]);
@@ -156,7 +161,7 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
     '`npm run reference-server` serves the demo data and stops cleanly on %s',
     async (signal) => {
       // The signal goes to npm itself, as a supervisor would send it; it must reach the server.
-      const child = spawnCli('npm', ['run', '--silent', 'reference-server', '--', '--port', '0']);
+      const child = spawnCli('npm', ['run', '--silent', 'reference-server', '--', '--port', '0'], false);
       try {
         let stdout = '';
         child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -181,9 +186,10 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
           .trim()
           .split('\n')
           .map((line) => (JSON.parse(line) as { msg: string }).msg);
-        expect(messages).toEqual(['listening', 'request', 'shutting down', 'stopped']);
+        expect(messages).toEqual(['listening', 'request completed', 'shutting down', 'stopped']);
       } finally {
-        if (child.exitCode === null) child.kill('SIGKILL');
+        child.kill();
+        await child;
       }
     },
   );

@@ -1,5 +1,5 @@
 /**
- * In-process test server: `createRequestListener` on `listen(0)` at 127.0.0.1, a raw HTTP client that sends
+ * In-process test server: `createApp` on `listen(0)` at 127.0.0.1, a raw HTTP client that sends
  * exactly the path and headers it is given, and the contract validator compiled once.
  */
 import { once } from 'node:events';
@@ -13,8 +13,10 @@ import {
   type DatasetOptions,
 } from '../../fixtures/index.ts';
 import { createContractValidator } from '../../spec/contract.ts';
-import { createRequestListener } from '../app.ts';
+import { createApp } from '../app.ts';
 import type { ServerConfig } from '../config.ts';
+import type { Logger } from 'pino';
+import { createLogger } from '../log.ts';
 import { createHttpServer } from '../start.ts';
 
 export const contract = createContractValidator();
@@ -59,7 +61,7 @@ export async function startTestServer(
     'walks' in options && Array.isArray(options.walks)
       ? (options as Dataset)
       : datasetFor(options as DatasetOptions);
-  const server = createHttpServer(createRequestListener({ dataset, config: { log: false, ...config } }));
+  const server = createHttpServer(createApp({ dataset, config: { log: false, ...config } }));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -143,3 +145,54 @@ export function activeWalksOf(dataset: Dataset, campaignIndex: number) {
   if (!campaign) throw new Error(`no campaign ${campaignIndex}`);
   return dataset.walks.filter((walk) => walk.campaignId === campaign.id && walk.state === 'active');
 }
+
+/** A log line as the server writes it (`log.ts`): pino's fields, and a request line's own. */
+export interface LogLine {
+  level: string;
+  time: string;
+  msg: string;
+  req?: { id: string; method: string; path: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+  err?: { message: string; stack: string };
+  [field: string]: unknown;
+}
+
+/** What `recordingLogger` gives a test: the logger, the lines so far, and a way to wait for one. */
+export interface RecordedLog {
+  logger: Logger;
+  lines: LogLine[];
+  /** Every line's text as written. */
+  text(): string;
+  /** Resolves once `count` lines (default 1) meet `test`: a request's line follows its answer. */
+  until(test: (line: LogLine) => boolean, count?: number): Promise<LogLine[]>;
+}
+
+/** The server's logger, keeping every line it writes, parsed. */
+export function recordingLogger(): RecordedLog {
+  const lines: LogLine[] = [];
+  const waiting = new Set<() => void>();
+  let text = '';
+  const logger = createLogger({
+    write(line: string) {
+      text += line;
+      lines.push(JSON.parse(line) as LogLine);
+      for (const wake of waiting) wake();
+    },
+  });
+  const until = (test: (line: LogLine) => boolean, count = 1) =>
+    new Promise<LogLine[]>((resolve) => {
+      const wake = () => {
+        const met = lines.filter(test);
+        if (met.length < count) return;
+        waiting.delete(wake);
+        resolve(met);
+      };
+      waiting.add(wake);
+      wake();
+    });
+  return { logger, lines, text: () => text, until };
+}
+
+/** A request's line: one per request, once its answer is finished or its connection gone. */
+export const isRequestLine = (line: LogLine): boolean => line.req !== undefined && line.res !== undefined;

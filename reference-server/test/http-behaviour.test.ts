@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../spec/contract.ts';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { firstServerUrlOf } from '../spec-files.ts';
-import { activeWalksOf, type Answer, bearer, errorOf, startTestServer, type TestServer } from './harness.ts';
+import {
+  activeWalksOf,
+  type Answer,
+  bearer,
+  errorOf,
+  recordingLogger,
+  startTestServer,
+  type TestServer,
+} from './harness.ts';
 
 let server: TestServer;
 let docsDir: string;
@@ -279,8 +287,8 @@ describe('requests Express or Node cannot take as they are', () => {
     const record = dataset.apiKeys.find((candidate) => candidate.hash === keyHash);
     if (!record) throw new Error('demo key missing from the data set');
     record.campaignId = 'no-such-campaign';
-    const records: { level?: string }[] = [];
-    const broken = await startTestServer({ log: (entry) => records.push(entry) }, dataset);
+    const log = recordingLogger();
+    const broken = await startTestServer({ log: log.logger }, dataset);
     try {
       const answer = await broken.get('/api/v1/walks', key());
       expect(answer.status).toBe(500);
@@ -289,7 +297,9 @@ describe('requests Express or Node cannot take as they are', () => {
         message: 'Something went wrong on our side; please retry later.',
       });
       expect(answer.text).not.toMatch(/at |\.ts|Error/);
-      expect(records.some((entry) => entry.level === 'error')).toBe(true);
+      const [failure] = await log.until((line) => line.level === 'error');
+      expect(failure?.res?.statusCode).toBe(500);
+      expect(failure?.err?.message).toBe('campaign of a valid key has no walks view');
       expect(
         (await broken.get('/api/v1/walks', bearer(server.keys.CONFORMANCE_OTHER_CAMPAIGN_KEY))).status,
       ).toBe(200);

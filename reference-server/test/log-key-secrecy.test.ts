@@ -4,17 +4,23 @@
  * a key in, and whatever the answer (200, 4xx, 429, 500).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { PassThrough } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials, generateDataset } from '../../fixtures/index.ts';
 import { KEY_PREFIX } from '../../spec/facts.ts';
 import { Keyring } from '../auth/keyring.ts';
-import { jsonLines } from '../log.ts';
-import { activeWalksOf, datasetFor, rawRequest, startTestServer, type TestServer } from './harness.ts';
-import { listeningUrl, startServerProcess } from '../../test-support/server-process.ts';
+import {
+  activeWalksOf,
+  datasetFor,
+  isRequestLine,
+  rawRequest,
+  type RecordedLog,
+  recordingLogger,
+  startTestServer,
+  type TestServer,
+} from './harness.ts';
+import { startServerProcess } from '../../tools/test-support/server-process.ts';
 
 const dataset = datasetFor();
 const demoKeys = Object.values(demoCredentials({ seed: dataset.seed }));
@@ -103,16 +109,10 @@ describe('keys at rest', () => {
 });
 
 describe('keys in the log', () => {
-  let captured = '';
-  let written: (() => void) | undefined;
+  let log: RecordedLog;
   const servers: TestServer[] = [];
   beforeAll(async () => {
-    const stream = new PassThrough();
-    stream.on('data', (chunk: Buffer) => {
-      captured += chunk.toString('utf8');
-      written?.();
-    });
-    const log = jsonLines(stream);
+    log = recordingLogger();
     // A campaign missing from the data set makes the primary key's requests fail inside the route (500).
     const broken = structuredClone(dataset);
     const primaryHash = createHash('sha256')
@@ -121,9 +121,9 @@ describe('keys in the log', () => {
     const record = broken.apiKeys.find((candidate) => candidate.hash === primaryHash);
     if (record) record.campaignId = 'no-such-campaign';
     servers.push(
-      await startTestServer({ log }),
-      await startTestServer({ log, rateLimit: { requestsPerMinute: 2 } }),
-      await startTestServer({ log }, broken),
+      await startTestServer({ log: log.logger }),
+      await startTestServer({ log: log.logger, rateLimit: { requestsPerMinute: 2 } }),
+      await startTestServer({ log: log.logger }, broken),
     );
   });
   afterAll(() => Promise.all(servers.map((server) => server.close())));
@@ -141,33 +141,32 @@ describe('keys in the log', () => {
         }
       }
     }
-    // The sink writes its lines a moment later: wait until as many request records as requests.
-    const requestRecords = () =>
-      captured.split('\n').filter((line) => line.includes('"msg":"request"')).length;
-    await new Promise<void>((resolve) => {
-      written = () => requestRecords() >= sent && resolve();
-      written();
-    });
-
-    const records = captured
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { msg: string; path?: string });
-    expect(records.filter((record) => record.msg === 'request')).toHaveLength(sent);
-    expect(records.some((record) => record.msg === 'unexpected failure')).toBe(true);
+    // A request's line follows its answer: wait until there are as many as requests.
+    expect(await log.until(isRequestLine, sent)).toHaveLength(sent);
+    // The unexpected failures are logged with what broke.
+    expect(log.lines.some((line) => line.level === 'error' && line.err !== undefined)).toBe(true);
     for (const status of [200, 400, 401, 404, 405, 429, 500]) expect(statuses.has(status)).toBe(true);
-    expectNoSecret(captured);
+    expectNoSecret(log.text());
     // Masked, not dropped: the log still shows where a key was sent.
-    expect(captured).toContain(`${KEY_PREFIX}[redacted]`);
+    expect(log.text()).toContain(`${KEY_PREFIX}[redacted]`);
+  });
+
+  it('redacts the two key headers of anything logged with its headers', () => {
+    const { logger, text } = recordingLogger();
+    const [key = '', other = ''] = demoKeys;
+    logger.info({ req: { headers: { authorization: `Bearer ${key}`, 'x-api-key': other, accept: '*/*' } } });
+    expectNoSecret(text());
+    expect(JSON.parse(text())).toMatchObject({
+      req: { headers: { authorization: '[redacted]', 'x-api-key': '[redacted]', accept: '*/*' } },
+    });
   });
 });
 
 describe('keys in the log of `npm run reference-server`', () => {
   it('a run that used every demo key in both headers prints none of them', async () => {
-    const { child, output } = startServerProcess(['--port', '0', '--rate-limit', '5/min']);
-    const closed = once(child, 'close');
+    const server = startServerProcess(['--port', '0', '--rate-limit', '5/min']);
     try {
-      const baseUrl = await listeningUrl(output);
+      const baseUrl = await server.listening();
       const port = Number(new URL(baseUrl).port);
       const walkId = activeWalksOf(dataset, 0)[0]?.id ?? '';
       for (const key of secrets) {
@@ -176,13 +175,13 @@ describe('keys in the log of `npm run reference-server`', () => {
         }
       }
     } finally {
-      child.kill('SIGTERM');
-      await closed;
+      await server.stop();
     }
-    const text = output();
+    const text = server.output();
     const lines = text.trim().split('\n');
-    expect(lines.filter((line) => line.includes('"msg":"request"')).length).toBe(secrets.length * 13);
-    expect(text).toContain('"status":429');
+    const requestLines = lines.filter((line) => line.includes('"responseTime":'));
+    expect(requestLines.length).toBe(secrets.length * 13);
+    expect(text).toContain('"statusCode":429');
     expect(text).toContain('"msg":"stopped"');
     expectNoSecret(text);
   }, 60_000);

@@ -3,7 +3,6 @@
  * one-minute window per key, 429 `rate_limited` in the envelope with an integer `Retry-After`, one
  * budget per key whichever header carries it, nothing counted before the key is known.
  */
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app.ts';
 import { resolveConfig } from '../config.ts';
@@ -17,7 +16,7 @@ import {
   type TestServer,
   validBody,
 } from './harness.ts';
-import { listeningUrl, startServerProcess } from '../../test-support/server-process.ts';
+import { startServerProcess } from '../../tools/test-support/server-process.ts';
 
 const LIMIT = 3;
 let now = 0;
@@ -143,9 +142,9 @@ describe('per-key rate limiting with an injected clock', () => {
 
 describe('npm run reference-server -- --rate-limit N/min', () => {
   it('limits each key to N requests a minute', async () => {
-    const { child, output } = startServerProcess(['--port', '0', '--quiet', '--rate-limit', '2/min']);
+    const limited = startServerProcess(['--port', '0', '--quiet', '--rate-limit', '2/min']);
     try {
-      const port = Number(new URL(await listeningUrl(output)).port);
+      const port = Number(new URL(await limited.listening()).port);
       const key = bearer(server.keys.CONFORMANCE_API_KEY);
       const statuses: number[] = [];
       let retryAfter: string | string[] | undefined;
@@ -157,18 +156,16 @@ describe('npm run reference-server -- --rate-limit N/min', () => {
       expect(statuses).toEqual([200, 200, 429]);
       expect(String(retryAfter)).toMatch(/^[1-9][0-9]?$/);
     } finally {
-      child.kill('SIGTERM');
-      await once(child, 'close');
+      await limited.stop();
     }
   }, 60_000);
 
   it.each(['0/min', '2/s', 'abc', '-1', '1.5/min'])(
     'refuses --rate-limit %s with exit status 2',
     async (value) => {
-      const { child, output } = startServerProcess(['--rate-limit', value]);
-      const [code] = (await once(child, 'close')) as [number | null];
-      expect(code).toBe(2);
-      expect(output()).toMatch(/reference-server: .*--rate-limit/);
+      const refused = startServerProcess(['--rate-limit', value]);
+      expect((await refused.child).exitCode).toBe(2);
+      expect(refused.output()).toMatch(/reference-server: .*--rate-limit/);
     },
     60_000,
   );

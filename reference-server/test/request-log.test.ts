@@ -1,27 +1,25 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeWalksOf, bearer, startTestServer, type TestServer } from './harness.ts';
-
-interface RequestRecord {
-  msg: string;
-  level: string;
-  time: string;
-  request_id: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-}
+import {
+  activeWalksOf,
+  bearer,
+  isRequestLine,
+  type RecordedLog,
+  recordingLogger,
+  startTestServer,
+  type TestServer,
+} from './harness.ts';
 
 let server: TestServer;
-const records: RequestRecord[] = [];
+let log: RecordedLog;
 beforeAll(async () => {
-  server = await startTestServer({ log: (record) => records.push(record as unknown as RequestRecord) });
+  log = recordingLogger();
+  server = await startTestServer({ log: log.logger });
 });
 afterAll(() => server.close());
 
 describe('structured request logs', () => {
-  it('logs method, path, status, duration and the request id of every request, and never a key', async () => {
+  it('logs method, path, status, response time and the request id of every request, and never a key', async () => {
     const keys = Object.values(server.keys);
     const walk = activeWalksOf(server.dataset, 0)[0];
     const requests: { path: string; headers: OutgoingHttpHeaders; method?: string }[] = [];
@@ -41,21 +39,36 @@ describe('structured request logs', () => {
       const answer = await server.send(method, path, headers);
       ids.push(String(answer.headers['x-request-id']));
     }
-    await new Promise((resolve) => setImmediate(resolve));
+    const requestLines = await log.until(isRequestLine, requests.length);
 
-    const requestRecords = records.filter((record) => record.msg === 'request');
-    expect(requestRecords.map((record) => record.request_id)).toEqual(ids);
-    requestRecords.forEach((record, i) => {
-      expect(record.method).toBe(requests[i]?.method ?? 'GET');
-      expect(typeof record.status).toBe('number');
-      expect(record.duration_ms).toBeGreaterThan(0); // 0 or NaN would mean it was never measured
-      expect(record.path.includes('?')).toBe(false);
-      expect(Number.isNaN(Date.parse(record.time))).toBe(false);
+    expect(requestLines.map((line) => line.req?.id)).toEqual(ids);
+    requestLines.forEach((line, i) => {
+      expect(line.req?.method).toBe(requests[i]?.method ?? 'GET');
+      expect(typeof line.res?.statusCode).toBe('number');
+      expect(line.responseTime).toBeGreaterThanOrEqual(0);
+      expect(line.req?.path.includes('?')).toBe(false);
+      expect(line.req?.path.startsWith('/')).toBe(true);
+      expect(Number.isNaN(Date.parse(line.time))).toBe(false);
+      expect(line.level).toBe('info');
     });
-    expect(requestRecords.map((record) => record.status)).toContain(200);
-    expect(requestRecords.map((record) => record.status)).toContain(405);
-    const everything = JSON.stringify(records);
-    for (const key of keys) expect(everything.includes(key)).toBe(false);
-    expect(everything).toContain('svc_sk_live_[redacted]');
+    expect(requestLines.map((line) => line.res?.statusCode)).toContain(200);
+    expect(requestLines.map((line) => line.res?.statusCode)).toContain(405);
+    for (const key of keys) expect(log.text().includes(key)).toBe(false);
+    expect(log.text()).toContain('svc_sk_live_[redacted]');
+  });
+
+  it('measures the response time: an answer held back 30 ms is logged as taking that long', async () => {
+    const slowLog = recordingLogger();
+    const slow = await startTestServer({
+      log: slowLog.logger,
+      turbulence: { seed: 1, latency: { minMs: 30, maxMs: 30 } },
+    });
+    try {
+      expect((await slow.get('/api/v1/walks', bearer(slow.keys.CONFORMANCE_API_KEY))).status).toBe(200);
+      const [line] = await slowLog.until(isRequestLine);
+      expect(line?.responseTime).toBeGreaterThanOrEqual(29);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { freePort } from '../../command-line/free-port.ts';
-import { type Launched, killGroup, launchNpm, redacted } from '../../test-support/child-launcher.ts';
+import { type Launched, killGroup, launchNpm, redacted } from '../../tools/test-support/child-launcher.ts';
 import { createContractValidator } from '../../spec/contract.ts';
 
 interface PageSample {

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../command-line/free-port.ts';
-import { type Launched, killGroup, launch } from '../../test-support/child-launcher.ts';
+import { type Launched, killGroup, launch } from '../../tools/test-support/child-launcher.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { variantOf } from '../../reference-server/variants/variant.ts';
 

@@ -8,7 +8,7 @@ import {
   killGroup,
   launchNpm,
   waitForGroupGone,
-} from '../../test-support/child-launcher.ts';
+} from '../../tools/test-support/child-launcher.ts';
 import { DEFAULT_WEB_BASE_URL } from '../../reference-server/web-base-url.ts';
 
 const HOST = '127.0.0.1';
@@ -117,6 +117,19 @@ describe('npm start (the sandbox)', () => {
     // Another key has its own window.
     const other = { 'x-api-key': demoCredentials().CONFORMANCE_EMPTY_CAMPAIGN_KEY };
     expect(await statusOf(url, other)).toBe(200);
+    process.kill(-sandbox.pgid, 'SIGINT');
+    expect(await sandbox.exited).toBe(0);
+  });
+
+  it('runs the canvassing day with --clock and --variant together: the clock moves, the banner says how', async () => {
+    const { sandbox, port } = await startSandbox(['--clock', '--variant', '2']);
+    expect(sandbox.output()).toContain('Serving: variant 2');
+    expect(sandbox.output()).toContain('a canvassing day on a clock');
+    expect(sandbox.output()).toContain(`/sandbox/clock`);
+    const clock = `http://${HOST}:${port}/sandbox/clock`;
+    const moved = await request(clock, { method: 'POST', body: '{"advance":"2h"}' });
+    const body = (await moved.body.json()) as { data: { elapsed_seconds: number } };
+    expect([moved.statusCode, body.data.elapsed_seconds]).toEqual([200, 7_200]);
     process.kill(-sandbox.pgid, 'SIGINT');
     expect(await sandbox.exited).toBe(0);
   });

@@ -14,7 +14,7 @@ import {
   type Launched,
   launchCommand,
   waitForGroupGone,
-} from '../../test-support/child-launcher.ts';
+} from '../../tools/test-support/child-launcher.ts';
 import { createContractValidator } from '../contract.ts';
 import { LIVE_SPEC_PATH } from '../facts.ts';
 

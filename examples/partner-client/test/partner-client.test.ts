@@ -3,15 +3,15 @@
  * against the sandbox's reference server, its variants, and the Prism mock. What it prints is
  * compared with what the same server answers to plain requests.
  */
-import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../command-line/free-port.ts';
 import { type RunningPrism, startPrism } from '../../../mock/prism.ts';
-import { killGroup, type Launched, launch, redacted } from '../../../test-support/child-launcher.ts';
-import { listeningUrl, startServerProcess } from '../../../test-support/server-process.ts';
+import { killGroup, type Launched, launch, redacted } from '../../../tools/test-support/child-launcher.ts';
+import { type ServerProcess, startServerProcess } from '../../../tools/test-support/server-process.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 import { remembered } from '../../../spec/remembered.ts';
 
@@ -94,10 +94,10 @@ async function expectedLines(baseUrl: string, apiKey: string, limit = LIST_LIMIT
   ];
 }
 
-const children: ChildProcess[] = [];
+const children: ServerProcess[] = [];
 let prism: RunningPrism | undefined;
 afterAll(async () => {
-  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => child.stop()));
   await prism?.stop();
 });
 
@@ -107,8 +107,8 @@ afterAll(async () => {
  */
 const servers = remembered((flags) => {
   const server = startServerProcess(['--port', '0', '--quiet', ...(JSON.parse(flags) as string[])]);
-  children.push(server.child);
-  return listeningUrl(server.output);
+  children.push(server);
+  return server.listening();
 }, 8);
 const referenceServer = (flags: string[]) => servers(JSON.stringify(flags));
 
@@ -151,6 +151,23 @@ describe('examples/partner-client against the reference server', { timeout: 120_
     expect(noScope.stderr).toMatch(/^partner-client: forbidden: /);
     const noKey = await runExample(baseUrl, '');
     expect(noKey.exitCode).toBe(2);
+  });
+
+  it('names the address it tried and API_BASE_URL when nothing answers there', async () => {
+    // A port just found free: nothing listens on it, so every attempt is refused.
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const run = await runExample(nowhere, `${KEY_PREFIX}${'k'.repeat(40)}`);
+    expect(run.exitCode).toBe(1);
+    const last = run.stderr.trim().split('\n').at(-1) ?? '';
+    expect(last).toContain(`no answer from ${nowhere}`);
+    expect(last).toContain('API_BASE_URL');
+    expect(run.stderr).not.toContain('k'.repeat(12));
+  });
+
+  it('refuses an API_BASE_URL that is no http address, saying so', async () => {
+    const run = await runExample('127.0.0.1:8080', `${KEY_PREFIX}${'k'.repeat(40)}`);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/^partner-client: API_BASE_URL: an http\(s\) address/);
   });
 });
 
