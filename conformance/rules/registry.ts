@@ -10,6 +10,7 @@ import { cachingRules } from './caching.ts';
 import { collectionRules } from './collections.ts';
 import { codePairingRules, driftRules } from './drift.ts';
 import { envelopeRules } from './envelope.ts';
+import { isolationRules } from './isolation.ts';
 import { keyEchoRules } from './key-echo.ts';
 import { keyMatrixRules } from './key-matrix.ts';
 import { badLimitRules, pageSizeRules } from './limits.ts';
@@ -35,6 +36,7 @@ export const RULES: readonly Rule[] = [
     ...keyMatrixRules,
     ...pathSpellingRules,
     ...keyEchoRules,
+    ...isolationRules,
   ].sort(byAreaThenId),
   ...notFoundRules,
   ...plannedRules,
