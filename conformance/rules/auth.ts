@@ -32,6 +32,8 @@ import { headerPairsAcross } from './header-pairs.ts';
 
 /** The code of a key without the operation's scope (§5.6), its status from the spec. */
 const NO_SCOPE_CODE = 'forbidden';
+/** What an item the key's campaign does not hold gets (§4.3 rule 1). */
+const NOT_FOUND_CODE = 'not_found';
 /** The project's answer to both headers with different keys (D-AUTH-BOTH). */
 const TWO_KEYS_CODE = 'conflicting_credentials';
 
@@ -321,7 +323,11 @@ interface TwoKeys {
   status: number;
   /** Undefined when the answer has no error code, or was recorded without its body. */
   code?: string;
-  ids: string[];
+  /** The ids of the items served (a few). */
+  served: string[];
+  /** An item operation's id: a `not_found` for it tells which key was read. */
+  asked?: string;
+  notFound: boolean;
   bearer: Observation['credential'];
   xApiKey: Observation['credential'];
 }
@@ -331,7 +337,8 @@ const MAX_TWO_KEYS = 1000;
 
 /**
  * D-AUTH-BOTH: what a deployment does with two different keys, one per header: refuses (with what),
- * or serves one of them, told by whose items it served (the campaigns single keys were served).
+ * or reads one of them, told by whose items it served, or whose item it did not find (the
+ * campaigns that single keys were served each item).
  */
 function twoKeysAcross(spec: SpecModel): Across {
   const owners = new Map<string, Set<Campaign>>();
@@ -350,11 +357,14 @@ function twoKeysAcross(spec: SpecModel): Across {
       }
       if (credential.kind !== 'two' || seen.length >= MAX_TWO_KEYS) return;
       const code = obs.bodyless ? undefined : errorOf(response).code;
+      const asked = obs.op.kind === 'item' ? obs.params[obs.op.pathParameters.at(-1) ?? ''] : undefined;
       seen.push({
         ...(seen.length === 0 ? { obs } : {}),
         status: response.status,
         ...(typeof code === 'string' ? { code } : {}),
-        ids: idsIn(response).slice(0, 3),
+        served: idsIn(response).slice(0, 3),
+        ...(asked !== undefined ? { asked } : {}),
+        notFound: !obs.bodyless && answersAs(spec, response, NOT_FOUND_CODE),
         bearer: credential.bearer,
         xApiKey: credential.xApiKey,
       });
@@ -368,35 +378,37 @@ function twoKeysAcross(spec: SpecModel): Across {
 function twoKeysChoice(spec: SpecModel, two: TwoKeys, owners: Map<string, Set<Campaign>>): Judgement {
   const decided = spec.statusOfCode(TWO_KEYS_CODE) !== undefined;
   const shown = `${two.status}${two.code ? ` ${two.code}` : ''}`;
+  const winner = winnerOf(two, owners);
+  if (winner) return chose(`${shown}: this deployment reads the key in ${winner}`, decided, two.obs);
   if (isClientError(two.status)) {
     const asDecided = two.status === spec.statusOfCode(TWO_KEYS_CODE) && two.code === TWO_KEYS_CODE;
     return chose(`refuses two different keys: ${shown}`, decided && !asDecided, two.obs);
   }
-  if (!isSuccess(two.status)) return chose(`answers two different keys ${shown}`, decided, two.obs);
-  const winner = winnerOf(two, owners);
-  return chose(
-    winner
-      ? `${two.status}: this deployment prefers ${winner}`
-      : `${two.status}: this deployment serves one of the two keys`,
-    decided,
-    two.obs,
-  );
+  return chose(`${shown}: this deployment reads one of the two keys`, decided, two.obs);
 }
 
-/** Which header's key a deployment served: the only configured key, or the one whose campaign owns the items. */
+/**
+ * Which header's key a deployment read: the only configured one beside a made-up key, the one
+ * whose campaign holds the items served, or the one whose campaign does not hold the item not found.
+ */
 function winnerOf(
   two: TwoKeys,
   owners: Map<string, Set<Campaign>>,
 ): 'Authorization' | 'x-api-key' | undefined {
-  if (two.bearer.kind === 'key' && two.xApiKey.kind === 'made-up') return 'Authorization';
-  if (two.xApiKey.kind === 'key' && two.bearer.kind === 'made-up') return 'x-api-key';
-  const servedTo = new Set(two.ids.flatMap((id) => [...(owners.get(id) ?? [])]));
+  const served = isSuccess(two.status);
+  if (!served && !(two.notFound && two.asked !== undefined)) return undefined;
+  if (served && two.bearer.kind === 'key' && two.xApiKey.kind === 'made-up') return 'Authorization';
+  if (served && two.xApiKey.kind === 'key' && two.bearer.kind === 'made-up') return 'x-api-key';
+  const holders = new Set(
+    (served ? two.served : [two.asked as string]).flatMap((id) => [...(owners.get(id) ?? [])]),
+  );
   const bearer = campaignOfSide(two.bearer);
   const xApiKey = campaignOfSide(two.xApiKey);
-  const byBearer = bearer !== undefined && servedTo.has(bearer);
-  const byXApiKey = xApiKey !== undefined && servedTo.has(xApiKey);
+  const byBearer = bearer !== undefined && holders.has(bearer);
+  const byXApiKey = xApiKey !== undefined && holders.has(xApiKey);
   if (byBearer === byXApiKey) return undefined;
-  return byBearer ? 'Authorization' : 'x-api-key';
+  // Served: the holder's key was read. Not found: the key whose campaign does not hold it was.
+  return byBearer === served ? 'Authorization' : 'x-api-key';
 }
 
 /** What a revoked key got, against what an unknown key got on the same operation (D-AUTH-REVOKED). */
@@ -447,8 +459,7 @@ function revokedLikeUnknownAcross(spec: SpecModel): Across {
                 ? '; the same answer as an unknown key'
                 : '; a different answer from an unknown key';
           const choice = `this deployment answers ${label}${compared}`;
-          for (let i = 0; i < n; i++)
-            judgements.push(chose(choice, !decided || same === false, i === 0 ? obs : undefined));
+          for (let i = 0; i < n; i++) judgements.push(chose(choice, !decided, i === 0 ? obs : undefined));
         }
       }
       return judgements;
