@@ -586,7 +586,6 @@ export const MUTATIONS: Mutation[] = [
     name: 'x-api-key-ignores-revocation',
     breaks: 'AUTH-013',
     description: 'x-api-key has a second, weaker auth path that does not check revocation',
-    alone: true,
     request: (req, v, world) =>
       v.via === 'x-api-key' && v.key === 'CONFORMANCE_REVOKED_KEY'
         ? setHeader(req, 'x-api-key', world.credentials.CONFORMANCE_API_KEY)
@@ -689,7 +688,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'we-fetch-theirs',
-    breaks: 'ISOLATION-004',
+    breaks: 'ISOLATION-002',
     description: "this campaign's key fetches the other campaign's walks",
     request: (req, v, world) =>
       isDetail(v) && v.key === 'CONFORMANCE_API_KEY' && world.otherIds.has(detailId(v))
