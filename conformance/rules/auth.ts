@@ -379,7 +379,7 @@ function twoKeysChoice(spec: SpecModel, two: TwoKeys, owners: Map<string, Set<Ca
   const decided = spec.statusOfCode(TWO_KEYS_CODE) !== undefined;
   const shown = `${two.status}${two.code ? ` ${two.code}` : ''}`;
   const winner = winnerOf(two, owners);
-  if (winner) return chose(`${shown}: this deployment reads the key in ${winner}`, decided, two.obs);
+  if (winner) return chose(`${shown}: this deployment prefers ${winner}`, decided, two.obs);
   if (isClientError(two.status)) {
     const asDecided = two.status === spec.statusOfCode(TWO_KEYS_CODE) && two.code === TWO_KEYS_CODE;
     return chose(`refuses two different keys: ${shown}`, decided && !asDecided, two.obs);
