@@ -114,6 +114,8 @@ export function onTargets(
   targets: 'all' | 'first' = 'all',
 ): Probe[] {
   const phase = phaseOf(ask);
+  // An operation that is neither a collection nor an item of one has no real id to fill its path with.
+  if (op.kind === 'other' && op.pathParameters.length > 0) return [];
   if (op.kind === 'collection' || op.kind === 'other') {
     const request =
       op.kind === 'collection' ? collectionRequest(op, world, ask, 'full') : world.request(op, ask);

@@ -161,7 +161,8 @@ export const authRules: Rule[] = [
     mock: MOCK_KEYS,
     expected: 'a 4xx without data to a key shaped like a key that no deployment issued, in either header',
     hint: 'Refuse keys the service does not know, with a 4xx error envelope.',
-    plan: (op, world) => onTargets(op, world, { madeUp: 'bearer' }),
+    // A made-up key is the same stranger to every item: one real item per operation shows it.
+    plan: (op, world) => onTargets(op, world, { madeUp: 'bearer' }, 'first'),
     judge: (obs) => (madeUp(obs) ? refusedVerdict(obs, credentialLabel(obs.credential)) : undefined),
   },
   {
@@ -175,7 +176,7 @@ export const authRules: Rule[] = [
     mock: MOCK_KEYS,
     expected: 'project decision: 401 unauthorized (any 4xx is conformant)',
     hint: 'Any 4xx error envelope is conformant.',
-    plan: (op, world) => onTargets(op, world, { madeUp: 'bearer' }),
+    plan: (op, world) => onTargets(op, world, { madeUp: 'bearer' }, 'first'),
     judge: (obs, ctx) => (madeUp(obs) ? refusalChoice(ctx.spec, obs) : undefined),
   },
   {

@@ -176,10 +176,8 @@ export const pathSpellingRules: Rule[] = [
     mock: MOCK_KEYS,
     expected: 'a refusal, a 404 or a redirect: no data without a valid key',
     hint: 'Bind authentication to everything the router serves, not to one spelling of the path: refuse (or 404, or redirect) every variant that reaches the data without a valid key.',
-    plan: (op, world) => [
-      ...spellingProbes(op, world, {}),
-      ...spellingProbes(op, world, { madeUp: 'bearer' }),
-    ],
+    // Keyless shows an unguarded route; other credentials met in any exchange are judged as well.
+    plan: (op, world) => spellingProbes(op, world, {}),
     judge: (obs, ctx) => (readsNothing(obs) ? bypassVerdict(ctx.spec, obs) : undefined),
     across: (ctx) => keylessAcross(ctx, (obs) => bypassVerdict(ctx.spec, obs)),
   },
