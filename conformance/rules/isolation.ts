@@ -395,17 +395,26 @@ function comparedWithUnknown(
   });
 }
 
+/** What every isolation rule declares: a second campaign's key is what shows isolation. */
+const ISOLATION = {
+  area: 'isolation',
+  level: 'required',
+  owasp: BOLA,
+  needs: [OTHER_CAMPAIGN_KEY],
+  mock: MOCK_CAMPAIGNS,
+  unit: 'items',
+} as const;
+
+/** A live collection, or a live item of one. */
+const collectionOrItem = (op: OperationModel) =>
+  op.live && (op.kind === 'collection' || (op.kind === 'item' && op.collection !== undefined));
+
 export const isolationRules: Rule[] = [
   {
+    ...ISOLATION,
     id: 'ISOLATION-001',
     section: '§5.1, §4.2',
     title: "A collection lists none of another campaign's items (both ways)",
-    area: 'isolation',
-    level: 'required',
-    owasp: BOLA,
-    needs: [OTHER_CAMPAIGN_KEY],
-    mock: MOCK_CAMPAIGNS,
-    unit: 'items',
     expected: "each campaign's key is listed its own campaign's items only",
     hint: 'Scope every query to the key’s campaign.',
     appliesTo: (op) => op.live && op.kind === 'collection',
@@ -413,39 +422,27 @@ export const isolationRules: Rule[] = [
     across: () => listedAcross(),
   },
   {
+    ...ISOLATION,
     id: 'ISOLATION-002',
     section: '§4.3 rule 1, §5.1',
     title:
       "An item of one campaign asked with another campaign's key is not found (both ways); no item is answered to keys of two campaigns",
-    area: 'isolation',
-    level: 'required',
-    owasp: BOLA,
-    needs: [OTHER_CAMPAIGN_KEY],
-    mock: MOCK_CAMPAIGNS,
-    unit: 'items',
     expected:
       "404 not_found for every item asked with another campaign's key; no item served to keys of two campaigns",
     hint: 'Look items up within the key’s campaign only: another campaign’s item is not found, exactly like an unknown id.',
-    appliesTo: (op) =>
-      op.live && (op.kind === 'collection' || (op.kind === 'item' && op.collection !== undefined)),
+    appliesTo: collectionOrItem,
     plan: crossFetches,
     across: (ctx) => crossAcross(ctx.spec),
   },
   {
+    ...ISOLATION,
     id: 'ISOLATION-003',
     section: '§4.3 rule 1',
     title:
       "Those 404s, both ways, are indistinguishable from an unknown id's (status, code, message, body shape, headers)",
-    area: 'isolation',
-    level: 'required',
-    owasp: BOLA,
-    needs: [OTHER_CAMPAIGN_KEY],
-    mock: MOCK_CAMPAIGNS,
-    unit: 'items',
     expected: 'the same answer as for a random unknown id asked with the same key',
     hint: 'Answer another campaign’s item exactly as an item that does not exist: same status, code, message, body and headers.',
-    appliesTo: (op) =>
-      op.live && (op.kind === 'collection' || (op.kind === 'item' && op.collection !== undefined)),
+    appliesTo: collectionOrItem,
     plan: (op, world) => [...crossFetches(op, world), ...unknownFetches(op, world)],
     across: () => indistinguishableAcross(),
   },
