@@ -368,12 +368,14 @@ export class HttpClient {
       const { value, shown } = this.keyOf(use);
       if (use.nearMiss) (nearMisses ??= []).push({ key: use.key, nearMiss: use.nearMiss });
       else keys.push(use.key);
+      const scheme = use.scheme ?? (use.via === 'bearer' ? 'Bearer' : '');
+      const before = scheme === '' ? '' : `${scheme} `;
       if (use.via === 'bearer') {
-        wire.authorization = `Bearer ${value}`;
-        display.Authorization = `Bearer ${shown}`;
+        wire.authorization = `${before}${value}`;
+        display.Authorization = `${before}${shown}`;
       } else {
-        wire['x-api-key'] = value;
-        display['x-api-key'] = shown;
+        wire['x-api-key'] = `${before}${value}`;
+        display['x-api-key'] = `${before}${shown}`;
       }
     }
     if (spec.madeUpKey === 'bearer') {
@@ -403,6 +405,12 @@ export class HttpClient {
   private keyOf(use: KeyUse): { value: string; shown: string } {
     const configured = this.options.keys[use.key];
     if (configured === undefined) throw new Error(`${use.key} is not configured`);
+    if (use.dropPrefix !== undefined && configured.startsWith(use.dropPrefix)) {
+      return {
+        value: configured.slice(use.dropPrefix.length),
+        shown: `<$${use.key} without ${use.dropPrefix}>`,
+      };
+    }
     if (!use.nearMiss) return { value: configured, shown: `$${use.key}` };
     const value = nearMissOf(configured, use.nearMiss);
     if (value === undefined) throw new Error(`${use.key} has no near miss "${use.nearMiss}"`);

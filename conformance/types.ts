@@ -104,6 +104,13 @@ export interface KeyUse {
   via: Via;
   /** Sends this edit of the key instead (`near-miss.ts`), derived at send time, never stored. */
   nearMiss?: NearMiss;
+  /**
+   * The word sent before the key instead of its header's own (`Bearer` in Authorization, none in
+   * x-api-key): `Token`, or `''` for the bare key. Credentials no deployment may accept.
+   */
+  scheme?: string;
+  /** Sends the key without this leading text (the spec's key prefix): a token not shaped like a key. */
+  dropPrefix?: string;
 }
 
 export interface RequestSpec {

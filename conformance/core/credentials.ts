@@ -103,7 +103,8 @@ export class Keyring {
   shownValue(name: 'authorization' | 'x-api-key', value: string): string {
     const trimmed = value.trim();
     const token = name === 'authorization' ? /^Bearer\s+(\S.*)$/i.exec(trimmed)?.[1] : trimmed;
-    if (token === undefined) {
+    // A scheme inside x-api-key is shown like one in Authorization: the word, never what follows.
+    if (token === undefined || (name === 'x-api-key' && /^[A-Za-z][A-Za-z0-9-]*\s+\S/.test(trimmed))) {
       const scheme = /^([A-Za-z][A-Za-z0-9-]*)\s+\S/.exec(trimmed)?.[1];
       return scheme ? `${scheme} ${REDACTED_TOKEN}` : REDACTED_TOKEN;
     }

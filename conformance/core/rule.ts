@@ -122,6 +122,10 @@ export interface Ask {
   nearMiss?: NearMiss;
   /** Sends a well-formed key no deployment knows, in this header. */
   madeUp?: Via;
+  /** Sends the key after this word instead of its header's own (`Token`; `''` for the bare key). */
+  scheme?: string;
+  /** Sends the key without this leading text (the spec's key prefix). */
+  dropPrefix?: string;
   /** The item of an item operation (a real one by default). */
   id?: string;
   query?: string;

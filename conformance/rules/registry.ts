@@ -5,13 +5,18 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { AREAS } from '../types.ts';
+import { authRules } from './auth.ts';
 import { cachingRules } from './caching.ts';
 import { collectionRules } from './collections.ts';
 import { codePairingRules, driftRules } from './drift.ts';
 import { envelopeRules } from './envelope.ts';
+import { isolationRules } from './isolation.ts';
+import { keyEchoRules } from './key-echo.ts';
+import { keyMatrixRules } from './key-matrix.ts';
 import { badLimitRules, pageSizeRules } from './limits.ts';
 import { methodsRules } from './methods.ts';
 import { notFoundRules } from './not-found.ts';
+import { pathSpellingRules } from './path-spellings.ts';
 import { plannedRules } from './planned.ts';
 import { walksRules } from './walks/index.ts';
 
@@ -23,7 +28,16 @@ export const RULES: readonly Rule[] = [
   ...envelopeRules,
   ...codePairingRules,
   ...cachingRules,
-  ...[...collectionRules, ...pageSizeRules, ...walksRules].sort(byAreaThenId),
+  ...[
+    ...collectionRules,
+    ...pageSizeRules,
+    ...walksRules,
+    ...authRules,
+    ...keyMatrixRules,
+    ...pathSpellingRules,
+    ...keyEchoRules,
+    ...isolationRules,
+  ].sort(byAreaThenId),
   ...notFoundRules,
   ...plannedRules,
   ...badLimitRules,

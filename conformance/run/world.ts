@@ -17,6 +17,7 @@ import type { Exchange, RequestSpec, SuiteConfig } from '../types.ts';
 /** Credentials and headers of a request, without its path. */
 type Asking = Pick<RequestSpec, 'auth' | 'headers'>;
 import { seededRandom } from '../core/seeded.ts';
+import { type NearMiss, nearMissOf } from '../near-miss.ts';
 
 const CAMPAIGN_KEYS: Record<Campaign, KeyName> = {
   primary: PRIMARY_KEY,
@@ -121,12 +122,12 @@ export class LiveWorld implements World {
     let asking: Asking = {};
     if (ask.key) {
       const found = ask.nearMiss
-        ? this.has(ask.key)
+        ? this.hasNearMiss(ask.key, ask.nearMiss)
           ? { auth: { key: ask.key, via, nearMiss: ask.nearMiss } }
           : undefined
         : this.askingFor(ask.key, via, op);
       if (!found) return undefined;
-      asking = found;
+      asking = withShape(found, ask);
     }
     let path = ask.path;
     let itemHeaders: Record<string, string> | undefined = {};
@@ -149,6 +150,12 @@ export class LiveWorld implements World {
     if (ask.method) request.method = ask.method;
     if (ask.body !== undefined) request.body = ask.body;
     return request;
+  }
+
+  /** Whether this edit of a configured key differs from the key (a body without letters has no case to flip). */
+  private hasNearMiss(key: KeyName, miss: NearMiss): boolean {
+    const value = this.config.keys[key];
+    return value !== undefined && nearMissOf(value, miss) !== undefined;
   }
 
   /**
@@ -177,6 +184,21 @@ export class LiveWorld implements World {
     if (name !== undefined) return { Prefer: `example=${name}` };
     return id === this.unknownId ? { Prefer: 'code=404' } : undefined;
   }
+}
+
+/** The credentials of `asking` in the shape `ask` wants (another scheme, the key without its prefix). */
+function withShape(asking: Asking, ask: Ask): Asking {
+  const auth = asking.auth;
+  if (!auth || Array.isArray(auth) || (ask.scheme === undefined && ask.dropPrefix === undefined))
+    return asking;
+  return {
+    ...asking,
+    auth: {
+      ...auth,
+      ...(ask.scheme !== undefined ? { scheme: ask.scheme } : {}),
+      ...(ask.dropPrefix !== undefined ? { dropPrefix: ask.dropPrefix } : {}),
+    },
+  };
 }
 
 /** Under `--sample N`: the edge cases first (an empty item, one with a null field, the largest), then seeded draws. */

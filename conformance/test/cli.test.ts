@@ -111,10 +111,10 @@ describe('npm run conformance', () => {
     });
     expect(status).toBe(0);
     expect(stdout).toContain(
-      'AUTH-009 A revoked key is refused (4xx error envelope) [skip]: set CONFORMANCE_REVOKED_KEY to run this check',
+      'AUTH-009 A revoked key is refused (4xx, no data), in either header [skip]: set CONFORMANCE_REVOKED_KEY to run this rule',
     );
-    expect(stdout).toContain('[skip]: set CONFORMANCE_OTHER_CAMPAIGN_KEY to run this check');
-    expect(stdout).toContain('[skip]: set CONFORMANCE_WEB_BASE_URL to run this check');
+    expect(stdout).toContain('[skip]: set CONFORMANCE_OTHER_CAMPAIGN_KEY to run this rule');
+    expect(stdout).toContain('[skip]: set CONFORMANCE_WEB_BASE_URL to run this rule');
   });
 
   it('lets flags override the environment', async () => {

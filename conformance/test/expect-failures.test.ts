@@ -134,7 +134,7 @@ describe('--expect-failures', () => {
       },
     );
     expect(status).toBe(0);
-    expect(stdout).toContain('  - AUTH-009 [skip: set CONFORMANCE_REVOKED_KEY to run this check]');
+    expect(stdout).toContain('  - AUTH-009 [skip: set CONFORMANCE_REVOKED_KEY to run this rule]');
   });
 
   it('counts a drift check listed without --strict as still failing while the drift is there', async () => {

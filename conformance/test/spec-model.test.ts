@@ -56,6 +56,9 @@ describe('the spec model', () => {
     const spec = specModelOf(doc, identity, ['/api/v1/lists', '/api/v1/lists/{id}', '/api/v1/signs']);
     expect(spec.live.map((op) => op.path)).toContain('/api/v1/lists');
     expect(spec.operation('listLists').kind).toBe('collection');
+    // Its detail is the summary's fields and more (`allOf`): an item of the collection all the same.
+    expect(spec.operation('getList').kind).toBe('item');
+    expect(spec.operation('getList').collection?.operationId).toBe('listLists');
     expect(spec.operation('listLists').requiredScopes).toEqual(['lists:read']);
     expect(spec.plannedPaths).toEqual(['/api/v1/signs']);
   });

@@ -119,7 +119,9 @@ describe('coverage and --sample', () => {
           records: PRIMARY_LISTED + OTHER_LISTED,
           unit: 'walks',
         });
-        expect(judged('ISOLATION-002')).toMatchObject({ records: 200, unit: 'walks' });
+        // Every walk of each campaign asked with the other's key, and a few with the empty campaign's.
+        expect(judged('ISOLATION-002')?.unit).toBe('items');
+        expect(judged('ISOLATION-002')?.records).toBeGreaterThanOrEqual(PRIMARY_LISTED + OTHER_LISTED);
         expect(judged('WALKS-LIST-014')?.records).toBeGreaterThanOrEqual(11);
         const detail = report.coverage?.operations.find((o) => o.operationId === 'getWalk');
         expect(detail?.statuses.find((s) => s.status === '404')?.observed).toBeGreaterThan(200);
@@ -164,7 +166,7 @@ describe('coverage and --sample', () => {
       expect(status).toBe(0);
       expect(report.coverage?.gaps).toContainEqual(
         expect.stringMatching(
-          /^ISOLATION-002 \(isolation\): set CONFORMANCE_OTHER_CAMPAIGN_KEY.*, 0 of 200 walks judged → skipped$/,
+          /^ISOLATION-002 \(isolation\): set CONFORMANCE_OTHER_CAMPAIGN_KEY.* → skipped$/,
         ),
       );
     } finally {

@@ -37,11 +37,27 @@ export const CAUGHT: Record<string, string | string[]> = {
   'counts-shifted': 'CONSISTENCY-002',
   'centroid-off': 'CONSISTENCY-003',
   'null-island': 'CONSISTENCY-003',
-  'x-api-key-other-data': 'AUTH-002',
+  'bearer-ignored': 'AUTH-001',
+  'x-api-key-ignored': 'AUTH-002',
+  'x-api-key-other-data': ['AUTH-002', 'AUTH-013'],
+  'no-key-accepted': 'AUTH-003',
+  'unknown-key-accepted': 'AUTH-005',
+  'basic-auth-accepted': 'AUTH-007',
+  'any-scheme-accepted': 'AUTH-007',
+  'key-prefix-optional': 'AUTH-007',
+  'revoked-key-accepted': 'AUTH-009',
+  'no-scope-served': 'AUTH-011',
+  'no-scope-401': 'AUTH-011',
+  'x-api-key-ignores-revocation': ['AUTH-009', 'AUTH-013'],
   'x-api-key-other-campaign-as-empty': 'AUTH-013',
-  'other-campaign-lists-ours': 'WALK-DETAIL-001',
-  'other-campaign-fetches-ours': 'TRAFFIC-003',
-  'we-fetch-theirs': 'TRAFFIC-003',
+  'key-prefix-compared': 'AUTH-014',
+  'trailing-slash-unguarded': 'AUTH-015',
+  'dot-segments-unguarded': 'AUTH-015',
+  'other-campaign-lists-ours': ['ISOLATION-001', 'WALK-DETAIL-001'],
+  'other-campaign-fetches-ours': 'ISOLATION-002',
+  'other-campaign-404-differs': 'ISOLATION-003',
+  'we-fetch-theirs': 'ISOLATION-002',
+  'url-keyed-cache': ['ISOLATION-002', 'AUTH-003'],
   'unknown-walk-code': ['NOT-FOUND-001', 'ENVELOPE-014'],
   'malformed-id-not-found-400': 'ENVELOPE-014',
   'malformed-id-500': 'NOT-FOUND-002',
@@ -65,34 +81,13 @@ export const CAUGHT: Record<string, string | string[]> = {
   'problem-json': 'DRIFT-003',
 };
 
-const KEY_VALIDITY =
-  'whether a recorded key is valid, unknown, revoked or lacks a scope is not in the recording';
-
-const PATH_SPELLING = 'another spelling of a live path belongs to no documented operation';
-const KEYLESS = 'a request that looks keyless may have had a key a sanitized export dropped';
-
 /** Variants whose fault a recording cannot show, and why. */
 export const NOT_IN_TRAFFIC: Record<string, string> = {
   'wrong-web-base':
     'the expected web base URL is configuration, not traffic (a recording judged with CONFORMANCE_WEB_BASE_URL set shows it)',
-  'bearer-ignored': KEY_VALIDITY,
-  'x-api-key-ignored': KEY_VALIDITY,
-  'no-key-accepted':
-    'sanitized HAR exports drop Authorization, so a request that looks keyless may have had a key',
-  'unknown-key-accepted': KEY_VALIDITY,
-  'basic-auth-accepted': KEY_VALIDITY,
-  'revoked-key-accepted': KEY_VALIDITY,
-  'no-scope-served': KEY_VALIDITY,
-  'no-scope-401': KEY_VALIDITY,
-  'other-campaign-404-differs':
-    "whether a 404 was another campaign's walk or an unknown id is not in the recording",
   'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',
-  'x-api-key-ignores-revocation': KEY_VALIDITY,
-  'key-prefix-compared': KEY_VALIDITY,
-  'trailing-slash-unguarded': `${PATH_SPELLING}; ${KEYLESS}`,
-  'dot-segments-unguarded': `${PATH_SPELLING}; ${KEYLESS}`,
   'key-echoed-in-header':
-    'which header value was a key is not in a recording: exporters and our own --har replace keys before they are written',
+    'the key values are not in a recording: exporters and our own --har replace keys before they are written, so an echo cannot be matched',
 };
 
 /** The rules that must fail on a variant's recording. */

@@ -88,6 +88,19 @@ const isList = (v: RequestView) => v.path === '/api/v1/walks';
 const isDetail = (v: RequestView) => /^\/api\/v1\/walks\/[^/]+$/.test(v.path);
 const detailId = (v: RequestView) => decodeURIComponent(v.path.split('/').pop() ?? '');
 
+/** A shared cache in front of the detail endpoint that forgets the key: the first 200 of a URL is every key's. */
+function urlKeyedCache(): NonNullable<Mutation['response']> {
+  const cached = new Map<string, Answer>();
+  return (answer, view) => {
+    if (!isDetail(view) || view.method !== 'GET') return undefined;
+    const url = `${view.path}?${view.rawQuery}`;
+    const hit = cached.get(url);
+    if (hit) return hit;
+    if (answer.status === 200) cached.set(url, answer);
+    return undefined;
+  };
+}
+
 /** Replaces every `name` header with one of `value`, or removes them when it is undefined. */
 function setHeader(req: Forwarded, name: string, value: string | undefined): void {
   const kept: string[] = [];
@@ -560,6 +573,28 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
+    name: 'any-scheme-accepted',
+    breaks: 'AUTH-007',
+    description: 'Authorization is read whatever its scheme: Token <key>, or the bare key, is served',
+    alone: true,
+    request: (req) => {
+      const value = headerOf(req, 'authorization');
+      if (value === undefined || /^bearer\s/i.test(value)) return;
+      setHeader(req, 'authorization', `Bearer ${value.trim().split(/\s+/).pop() ?? ''}`);
+    },
+  },
+  {
+    name: 'key-prefix-optional',
+    breaks: 'AUTH-007',
+    description: 'a key is accepted without its svc_sk_live_ prefix',
+    alone: true,
+    request: (req) => {
+      const token = /^bearer\s+(\S+)$/i.exec(headerOf(req, 'authorization') ?? '')?.[1];
+      if (token && !token.startsWith('svc_sk_live_'))
+        setHeader(req, 'authorization', `Bearer svc_sk_live_${token}`);
+    },
+  },
+  {
     name: 'revoked-key-accepted',
     breaks: 'AUTH-009',
     description: 'the revoked key still works',
@@ -586,7 +621,6 @@ export const MUTATIONS: Mutation[] = [
     name: 'x-api-key-ignores-revocation',
     breaks: 'AUTH-013',
     description: 'x-api-key has a second, weaker auth path that does not check revocation',
-    alone: true,
     request: (req, v, world) =>
       v.via === 'x-api-key' && v.key === 'CONFORMANCE_REVOKED_KEY'
         ? setHeader(req, 'x-api-key', world.credentials.CONFORMANCE_API_KEY)
@@ -688,8 +722,14 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
+    name: 'url-keyed-cache',
+    breaks: 'ISOLATION-002',
+    description: "a cache keyed by URL alone serves a walk's detail to any key once its own key fetched it",
+    response: urlKeyedCache(),
+  },
+  {
     name: 'we-fetch-theirs',
-    breaks: 'ISOLATION-004',
+    breaks: 'ISOLATION-002',
     description: "this campaign's key fetches the other campaign's walks",
     request: (req, v, world) =>
       isDetail(v) && v.key === 'CONFORMANCE_API_KEY' && world.otherIds.has(detailId(v))

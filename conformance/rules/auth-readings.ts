@@ -1,0 +1,250 @@
+/**
+ * What the authentication and isolation rules share: how a refusal and an accepted key read, the
+ * answer the project decided for an unusable key, the requests they plan on each operation, and
+ * the verdicts on keyless requests, which wait for the whole source: a recording that shows no key
+ * header on any exchange may be a sanitized export that dropped them.
+ */
+import { createHash } from 'node:crypto';
+import { isObject } from '../../spec/json-value.ts';
+import {
+  answered,
+  answersAs,
+  dataOf,
+  describe,
+  isClientError,
+  isSuccess,
+  requestLine,
+} from '../core/answers.ts';
+import type { Observation } from '../core/observation.ts';
+import type { Campaign, Role } from '../core/roles.ts';
+import { PRIMARY_KEY, reads, roleOf } from '../core/roles.ts';
+import type { Across, Ask, Judgement, Probe, RuleContext, World } from '../core/rule.ts';
+import { breaks, chose, holds, unjudged } from '../core/rule.ts';
+import type { OperationModel, SpecModel } from '../core/spec-model.ts';
+import type { MockMode, ResponseData } from '../types.ts';
+import { collectionRequest } from './requests.ts';
+
+/** A Prism mock only checks that a key is present: it cannot tell keys apart. */
+export const MOCK_KEYS: MockMode = {
+  skip: 'the mock only checks that a key is present; it cannot tell keys apart',
+};
+/** A Prism mock serves the spec's examples to every key. */
+export const MOCK_CAMPAIGNS: MockMode = {
+  skip: 'the mock has no campaigns: every key sees the same examples',
+};
+
+/** The error code the project answers every unusable key with (D-AUTH-*), its status from the spec. */
+export const UNUSABLE_KEY_CODE = 'unauthorized';
+
+export const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${problem}`;
+
+/** Whether a body carries data: a success envelope, or anything with a `data` member. */
+export function carriesData(response: ResponseData): boolean {
+  const body = response.json;
+  return isObject(body) && (body.ok === true || (body.data !== undefined && body.data !== null));
+}
+
+/** Why an answer is not a refusal (a 4xx that carries no data), or undefined when it is one. */
+export function notRefused(response: ResponseData): string | undefined {
+  if (!isClientError(response.status)) return `answered ${describe(response)}`;
+  if (carriesData(response)) return `${response.status}, but data came back with the refusal`;
+  return undefined;
+}
+
+/** A refusal judged: holds when the answer refuses, breaks naming the credentials when it does not. */
+export function refusedVerdict(obs: Observation, what: string): Judgement | undefined {
+  const response = obs.exchange.response;
+  if (!response) return undefined;
+  const problem = notRefused(response);
+  return problem ? breaks(at(obs, `${what}: ${problem}`), obs) : holds(obs);
+}
+
+/**
+ * Whether a reading key's answer shows the key accepted: served, or (an item) not found; a 401 or
+ * a 403 refuses it. Other answers (a bad query's 400, a 429) say nothing about the key: undefined.
+ */
+export function acceptedVerdict(obs: Observation, what: string): Judgement | undefined {
+  const response = obs.exchange.response;
+  if (!response || !obs.op) return undefined;
+  const { status } = response;
+  if (isSuccess(status) || status === 304 || (status === 404 && obs.op.kind === 'item')) return holds(obs);
+  if (status === 401 || status === 403)
+    return breaks(at(obs, `${what} was refused: ${describe(response)}`), obs);
+  return undefined;
+}
+
+/** The advisory verdict on a refusal: what the deployment answered, and whether it is the project's answer. */
+export function refusalChoice(spec: SpecModel, obs: Observation, label?: string): Judgement | undefined {
+  const response = obs.exchange.response;
+  if (!response || !isClientError(response.status)) return undefined;
+  const decided = spec.statusOfCode(UNUSABLE_KEY_CODE) !== undefined;
+  const shown = obs.bodyless ? `${response.status}` : answered(response);
+  return chose(
+    `${label ? `${label} → ` : 'this deployment answers '}${shown}`,
+    decided && !obs.bodyless && !answersAs(spec, response, UNUSABLE_KEY_CODE),
+    obs,
+  );
+}
+
+/** The role of the configured key a request carried whole, in either header. */
+export function roleOfObs(obs: Observation): Role | undefined {
+  return obs.credential.kind === 'key' ? roleOf(obs.credential.key) : undefined;
+}
+
+/** The campaign whose data a key reads, for a key that reads (valid and scoped). */
+export function readingCampaign(obs: Observation): Campaign | undefined {
+  const role = roleOfObs(obs);
+  return role && reads(role) ? role.campaign : undefined;
+}
+
+/** An operation that needs a key: what every rule of this family judges. */
+export const secured = (obs: Observation): obs is Observation & { op: OperationModel } =>
+  obs.op !== undefined && obs.op.secured && obs.op.live;
+
+/**
+ * The requests of one ask on an operation's targets: a collection at its largest page (the
+ * discovery's request, when the key is one discovery uses), an item on a few real ids.
+ * Requests that carry anything but the primary key go after the primary key's (phase 2), so a
+ * cache keyed by URL alone shows itself.
+ */
+export function onTargets(
+  op: OperationModel,
+  world: World,
+  ask: Ask,
+  targets: 'all' | 'first' = 'all',
+): Probe[] {
+  const phase = phaseOf(ask);
+  // An operation that is neither a collection nor an item of one has no real id to fill its path with.
+  if (op.kind === 'other' && op.pathParameters.length > 0) return [];
+  if (op.kind === 'collection' || op.kind === 'other') {
+    const request =
+      op.kind === 'collection' ? collectionRequest(op, world, ask, 'full') : world.request(op, ask);
+    return request ? [{ request, phase }] : [];
+  }
+  const ids = world.realIds(op);
+  return (targets === 'all' ? ids : ids.slice(0, 1)).flatMap((id) => {
+    const request = world.request(op, { ...ask, id });
+    return request ? [{ request, phase }] : [];
+  });
+}
+
+/** The primary key goes first; every other credential after it. */
+export function phaseOf(ask: Ask): 1 | 2 {
+  const plain = ask.scheme === undefined && ask.dropPrefix === undefined && ask.nearMiss === undefined;
+  return ask.key === PRIMARY_KEY && plain && ask.madeUp === undefined ? 1 : 2;
+}
+
+/** Short, stable digest of a JSON value in canonical form (keys sorted, listed items by id). */
+export function digestOf(value: unknown): string {
+  return createHash('sha256').update(canonical(value)).digest('hex').slice(0, 16);
+}
+
+/** Canonical JSON: object keys sorted, items with ids ordered by id, so equal data compares equal. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) {
+    const items = value.map(canonical);
+    return `[${value.every((v) => isObject(v) && typeof v.id === 'string') ? items.sort().join(',') : items.join(',')}]`;
+  }
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/** The data of an answer, or undefined for a recording without its body. */
+export const dataIn = (obs: Observation) => (obs.bodyless ? undefined : dataOf(obs.exchange.response));
+
+/** Verdicts kept small until a source is read whole: counts, and the words of the first problems. */
+export class HeldVerdicts {
+  private held = 0;
+  private readonly problems: Judgement[] = [];
+  private extraProblems = 0;
+  private readonly choices = new Map<string, { n: number; judgement: Judgement }>();
+
+  get size(): number {
+    return (
+      this.held +
+      this.problems.length +
+      this.extraProblems +
+      [...this.choices.values()].reduce((s, c) => s + c.n, 0)
+    );
+  }
+
+  add(judgement: Judgement | undefined): void {
+    if (!judgement) return;
+    switch (judgement.verdict) {
+      case 'holds':
+        this.held++;
+        return;
+      case 'breaks':
+        if (this.problems.length < MAX_HELD_PROBLEMS)
+          this.problems.push(
+            this.problems.length === 0 ? judgement : ({ ...judgement, obs: undefined } as Judgement),
+          );
+        else this.extraProblems++;
+        return;
+      case 'chose': {
+        const known = this.choices.get(judgement.choice);
+        if (known) known.n++;
+        else this.choices.set(judgement.choice, { n: 1, judgement });
+        return;
+      }
+      case 'unjudged':
+        return;
+    }
+  }
+
+  /** Every verdict held, as the judge counts them. */
+  release(): Judgement[] {
+    const out: Judgement[] = [];
+    for (let i = 0; i < this.held; i++) out.push(holds());
+    out.push(...this.problems);
+    const last = this.problems.at(-1);
+    for (let i = 0; i < this.extraProblems && last?.verdict === 'breaks'; i++) out.push(breaks(last.problem));
+    for (const { n, judgement } of this.choices.values()) {
+      out.push(judgement);
+      for (let i = 1; i < n; i++)
+        out.push(
+          judgement.verdict === 'chose' ? chose(judgement.choice, judgement.differs ?? false) : judgement,
+        );
+    }
+    return out;
+  }
+}
+
+/** Problems held word for word (the judge keeps no more than this many either). */
+const MAX_HELD_PROBLEMS = 500;
+
+/** Why keyless requests of a recording are left unjudged when no exchange shows a key header. */
+export const NO_KEY_HEADER_RECORDED =
+  'the recording shows no key header on any exchange: it may be a sanitized export that dropped them, so a request that looks keyless may have had a key';
+
+/**
+ * Judges keyless requests once the whole source is read: a live run always shows its keys; a
+ * recording that shows no key header anywhere leaves them unjudged, with that reason.
+ */
+export function keylessAcross(
+  ctx: RuleContext,
+  judgeKeyless: (obs: Observation) => Judgement | undefined,
+): Across {
+  let keysShown = false;
+  const verdicts = new HeldVerdicts();
+  return {
+    see(obs) {
+      if (obs.credential.kind !== 'none') {
+        keysShown ||= obs.credential.kind !== 'unseen';
+        return;
+      }
+      verdicts.add(judgeKeyless(obs));
+    },
+    finish() {
+      if (verdicts.size === 0) return [];
+      if (!keysShown && ctx.source === 'traffic')
+        return [unjudged(`${verdicts.size} keyless answers: ${NO_KEY_HEADER_RECORDED}`)];
+      return verdicts.release();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The same request with the same credentials in each key header, paired, and the two answers
+ * compared (§5.2: the key is sent in either header, alike). A second, weaker auth path behind one
+ * header shows as a pair that differs. Only answers within about a minute of each other are
+ * compared: over a long recording, data and keys change. Per pair the rule keeps a few outcomes
+ * (status, code, a digest), never a body; which pair differs does not depend on the order the
+ * exchanges came in.
+ */
+import type { Credential } from '../core/credentials.ts';
+import { nearMissLabel } from '../near-miss.ts';
+import type { Observation } from '../core/observation.ts';
+import type { Via } from '../core/roles.ts';
+import type { Across, Judgement } from '../core/rule.ts';
+import { breaks, holds } from '../core/rule.ts';
+import { requestLine } from '../core/answers.ts';
+
+/** What one answer of a pair is compared on; `label` is how a report shows it. */
+export interface PairOutcome {
+  status: number;
+  /** The error code; undefined when the answer has none or was recorded without its body. */
+  code?: string;
+  /** A digest of what it served; undefined when it served nothing or was recorded without its body. */
+  digest?: string;
+  label: string;
+}
+
+export interface PairRule {
+  /** The answer of a paired request as compared, or undefined when this answer is not compared. */
+  outcomeOf(obs: Observation): PairOutcome | undefined;
+  /** Why two answers differ, or undefined when they are alike. */
+  difference(bearer: PairOutcome, xApiKey: PairOutcome): string | undefined;
+}
+
+/** Request headers that change an answer: two requests pair only when these agree. */
+const ANSWER_HEADERS = ['accept', 'if-none-match', 'if-modified-since', 'prefer', 'range'];
+/** Answers closer in time than this see the same data and the same keys. */
+const SAME_TIME_MS = 60_000;
+/** Evidence kept for differing pairs (the judge keeps no more findings word for word either). */
+const MAX_EVIDENCE = 500;
+
+interface Pair {
+  line: string;
+  sides: Record<Via, Map<number, Map<string, PairOutcome>>>;
+  evidence?: Observation;
+}
+
+/** The credentials without the header they came in, for a credential that names one key. */
+function sameKeyIdentity(credential: Credential): { id: string; label: string; via: Via } | undefined {
+  switch (credential.kind) {
+    case 'key':
+      return { id: `$${credential.key}`, label: `$${credential.key}`, via: credential.via };
+    case 'near-miss': {
+      const label = nearMissLabel(credential.key, credential.miss);
+      return { id: label, label, via: credential.via };
+    }
+    case 'made-up':
+      return { id: 'made-up', label: 'an unknown key', via: credential.via };
+    case 'recorded':
+      return { id: credential.id, label: credential.id, via: credential.via };
+    default:
+      return undefined;
+  }
+}
+
+function pairIdOf(obs: Observation, identity: string): string {
+  const query = [...obs.query]
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join('&');
+  const headers = Object.entries(obs.exchange.request.headers)
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .filter(([name]) => ANSWER_HEADERS.includes(name))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => `${name}: ${value}`);
+  return JSON.stringify([obs.exchange.request.method, obs.path, query, headers, identity]);
+}
+
+const keyOf = (o: PairOutcome) => `${o.status} ${o.code ?? ''} ${o.digest ?? ''}`;
+const bucketOf = (obs: Observation) => Math.floor((obs.exchange.startedAt ?? 0) / SAME_TIME_MS);
+const other = (via: Via): Via => (via === 'bearer' ? 'x-api-key' : 'bearer');
+
+/** The outcomes one side of a pair got near a time bucket. */
+function near(side: Map<number, Map<string, PairOutcome>>, bucket: number): PairOutcome[] {
+  return [bucket - 1, bucket, bucket + 1].flatMap((b) => [...(side.get(b)?.values() ?? [])]);
+}
+
+/** Pairs the answers of `rule` across a run and compares each pair once every exchange is seen. */
+export function headerPairsAcross(rule: PairRule): Across {
+  const pairs = new Map<string, Pair>();
+  let evidenceKept = 0;
+  return {
+    see(obs) {
+      const identity = sameKeyIdentity(obs.credential);
+      if (!obs.op || !identity) return;
+      const outcome = rule.outcomeOf(obs);
+      if (!outcome) return;
+      const id = pairIdOf(obs, identity.id);
+      let pair = pairs.get(id);
+      if (!pair) {
+        pair = {
+          line: `${requestLine(obs)} with ${identity.label}`,
+          sides: { bearer: new Map(), 'x-api-key': new Map() },
+        };
+        pairs.set(id, pair);
+      }
+      const bucket = bucketOf(obs);
+      const mine = pair.sides[identity.via].get(bucket) ?? new Map<string, PairOutcome>();
+      pair.sides[identity.via].set(bucket, mine);
+      mine.set(keyOf(outcome), outcome);
+      if (pair.evidence || evidenceKept >= MAX_EVIDENCE) return;
+      const theirs = near(pair.sides[other(identity.via)], bucket);
+      const [bearer, xApiKey] = identity.via === 'bearer' ? [[outcome], theirs] : [theirs, [outcome]];
+      if (theirs.length > 0 && !anyAlike(rule, bearer, xApiKey)) {
+        pair.evidence = obs;
+        evidenceKept++;
+      }
+    },
+    finish() {
+      const judgements: Judgement[] = [];
+      for (const pair of pairs.values()) {
+        const verdict = verdictOf(rule, pair);
+        if (verdict) judgements.push(verdict);
+      }
+      pairs.clear();
+      return judgements;
+    },
+  };
+}
+
+function anyAlike(rule: PairRule, bearer: PairOutcome[], xApiKey: PairOutcome[]): boolean {
+  return bearer.some((b) => xApiKey.some((x) => rule.difference(b, x) === undefined));
+}
+
+/** One pair's verdict: holds when some answers near in time are alike; none when never near. */
+function verdictOf(rule: PairRule, pair: Pair): Judgement | undefined {
+  let compared: { bearer: PairOutcome; xApiKey: PairOutcome } | undefined;
+  for (const [bucket, outcomes] of pair.sides.bearer) {
+    const bearer = [...outcomes.values()];
+    const xApiKey = near(pair.sides['x-api-key'], bucket);
+    if (xApiKey.length === 0) continue;
+    if (anyAlike(rule, bearer, xApiKey)) return holds(pair.evidence);
+    compared ??= { bearer: bearer[0] as PairOutcome, xApiKey: xApiKey[0] as PairOutcome };
+  }
+  if (!compared) return undefined;
+  const difference = rule.difference(compared.bearer, compared.xApiKey) ?? 'the answers differ';
+  return breaks(
+    `${pair.line}: Authorization: Bearer got ${compared.bearer.label}, x-api-key got ${compared.xApiKey.label} (${difference})`,
+    pair.evidence,
+  );
+}

@@ -1,0 +1,451 @@
+/**
+ * Isolation between campaigns (§5.1, §4.3 rule 1), on every live collection and its items, both
+ * ways, over every exchange of a run or a recording: a collection lists no item of another
+ * campaign; an item of one campaign asked with another campaign's key is not found, and no item is
+ * answered to keys of two campaigns; and such a 404 cannot be told from an unknown id's.
+ *
+ * A key's campaign comes from its role (`core/roles.ts`); a recorded key the run does not know is
+ * attributed to no campaign. Which campaign holds an item is what the answers say (the collections
+ * that listed it, the keys it was served to), so the verdicts are given once every exchange is
+ * seen, whatever their order; per item the rules keep a few bits and short strings, never a body.
+ */
+import { answered, answersAs, errorOf, idsIn, isSuccess, requestLine } from '../core/answers.ts';
+import type { Observation } from '../core/observation.ts';
+import type { Campaign, KeyName } from '../core/roles.ts';
+import { EMPTY_CAMPAIGN_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, roleOf } from '../core/roles.ts';
+import type { Across, Judgement, Probe, Rule, World } from '../core/rule.ts';
+import { breaks, holds, unjudged } from '../core/rule.ts';
+import type { OperationModel, SpecModel } from '../core/spec-model.ts';
+import { isObject } from '../../spec/json-value.ts';
+import { MOCK_CAMPAIGNS, onTargets, readingCampaign } from './auth-readings.ts';
+
+/** What another campaign's item gets: exactly what an unknown item gets (§4.3 rule 1). */
+const NOT_FOUND = 'not_found';
+const BOLA = ['API1:2023'] as const;
+/** Findings whose exchange is kept as evidence (the judge keeps no more word for word either). */
+const MAX_EVIDENCE = 500;
+
+const CAMPAIGNS: readonly Campaign[] = ['primary', 'other', 'empty'];
+const BIT: Record<Campaign, number> = { primary: 1, other: 2, empty: 4 };
+const campaignsIn = (bits: number) => CAMPAIGNS.filter((c) => (bits & BIT[c]) !== 0);
+const named = (bits: number) =>
+  campaignsIn(bits)
+    .map((c) => `the ${c} campaign`)
+    .join(' and ');
+
+/** What the answers say of one item: the campaigns it was listed to, and served to as an item. */
+interface Holding {
+  listed: number;
+  served: number;
+}
+
+/** The collection an exchange belongs to (an item operation's own), and the item ids it answered about. */
+function itemsOf(
+  obs: Observation,
+): { collection: OperationModel; ids: string[]; asItem: boolean } | undefined {
+  const op = obs.op;
+  if (!op) return undefined;
+  if (op.kind === 'collection')
+    return { collection: op, ids: obs.bodyless ? [] : idsIn(obs.exchange.response), asItem: false };
+  if (op.kind !== 'item' || !op.collection) return undefined;
+  const name = op.pathParameters.at(-1);
+  const id = name === undefined ? undefined : obs.params[name];
+  return id === undefined ? undefined : { collection: op.collection, ids: [id], asItem: true };
+}
+
+/** Which campaign holds which item, from the answers that served data to a key of a known role. */
+class Holdings {
+  private readonly byCollection = new Map<string, Map<string, Holding>>();
+
+  /** Records what an answer served; returns the items it served and the campaign, when it served any. */
+  see(
+    obs: Observation,
+  ): { collection: OperationModel; ids: string[]; asItem: boolean; campaign: Campaign } | undefined {
+    const response = obs.exchange.response;
+    if (!response || obs.credential.kind !== 'key' || !isSuccess(response.status)) return undefined;
+    const items = itemsOf(obs);
+    if (!items || (!obs.bodyless && !servedData(response.json))) return undefined;
+    const campaign = roleOf(obs.credential.key).campaign;
+    for (const id of items.ids) {
+      const holding = this.of(items.collection, id);
+      if (items.asItem) holding.served |= BIT[campaign];
+      else holding.listed |= BIT[campaign];
+    }
+    return { ...items, campaign };
+  }
+
+  of(collection: OperationModel, id: string): Holding {
+    let items = this.byCollection.get(collection.operationId);
+    if (!items) {
+      items = new Map();
+      this.byCollection.set(collection.operationId, items);
+    }
+    let holding = items.get(id);
+    if (!holding) {
+      holding = { listed: 0, served: 0 };
+      items.set(id, holding);
+    }
+    return holding;
+  }
+
+  /** The campaigns an item is known to belong to (0: an id no answer showed, an unknown id). */
+  owners(collection: OperationModel, id: string): number {
+    const holding = this.byCollection.get(collection.operationId)?.get(id);
+    return holding ? holding.listed | holding.served : 0;
+  }
+
+  *entries(): Generator<{ collection: string; id: string; holding: Holding }> {
+    for (const [collection, items] of this.byCollection) {
+      for (const [id, holding] of items) yield { collection, id, holding };
+    }
+  }
+}
+
+const servedData = (json: unknown) => isObject(json) && json.ok === true && json.data !== undefined;
+
+/** The requests that list every collection to each campaign's key (the discovery's, shared). */
+function listings(op: OperationModel, world: World): Probe[] {
+  if (op.kind !== 'collection') return [];
+  return [PRIMARY_KEY, OTHER_CAMPAIGN_KEY, EMPTY_CAMPAIGN_KEY].flatMap((key) =>
+    onTargets(op, world, { key, via: 'bearer' }),
+  );
+}
+
+/**
+ * Every item of each campaign fetched with its own key, then (phase 2, so a cache keyed by URL
+ * alone shows) with the other campaign's key; a few of this campaign's with the empty campaign's.
+ */
+function crossFetches(op: OperationModel, world: World): Probe[] {
+  if (op.kind !== 'item' || !op.collection) return listings(op, world);
+  const fetch = (key: KeyName, id: string, phase: 1 | 2): Probe[] => {
+    const request = world.request(op, { key, id });
+    return request ? [{ request, phase }] : [];
+  };
+  return [
+    ...world
+      .sweep(op, 'primary')
+      .flatMap((id) => [...fetch(PRIMARY_KEY, id, 1), ...fetch(OTHER_CAMPAIGN_KEY, id, 2)]),
+    ...world
+      .sweep(op, 'other')
+      .flatMap((id) => [...fetch(OTHER_CAMPAIGN_KEY, id, 1), ...fetch(PRIMARY_KEY, id, 2)]),
+    ...world.realIds(op).flatMap((id) => fetch(EMPTY_CAMPAIGN_KEY, id, 2)),
+  ];
+}
+
+/** An id no deployment has, asked with each campaign's key: what an unknown item gets. */
+function unknownFetches(op: OperationModel, world: World): Probe[] {
+  if (op.kind !== 'item' || !op.collection) return [];
+  return [PRIMARY_KEY, OTHER_CAMPAIGN_KEY, EMPTY_CAMPAIGN_KEY].flatMap((key) => {
+    const request = world.request(op, { key, id: world.unknownId });
+    return request ? [{ request, phase: 2 as const }] : [];
+  });
+}
+
+/** ISOLATION-001: an item listed to the keys of two campaigns. */
+function listedAcross(): Across {
+  const holdings = new Holdings();
+  const evidence = new Map<string, Observation>();
+  const listers = new Map<string, number>();
+  return {
+    see(obs) {
+      const seen = holdings.see(obs);
+      if (!seen || seen.asItem) return;
+      listers.set(
+        seen.collection.operationId,
+        (listers.get(seen.collection.operationId) ?? 0) | BIT[seen.campaign],
+      );
+      for (const id of seen.ids) {
+        const key = `${seen.collection.operationId} ${id}`;
+        const { listed } = holdings.of(seen.collection, id);
+        if (campaignsIn(listed).length > 1 && !evidence.has(key) && evidence.size < MAX_EVIDENCE)
+          evidence.set(key, obs);
+      }
+    },
+    finish() {
+      const judgements: Judgement[] = [];
+      const alone = new Set<string>();
+      for (const { collection, id, holding } of holdings.entries()) {
+        if (holding.listed === 0) continue;
+        if (campaignsIn(listers.get(collection) ?? 0).length < 2) {
+          if (!alone.has(collection))
+            judgements.push(unjudged(`only one campaign’s key was answered a listing of ${collection}`));
+          alone.add(collection);
+          continue;
+        }
+        const key = `${collection} ${id}`;
+        judgements.push(
+          campaignsIn(holding.listed).length > 1
+            ? breaks(
+                `item ${id} is listed to ${named(holding.listed)}${whereListed(evidence.get(key))}`,
+                evidence.get(key),
+              )
+            : holds(),
+        );
+      }
+      return judgements;
+    },
+  };
+}
+
+const whereListed = (obs: Observation | undefined) => (obs ? ` (${requestLine(obs)})` : '');
+
+/** How a key of another campaign was answered about an item, kept per item: not found, or what else. */
+type Asked = Map<Campaign, string>;
+const NOT_FOUND_ANSWER = 'not found';
+
+/** Whether an answer is the spec's `not_found` refusal (a recording without bodies: its status). */
+function isNotFound(spec: SpecModel, obs: Observation): boolean {
+  const response = obs.exchange.response;
+  if (!response) return false;
+  return obs.bodyless
+    ? response.status === spec.statusOfCode(NOT_FOUND)
+    : answersAs(spec, response, NOT_FOUND);
+}
+
+/** ISOLATION-002: items answered to keys of two campaigns; another campaign's item not found. */
+function crossAcross(spec: SpecModel): Across {
+  const holdings = new Holdings();
+  const asked = new Map<string, { collection: OperationModel; id: string; asked: Asked }>();
+  const evidence = new Map<string, Observation>();
+  const keep = (key: string, obs: Observation) => {
+    if (!evidence.has(key) && evidence.size < MAX_EVIDENCE) evidence.set(key, obs);
+  };
+  return {
+    see(obs) {
+      const served = holdings.see(obs);
+      if (served) {
+        for (const id of served.ids) {
+          if (campaignsIn(holdings.owners(served.collection, id)).length > 1)
+            keep(`${served.collection.operationId} ${id}`, obs);
+        }
+        return;
+      }
+      const campaign = readingCampaign(obs);
+      const items = itemsOf(obs);
+      const response = obs.exchange.response;
+      if (!campaign || !items?.asItem || !response || response.status === 429 || isSuccess(response.status))
+        return;
+      const [id] = items.ids as [string];
+      const key = `${items.collection.operationId} ${id}`;
+      const entry = asked.get(key) ?? { collection: items.collection, id, asked: new Map() };
+      asked.set(key, entry);
+      const answer = isNotFound(spec, obs)
+        ? NOT_FOUND_ANSWER
+        : obs.bodyless
+          ? `${response.status}`
+          : answered(response);
+      if (answer !== NOT_FOUND_ANSWER) keep(`${key} ${campaign}`, obs);
+      if (entry.asked.get(campaign) === undefined || answer !== NOT_FOUND_ANSWER)
+        entry.asked.set(campaign, answer);
+    },
+    finish() {
+      if (spec.statusOfCode(NOT_FOUND) === undefined)
+        return [unjudged(`the spec under test names no "${NOT_FOUND}" error code`)];
+      return [...sharedItems(holdings, evidence), ...crossAnswers(spec, holdings, asked, evidence)];
+    },
+  };
+}
+
+/** Items served as items to a key of one campaign while another campaign's key was listed or served them. */
+function sharedItems(holdings: Holdings, evidence: Map<string, Observation>): Judgement[] {
+  const judgements: Judgement[] = [];
+  for (const { collection, id, holding } of holdings.entries()) {
+    const owners = holding.listed | holding.served;
+    if (holding.served === 0 || campaignsIn(owners).length < 2) continue;
+    judgements.push(
+      breaks(
+        `item ${id} is answered to keys of two campaigns: listed to ${named(holding.listed) || 'none'}, served as an item to ${named(holding.served)}`,
+        evidence.get(`${collection} ${id}`),
+      ),
+    );
+  }
+  return judgements;
+}
+
+/** What each key of another campaign got for an item some campaign holds: the `not_found` refusal. */
+function crossAnswers(
+  spec: SpecModel,
+  holdings: Holdings,
+  asked: Map<string, { collection: OperationModel; id: string; asked: Asked }>,
+  evidence: Map<string, Observation>,
+): Judgement[] {
+  const judgements: Judgement[] = [];
+  for (const [key, entry] of asked) {
+    const owners = holdings.owners(entry.collection, entry.id);
+    if (owners === 0) continue;
+    for (const [campaign, answer] of entry.asked) {
+      if ((owners & BIT[campaign]) !== 0) continue;
+      judgements.push(
+        answer === NOT_FOUND_ANSWER
+          ? holds()
+          : breaks(
+              `item ${entry.id} of ${named(owners)}, asked with the ${campaign} campaign's key, got ${answer}, not ${spec.statusOfCode(NOT_FOUND)} ${NOT_FOUND}`,
+              evidence.get(`${key} ${campaign}`),
+            ),
+      );
+    }
+  }
+  return judgements;
+}
+
+/** Headers whose presence or value would tell another campaign's item from an unknown id. */
+const TELLING_HEADERS = ['content-type', 'cache-control', 'vary', 'www-authenticate', 'content-encoding'];
+
+/** The paths of a JSON value's keys (`error.code`, ...): its shape, without the values. */
+function shapeOf(value: unknown, at = ''): string[] {
+  if (!isObject(value)) return [`${at}:${Array.isArray(value) ? 'array' : typeof value}`];
+  return Object.keys(value)
+    .sort()
+    .flatMap((key) => shapeOf(value[key], at ? `${at}.${key}` : key));
+}
+
+/**
+ * What a refusal shows a prober: status, code, message, body shape and the headers that matter. A
+ * message may repeat the id it was asked about, which tells nothing, so that id is masked.
+ */
+function shownAnswer(obs: Observation, id: string): string {
+  const response = obs.exchange.response;
+  if (!response) return 'no answer';
+  const headers = TELLING_HEADERS.map((h) => `${h}=${response.headers[h] ?? '-'}`).join(' ');
+  if (obs.bodyless) return `${response.status} (no body recorded) ${headers}`;
+  const { code, message } = errorOf(response);
+  const masked = typeof message === 'string' ? message.replaceAll(id, '<id>') : message;
+  return `${response.status} ${JSON.stringify(code)} ${JSON.stringify(masked)} {${shapeOf(response.json).join(',')}} ${headers}`;
+}
+
+/** Each distinct shown answer once, by index, with the first exchange that showed it. */
+class ShownAnswers {
+  private readonly indexes = new Map<string, number>();
+  readonly texts: string[] = [];
+  readonly firsts: Observation[] = [];
+
+  indexOf(text: string, obs: Observation): number {
+    let index = this.indexes.get(text);
+    if (index === undefined) {
+      index = this.texts.length;
+      this.indexes.set(text, index);
+      this.texts.push(text);
+      this.firsts.push(obs);
+    }
+    return index;
+  }
+}
+
+/** One item operation, one key, one item: the refusals it got (indexes of their shown answers). */
+interface Refused {
+  op: OperationModel;
+  key: KeyName;
+  id: string;
+  shown: Set<number>;
+}
+
+/** ISOLATION-003: per item operation and key, the refusals of other campaigns' items against unknown ids'. */
+function indistinguishableAcross(): Across {
+  const holdings = new Holdings();
+  const shown = new ShownAnswers();
+  const refused = new Map<string, Refused>();
+  return {
+    see(obs) {
+      if (holdings.see(obs)) return;
+      const items = itemsOf(obs);
+      const response = obs.exchange.response;
+      if (!items?.asItem || !obs.op || !readingCampaign(obs) || obs.credential.kind !== 'key' || !response)
+        return;
+      if (response.status === 429 || response.status < 400) return;
+      const [id] = items.ids as [string];
+      const key = JSON.stringify([obs.op.operationId, obs.credential.key, id]);
+      const entry = refused.get(key) ?? { op: obs.op, key: obs.credential.key, id, shown: new Set<number>() };
+      refused.set(key, entry);
+      entry.shown.add(shown.indexOf(shownAnswer(obs, id), obs));
+    },
+    finish: () => comparedWithUnknown(holdings, refused, shown),
+  };
+}
+
+/** Each refusal of another campaign's item against what unknown ids got with the same key. */
+function comparedWithUnknown(
+  holdings: Holdings,
+  refused: Map<string, Refused>,
+  shown: ShownAnswers,
+): Judgement[] {
+  const unknown = new Map<string, Set<number>>();
+  const crossing: (Refused & { group: string })[] = [];
+  for (const entry of refused.values()) {
+    const owners = holdings.owners(entry.op.collection as OperationModel, entry.id);
+    const group = `${entry.op.operationId} ${entry.key}`;
+    if (owners === 0) {
+      const seen = unknown.get(group) ?? new Set<number>();
+      for (const index of entry.shown) seen.add(index);
+      unknown.set(group, seen);
+    } else if ((owners & BIT[roleOf(entry.key).campaign]) === 0) {
+      crossing.push({ ...entry, group });
+    }
+  }
+  return crossing.flatMap(({ group, id, key, shown: got }): Judgement[] => {
+    const baseline = unknown.get(group);
+    if (!baseline) return [unjudged(`no unknown id was asked with $${key} on the same operation`)];
+    return [...got].map((index) =>
+      baseline.has(index)
+        ? holds()
+        : breaks(
+            `item ${id} (asked with $${key}): ${shown.texts[index]}; an unknown id: ${shown.texts[[...baseline][0] as number]}`,
+            shown.firsts[index],
+          ),
+    );
+  });
+}
+
+/** What every isolation rule declares: a second campaign's key is what shows isolation. */
+const ISOLATION = {
+  area: 'isolation',
+  level: 'required',
+  owasp: BOLA,
+  needs: [OTHER_CAMPAIGN_KEY],
+  mock: MOCK_CAMPAIGNS,
+  unit: 'items',
+} as const;
+
+/** A live collection, or a live item of one. */
+const collectionOrItem = (op: OperationModel) =>
+  op.live && (op.kind === 'collection' || (op.kind === 'item' && op.collection !== undefined));
+
+export const isolationRules: Rule[] = [
+  {
+    ...ISOLATION,
+    id: 'ISOLATION-001',
+    section: '§5.1, §4.2',
+    title: "A collection lists none of another campaign's items (both ways)",
+    expected: "each campaign's key is listed its own campaign's items only",
+    hint: 'Scope every query to the key’s campaign.',
+    appliesTo: (op) => op.live && op.kind === 'collection',
+    plan: listings,
+    across: () => listedAcross(),
+  },
+  {
+    ...ISOLATION,
+    id: 'ISOLATION-002',
+    section: '§4.3 rule 1, §5.1',
+    title:
+      "An item of one campaign asked with another campaign's key is not found (both ways); no item is answered to keys of two campaigns",
+    expected:
+      "404 not_found for every item asked with another campaign's key; no item served to keys of two campaigns",
+    hint: 'Look items up within the key’s campaign only: another campaign’s item is not found, exactly like an unknown id.',
+    appliesTo: collectionOrItem,
+    sweeps: true,
+    plan: crossFetches,
+    across: (ctx) => crossAcross(ctx.spec),
+  },
+  {
+    ...ISOLATION,
+    id: 'ISOLATION-003',
+    section: '§4.3 rule 1',
+    title:
+      "Those 404s, both ways, are indistinguishable from an unknown id's (status, code, message, body shape, headers)",
+    expected: 'the same answer as for a random unknown id asked with the same key',
+    hint: 'Answer another campaign’s item exactly as an item that does not exist: same status, code, message, body and headers.',
+    appliesTo: collectionOrItem,
+    sweeps: true,
+    plan: (op, world) => [...crossFetches(op, world), ...unknownFetches(op, world)],
+    across: () => indistinguishableAcross(),
+  },
+];

@@ -1,0 +1,94 @@
+/**
+ * The key matrix (§5.2: every key travels in either header): each key role, and an unknown key, in
+ * both headers on every live operation, the two answers to the same request compared, so a second,
+ * weaker auth path behind one header shows; and the near misses of a key (`../near-miss.ts`), each
+ * refused, so a deployment that compares only part of a key shows.
+ */
+import { errorOf, idsIn, isSuccess } from '../core/answers.ts';
+import { credentialLabel } from '../core/credentials.ts';
+import type { Observation } from '../core/observation.ts';
+import { KEY_NAMES, PRIMARY_KEY, VIAS } from '../core/roles.ts';
+import type { Probe, Rule } from '../core/rule.ts';
+import { NEAR_MISSES } from '../near-miss.ts';
+import { digestOf, MOCK_KEYS, onTargets, refusedVerdict, secured } from './auth-readings.ts';
+import type { PairOutcome } from './header-pairs.ts';
+import { headerPairsAcross } from './header-pairs.ts';
+
+/** Rate limiting says nothing about the key: such an answer is not compared. */
+const TOO_MANY_REQUESTS = 429;
+
+/**
+ * What the matrix compares of an answer: status, error code, and which items it served (their ids,
+ * not their fields, which may change between two requests).
+ */
+function matrixOutcome(obs: Observation): PairOutcome | undefined {
+  const response = obs.exchange.response;
+  if (!secured(obs) || !response || response.status === TOO_MANY_REQUESTS) return undefined;
+  if (obs.bodyless) return { status: response.status, label: `${response.status}` };
+  const code = errorOf(response).code;
+  if (!isSuccess(response.status)) {
+    return typeof code === 'string'
+      ? { status: response.status, code, label: `${response.status} ${code}` }
+      : { status: response.status, label: `${response.status}` };
+  }
+  const ids = idsIn(response).sort();
+  const served =
+    obs.op.kind === 'collection' ? `${ids.length} items` : ids.length > 0 ? `item ${ids[0]}` : 'no item';
+  return { status: response.status, digest: digestOf(ids), label: `${response.status} with ${served}` };
+}
+
+function matrixDifference(bearer: PairOutcome, xApiKey: PairOutcome): string | undefined {
+  if (bearer.status !== xApiKey.status) return 'a different status';
+  if (bearer.code !== undefined && xApiKey.code !== undefined && bearer.code !== xApiKey.code)
+    return 'a different error code';
+  if (bearer.digest !== undefined && xApiKey.digest !== undefined && bearer.digest !== xApiKey.digest)
+    return 'different items';
+  return undefined;
+}
+
+export const keyMatrixRules: Rule[] = [
+  {
+    id: 'AUTH-013',
+    section: '§5.2, §5.5, §5.6, §5.8',
+    title: 'Every key gets the same answer in either header (the key matrix)',
+    area: 'auth',
+    level: 'required',
+    owasp: ['API2:2023'],
+    mock: MOCK_KEYS,
+    unit: 'request pairs',
+    expected:
+      'each key role, and an unknown key, gets the same status, code and items in Authorization: Bearer and in x-api-key, request by request',
+    hint: 'Read both headers through one code path: each key gets the same answer in Authorization: Bearer and in x-api-key (no scope: 403 forbidden; another campaign’s item: 404 not_found; revoked or unknown: the same refusal).',
+    plan(op, world) {
+      const keys = KEY_NAMES.filter((key) => world.has(key));
+      return VIAS.flatMap((via): Probe[] => [
+        ...keys.flatMap((key) => onTargets(op, world, { key, via }, 'first')),
+        ...onTargets(op, world, { madeUp: via }, 'first'),
+      ]);
+    },
+    across: () => headerPairsAcross({ outcomeOf: matrixOutcome, difference: matrixDifference }),
+  },
+  {
+    id: 'AUTH-014',
+    section: '§5.3, §5.8',
+    title:
+      'Near misses of a key (one character changed, dropped or added, case flipped, the bare prefix) are refused',
+    area: 'auth',
+    level: 'required',
+    owasp: ['API2:2023'],
+    mock: MOCK_KEYS,
+    expected: 'a 4xx without data to every key one edit away from a real one, in either header',
+    hint: 'Compare the whole key, exactly (hash all of it, case-sensitively): a key one edit away from a real one is an unknown key.',
+    plan(op, world) {
+      // Each edit on every operation, the header alternating between operations: both headers see every edit.
+      const turn = world.spec.live.indexOf(op);
+      return NEAR_MISSES.flatMap((nearMiss, i) =>
+        onTargets(op, world, { key: PRIMARY_KEY, via: VIAS[(i + turn) % 2], nearMiss }, 'first'),
+      );
+    },
+    judge: (obs) =>
+      secured(obs) && obs.credential.kind === 'near-miss'
+        ? refusedVerdict(obs, credentialLabel(obs.credential))
+        : undefined,
+  },
+];
