@@ -170,11 +170,14 @@ export const envelopeRules: Rule[] = [
     level: 'required',
     decision: 'D-CONTENT',
     mock: { skip: 'the mock negotiates content itself (406 problem+json for Accept: application/xml)' },
+    // The rule about this very answer: whatever came back, it is judged here, not by ENVELOPE-004.
+    sees: 'answers',
     expected: 'Accept: application/xml still gets a JSON answer (any status)',
     hint: 'Answer application/json even when Accept asks for another type (or refuse in the JSON error envelope).',
     plan: (op, world) => primaryWith(op, world, { Accept: 'application/xml' }),
     judge(obs) {
       if (!obs.op || header(obs, 'accept') !== 'application/xml') return undefined;
+      if (obs.answer === 'server-error' || obs.answer === 'undecodable') return undefined;
       const response = bodyOf(obs);
       if (!response) return undefined;
       const json =
