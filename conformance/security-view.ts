@@ -7,11 +7,16 @@
 import { OWASP_CATEGORIES, type OwaspCategory } from './core/owasp.ts';
 import type { CheckResult, SecurityCategory } from './types.ts';
 
-function statusOf(results: CheckResult[]): SecurityCategory['status'] {
-  if (results.some((r) => r.status === 'fail')) return 'fail';
+/** Whether a failed rule failed under this category: every category it names, or those its findings did. */
+const failedUnder = (r: CheckResult, id: OwaspCategory) =>
+  r.status === 'fail' && (r.owaspFailed === undefined || r.owaspFailed.includes(id));
+
+function statusOf(results: CheckResult[], id: OwaspCategory): SecurityCategory['status'] {
+  if (results.some((r) => failedUnder(r, id))) return 'fail';
   if (results.some((r) => r.drift && r.status === 'advisory')) return 'advisory';
   if (results.some((r) => r.status === 'not-judged' && r.effectiveLevel === 'required')) return 'not judged';
-  return results.some((r) => r.status === 'pass') ? 'pass' : 'not judged';
+  // A rule whose findings fell under other categories was judged here too, and held.
+  return results.some((r) => r.status === 'pass' || r.status === 'fail') ? 'pass' : 'not judged';
 }
 
 export function securityView(results: readonly CheckResult[]): SecurityCategory[] {
@@ -22,9 +27,9 @@ export function securityView(results: readonly CheckResult[]): SecurityCategory[
       {
         id,
         name: OWASP_CATEGORIES[id],
-        status: statusOf(covered),
+        status: statusOf(covered, id),
         checks: covered.map((r) => r.id),
-        failed: covered.filter((r) => r.status === 'fail').map((r) => r.id),
+        failed: covered.filter((r) => failedUnder(r, id)).map((r) => r.id),
       },
     ];
   });

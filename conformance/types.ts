@@ -39,6 +39,8 @@ export interface SuiteConfig {
   embedded: boolean;
   /** `--spec FILE`: the OpenAPI document to judge against (default: the bundled spec/openapi.yaml). */
   specPath?: string;
+  /** `--depth full`: the whole attacker's catalogue on every refusal and target (default: its default tier). */
+  depth?: 'default' | 'full';
   /** How the target is reached: proxy, TLS trust and identity, gateway headers (`reach.ts`). */
   reach?: Reach;
 }
@@ -125,6 +127,11 @@ export interface RequestSpec {
   /** Sends a well-formed key no deployment knows (`svc_sk_live_` + random) in this header. */
   madeUpKey?: Via;
   body?: string;
+  /**
+   * The same request made again (1, 2...): identical on the wire, but not the same request to
+   * deduplication, so a read made after other keys' requests is sent rather than remembered.
+   */
+  again?: number;
 }
 
 /** The request as reports show it: keys by name, never by value. */
@@ -284,6 +291,11 @@ export interface CheckResult {
   judged?: Judged;
   /** The OWASP API Security Top 10 (2023) categories a failure of this rule falls under. */
   owasp?: string[];
+  /**
+   * The categories its findings fell under, for a rule that places each finding (a bypass of a
+   * missing key is API2, of a scope API5, of another campaign's item API1); absent: all of `owasp`.
+   */
+  owaspFailed?: string[];
   /** Records left unjudged beside those judged (a rule that failed or passed on the rest), and why. */
   unjudged?: string;
 }

@@ -39,23 +39,35 @@ export interface RuleDeclaration {
   needsWebBaseUrl?: true;
   /** How `--profile mock` treats it: run, or skipped with the reason a mock cannot show it. */
   mock: MockMode;
+  /**
+   * Request headers it reads beyond the key headers, Accept, Accept-Encoding, Content-Type, Origin
+   * and If-None-Match (lower case): a recording's reader keeps them for it, and shows no other.
+   */
+  requestHeaders?: readonly string[];
 }
 
 /** One verdict on one record (an answer, a walk, a pair of answers). */
 export type Judgement =
   | { verdict: 'holds'; obs?: Observation }
-  | { verdict: 'breaks'; problem: string; obs?: Observation; hint?: string }
+  /** `owasp`: the category this finding falls under, for a rule whose findings fall under several. */
+  | { verdict: 'breaks'; problem: string; obs?: Observation; hint?: string; owasp?: OwaspCategory }
   | { verdict: 'unjudged'; reason: string; obs?: Observation }
   /** Advisory rules: what the deployment chose, and whether it differs from the project's decision. */
   | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation };
 
 export const holds = (obs?: Observation): Judgement =>
   obs ? { verdict: 'holds', obs } : { verdict: 'holds' };
-export const breaks = (problem: string, obs?: Observation, hint?: string): Judgement => ({
+export const breaks = (
+  problem: string,
+  obs?: Observation,
+  hint?: string,
+  owasp?: OwaspCategory,
+): Judgement => ({
   verdict: 'breaks',
   problem,
   ...(obs ? { obs } : {}),
   ...(hint ? { hint } : {}),
+  ...(owasp ? { owasp } : {}),
 });
 export const unjudged = (reason: string, obs?: Observation): Judgement => ({
   verdict: 'unjudged',
@@ -93,9 +105,10 @@ export interface Probe {
   request: RequestSpec;
   /**
    * When it is sent: 0 with the discovery, 1 (default) with every rule's requests, 2 after them
-   * (reads made again after the other keys' probes, to see that nothing was cached across keys).
+   * (other keys' requests, after the owner's, so a cache keyed by URL alone shows), 3 after every
+   * other request (reads made again, to see that nothing was cached from one key into another's).
    */
-  phase?: 0 | 1 | 2;
+  phase?: 0 | 1 | 2 | 3;
   /** Judged by the rules that planned it alone (odd spellings, catalogue transforms). */
   private?: true;
   /** The catalogue transform that made it. */
@@ -141,6 +154,8 @@ export interface World {
   readonly spec: SpecModel;
   readonly seed: number;
   readonly profile: 'live' | 'mock';
+  /** `full` (`--depth full`): the whole attacker's catalogue on every refusal and target. */
+  readonly depth: 'default' | 'full';
   /** Whether the run has this key. */
   has(key: KeyName): boolean;
   /**

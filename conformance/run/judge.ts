@@ -44,6 +44,8 @@ export interface Tally {
   /** Decision ids the deployment decided otherwise (advisory rules). */
   differs: Set<string>;
   differsFromOwn: boolean;
+  /** The OWASP categories its findings named, for a rule that places each finding. */
+  owaspFailed: Set<string>;
 }
 
 export class Judge {
@@ -74,6 +76,7 @@ export class Judge {
       choices: new Map(),
       differs: new Set(),
       differsFromOwn: false,
+      owaspFailed: new Set(),
     }));
     this.drift = new DriftTally({
       contract: ctx.spec.contract,
@@ -173,6 +176,7 @@ export class Judge {
         return;
       case 'breaks': {
         tally.records++;
+        if (judgement.owasp) tally.owaspFailed.add(judgement.owasp);
         const seen = tally.occurrences.get(judgement.problem);
         if (seen !== undefined) tally.occurrences.set(judgement.problem, seen + 1);
         else if (tally.problems.length < MAX_PROBLEMS) {

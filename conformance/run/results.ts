@@ -57,6 +57,7 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
     durationMs: 0,
   };
   if (rule.owasp) result.owasp = [...rule.owasp];
+  if (status === 'fail' && tally.owaspFailed.size > 0) result.owaspFailed = [...tally.owaspFailed];
   if (rule.decision) result.decision = rule.decision;
   if (tally.differsFromOwn && rule.decision) result.differsFrom = rule.decision.split(/,\s*/);
   else if (tally.differs.size > 0) result.differsFrom = [...tally.differs];
