@@ -63,7 +63,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
     specModelFor(options.config.specPath);
-    const run = await reportOf(options, session);
+    const run = await reportOf(options, session, io);
     const { redact } = session;
     let report = run.report;
     if (expected && options.expectFailures)
@@ -96,6 +96,7 @@ interface Session {
 async function reportOf(
   options: CliOptions,
   session: Session,
+  io: Io,
 ): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   if (options.traffic !== undefined) {
     const run = await judgeRecording(options, options.traffic);
@@ -106,7 +107,7 @@ async function reportOf(
   session.stop = target.close;
   session.redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
   const selected = selectChecks(RULES, options.config.only, options.skip);
-  return runSuiteWithTraffic(target.config, selected, preflight);
+  return runSuiteWithTraffic(target.config, selected, preflight, (line) => io.stderr(session.redact(line)));
 }
 
 /**

@@ -108,7 +108,8 @@ export class HttpClient {
 
   /** Sends a request (or reuses the answer of an identical GET). Never throws for network trouble. */
   send(spec: RequestSpec): Promise<Exchange> {
-    const method = (spec.method ?? 'GET').toUpperCase();
+    // Sent as written: a method in lower case is one of the catalogue's tricks.
+    const method = spec.method ?? 'GET';
     if (method !== 'GET' && method !== 'HEAD') return this.sendNow(spec, method);
     const key = JSON.stringify([
       method,
@@ -117,6 +118,7 @@ export class HttpClient {
       spec.auth ?? null,
       spec.madeUpKey ?? null,
       spec.headers ?? {},
+      spec.again ?? 0,
     ]);
     const known = this.memo.get(key);
     if (known) {
@@ -143,8 +145,8 @@ export class HttpClient {
     const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
     if (nearMisses) info.nearMisses = nearMisses;
     if (spec.body !== undefined) info.body = spec.body;
-    // curl removes dot segments too, unless told not to.
-    info.curl = curlOf(info, asWritten ? [...this.curlArgs, '--path-as-is'] : this.curlArgs);
+    // curl removes dot segments too, unless told not to, and never sends a fragment unless given the target.
+    info.curl = curlOf(info, asWritten ? [...this.curlArgs, ...asWrittenCurlArgs(asWritten)] : this.curlArgs);
     const exchange: Exchange = { seq: ++this.seq, request: info, durationMs: 0, retries: 0 };
     this.exchanges.push(exchange);
     await this.acquire();
@@ -180,15 +182,17 @@ export class HttpClient {
   }
 
   /**
-   * Where a path with a dot segment (`.` or `..`, `%2e` spellings too) goes, as written: parsing
-   * the URL (WHATWG, as undici's `request(url)` does) would remove the segment before the wire, and
-   * a router that normalises it is what the path variants probe (AUTH-015). Undefined for any other
-   * path, which goes by its URL as before.
+   * Where a path that URL parsing would change goes, as written: parsing the URL (WHATWG, as
+   * undici's `request(url)` does) removes dot segments (`.`, `..`, `%2e` spellings too), turns a
+   * backslash into a slash and cuts a `#` off before the wire, and a router that reads such a path
+   * otherwise than the gateway in front of it is what the other spellings of a path probe
+   * (AUTH-015). Undefined for any other path, which goes by its URL as before.
    */
   private asWrittenOf(spec: Pick<RequestSpec, 'path' | 'query'>): AsWritten | undefined {
-    if (!hasDotSegment(spec.path)) return undefined;
     const query = spec.query !== undefined ? `?${spec.query}` : '';
-    return { origin: this.base.origin, path: `${this.base.path}${spec.path}${query}` };
+    const path = `${this.base.path}${spec.path}${query}`;
+    if (!hasDotSegment(spec.path) && !changedByParsing(this.base.origin, path)) return undefined;
+    return { origin: this.base.origin, path };
   }
 
   private async attempt(
@@ -453,6 +457,22 @@ const DECODERS: Record<string, Decoder> = {
 interface AsWritten {
   origin: string;
   path: string;
+}
+
+/** Whether WHATWG URL parsing would send this path and query otherwise than written. */
+function changedByParsing(origin: string, path: string): boolean {
+  try {
+    const parsed = new URL(path, origin);
+    return `${parsed.pathname}${parsed.search}` !== path;
+  } catch {
+    return true;
+  }
+}
+
+/** curl's flags for a path sent as written: dot segments kept, and a `#` sent as the target's. */
+function asWrittenCurlArgs(asWritten: AsWritten): string[] {
+  if (!asWritten.path.includes('#')) return ['--path-as-is'];
+  return ['--path-as-is', '--request-target', `'${asWritten.path.replaceAll("'", `'\\''`)}'`];
 }
 
 /** The content coding that is no coding (RFC 9110 §8.4.1). */

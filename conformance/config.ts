@@ -145,6 +145,12 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
     ),
     seed: integerFlag('--seed', flags.seed, LIMITS.seed, DEFAULTS.seed),
   };
+  if (flags.depth !== undefined) {
+    config.depth = choiceFlag('--depth', flags.depth, ['default', 'full'] as const);
+    // The whole catalogue is thousands of requests: unless a budget is given, the plan is the budget.
+    if (config.depth === 'full' && flags['max-requests'] === undefined)
+      config.maxRequests = LIMITS.maxRequests.max;
+  }
   const baseUrl = flags['base-url'] ?? (merged.CONFORMANCE_BASE_URL?.trim() || undefined);
   if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, '--base-url / CONFORMANCE_BASE_URL');
   const webBaseUrl = flags['web-base-url'] ?? (merged[WEB_BASE_URL_NAME]?.trim() || undefined);
@@ -324,6 +330,13 @@ const FLAGS = {
     type: 'string',
     value: 'N',
     help: 'Judge N records per sweep, chosen by the seed, for very large or slow targets\n(default: every record; the summary says "sampled N of M")',
+  },
+  depth: {
+    type: 'string',
+    value: 'default|full',
+    help: `full: the whole attacker's catalogue (path spellings, forwarding and rewrite headers,
+methods, host headers, two keys, caches) on every refusal of every protected route; says
+how many requests that is before it starts, and spends them unless --max-requests is given`,
   },
   seed: {
     type: 'string',

@@ -64,6 +64,7 @@ export async function runSuiteWithTraffic(
   config: SuiteConfig,
   rules: readonly Rule[] = RULES,
   preflight?: PreflightHook,
+  announce?: (line: string) => void,
 ): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   const startedAt = new Date();
   const started = performance.now();
@@ -81,7 +82,7 @@ export async function runSuiteWithTraffic(
     let unreachable = pre?.stop;
     let outcome: Awaited<ReturnType<typeof runLive>> | undefined;
     if (!unreachable) {
-      outcome = await runLive(spec, config, client, runnable);
+      outcome = await runLive(spec, config, client, runnable, announce);
       const first = client.exchanges[0]?.error;
       if (first && UNREACHABLE.has(first.kind) && client.exchanges.every((e) => e.error)) {
         unreachable = `${config.baseUrl} cannot be reached: ${first.message}`;

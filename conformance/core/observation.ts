@@ -29,8 +29,13 @@ export interface Observation {
   /** Its path parameters, decoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
-  /** The path below the base URL, as sent. */
+  /** The path below the base URL, as URL parsing reads it (dot segments removed, no fragment). */
   readonly path: string;
+  /**
+   * The request target below the base URL exactly as written: path, query and anything a client
+   * put after them (`/api/v1/x/..;/walks#`), which URL parsing would have changed.
+   */
+  readonly target: string;
   readonly credential: Credential;
   readonly answer: AnswerKind;
   /** Present when the answer is `lost` or `undecodable`. */

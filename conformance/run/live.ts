@@ -47,6 +47,7 @@ function requestKey(request: RequestSpec): string {
     request.madeUpKey ?? null,
     headers,
     request.body ?? null,
+    request.again ?? 0,
   ]);
 }
 
@@ -129,6 +130,7 @@ export async function runLive(
   config: SuiteConfig,
   client: HttpClient,
   rules: readonly Rule[],
+  announce?: (line: string) => void,
 ): Promise<LiveOutcome> {
   const world = new LiveWorld(spec, config);
   const plan = new Plan();
@@ -146,6 +148,7 @@ export async function runLive(
       for (const probe of rule.plan(op, world)) plan.add(probe, rule.id);
     }
   }
+  if (world.depth === 'full') announce?.(fullDepthLine(plan.entries.size, client.sent, config.maxRequests));
   const tags = await plan.send(client);
 
   const judge = new Judge(rules, ruleContextOf(spec, config, 'live', client.madeUpKey));
@@ -168,4 +171,14 @@ export async function runLive(
     );
   }
   return { tallies: judge.finish(), judge, world, planned: plan.entries.size };
+}
+
+/**
+ * What `--depth full` is about to send, said before it starts: the whole catalogue is thousands of
+ * requests, and a budget that cuts it leaves the rest not judged.
+ */
+export function fullDepthLine(planned: number, sent: number, budget: number): string {
+  const line = `conformance: --depth full plans ${planned} requests (${sent} sent before the plan)`;
+  if (sent + planned <= budget) return `${line}; budget ${budget}\n`;
+  return `${line}, but --max-requests ${budget} cuts it: the requests beyond it are not sent and their rules not judged (raise --max-requests to ${sent + planned})\n`;
 }

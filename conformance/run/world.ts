@@ -41,7 +41,7 @@ export class LiveWorld implements World {
 
   constructor(
     readonly spec: SpecModel,
-    private readonly config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile'>,
+    private readonly config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile' | 'depth'>,
   ) {
     this.mockExamples = config.profile === 'mock' ? mockExamplesOf(spec) : undefined;
   }
@@ -52,6 +52,10 @@ export class LiveWorld implements World {
 
   get profile(): 'live' | 'mock' {
     return this.config.profile;
+  }
+
+  get depth(): 'default' | 'full' {
+    return this.config.depth ?? 'default';
   }
 
   has(key: KeyName): boolean {
