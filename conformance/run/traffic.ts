@@ -85,6 +85,8 @@ export async function runTraffic(
     ...(options.webBaseUrl ? { webBaseUrl: options.webBaseUrl } : {}),
   };
   const ledger = new SecretLedger();
+  // The request headers the rules read; a recording's other headers are never shown.
+  const keptHeaders = new Set(rules.flatMap((rule) => rule.requestHeaders ?? []).map((h) => h.toLowerCase()));
   const bases = new Map<string, Base>();
   const seenBases = new Map<string, number>();
   let entries = 0;
@@ -121,7 +123,7 @@ export async function runTraffic(
       const base = baseOf(url);
       if (!base) continue;
       base.entries++;
-      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring);
+      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring, keptHeaders);
       if (!reading.judged) {
         base.cannotRead(index, reading.reason);
         continue;

@@ -106,6 +106,7 @@ export function readEntry(
   request: RecordedRequest,
   ledger: SecretNotes,
   keyring: Keyring,
+  keptHeaders: ReadonlySet<string> = new Set(),
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   const url = shownUrl(request.written, ledger);
@@ -119,7 +120,7 @@ export function readEntry(
   const read = bodyOf(response?.content, headers, request.method, status);
   const bodyless = typeof read === 'string';
   const content: Body = typeof read === 'string' ? { content: '' } : read;
-  const info = requestInfo(request, url, keyring);
+  const info = requestInfo(request, url, keyring, keptHeaders);
   const shown = Object.fromEntries([...headers].filter(([name]) => !SECRET_HEADERS.has(name)));
   const answer = responseOf(status, shown, content.content);
   if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
@@ -143,11 +144,20 @@ export function readEntry(
 /**
  * The request as reports show it. A key it carried is shown by the role of the configured key it
  * matches (`$CONFORMANCE_OTHER_CAMPAIGN_KEY`), or else by its hashed id (`key#3f9a1c0e`); other
- * credentials by their scheme alone. The rules tell the credentials from these same headers.
+ * credentials by their scheme alone. The rules tell the credentials from these same headers. Of
+ * the other headers it keeps those the rules read (`Rule.requestHeaders`: forwarding, rewrite and
+ * override headers), never a secret one: a gateway's token in a header no rule reads is never shown.
  */
-function requestInfo(request: RecordedRequest, url: string, keyring: Keyring): RequestInfo {
+function requestInfo(
+  request: RecordedRequest,
+  url: string,
+  keyring: Keyring,
+  keptHeaders: ReadonlySet<string>,
+): RequestInfo {
   const headers: Record<string, string> = {};
-  for (const name of ['accept', 'accept-encoding', 'content-type', 'origin', 'if-none-match']) {
+  const kept = ['accept', 'accept-encoding', 'content-type', 'origin', 'if-none-match', ...keptHeaders];
+  for (const name of kept) {
+    if (SECRET_HEADERS.has(name)) continue;
     const value = request.headers.get(name);
     if (value !== undefined) headers[name] = value;
   }
