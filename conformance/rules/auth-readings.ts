@@ -33,6 +33,9 @@ export const MOCK_CAMPAIGNS: MockMode = {
   skip: 'the mock has no campaigns: every key sees the same examples',
 };
 
+/** Credentials of another scheme than the spec's: Basic with a user and a password. */
+export const BASIC_CREDENTIALS = { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' } as const;
+
 /** The error code the project answers every unusable key with (D-AUTH-*), its status from the spec. */
 export const UNUSABLE_KEY_CODE = 'unauthorized';
 

@@ -16,6 +16,7 @@ import type { ResponseData } from '../types.ts';
 import {
   acceptedVerdict,
   at,
+  BASIC_CREDENTIALS,
   carriesData,
   dataIn,
   digestOf,
@@ -63,7 +64,7 @@ const revoked = (obs: Observation) => secured(obs) && roleOfObs(obs)?.valid === 
  */
 function malformedAsks(spec: SpecModel) {
   return [
-    { headers: { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' } },
+    { headers: { ...BASIC_CREDENTIALS } },
     ...(spec.keyPrefix ? [{ key: PRIMARY_KEY, via: 'bearer' as const, dropPrefix: spec.keyPrefix }] : []),
     { key: PRIMARY_KEY, via: 'bearer' as const, scheme: 'Token' },
     { key: PRIMARY_KEY, via: 'bearer' as const, scheme: '' },
