@@ -33,6 +33,8 @@
  *   well-formed request, and servers and proxies in front refuse malformed ones before any route.
  * - The page's absolute URL in the request line and http instead of https: the target's origin and
  *   scheme are the configuration's (`--base-url`), not a request's.
+ * - The page's method in lower case (`get`): HTTP/1.1 parsers such as Node's refuse it by closing
+ *   the connection, which tells nothing of the route and reads as a target that stopped answering.
  * - Content-Type and Content-Length tricks other than an empty POST: the API reads no body.
  * - The page's Referer "previous path" and Google/GitHub dorking: they need a path a person knows
  *   or finds, not one a rule can make.
@@ -340,7 +342,6 @@ const METHOD: Transform[] = [
   methodEntry('OPTIONS', ['suite'], method('OPTIONS'), ON),
   methodEntry('TRACE', ['bbot'], method('TRACE'), ON),
   methodEntry('POST instead of GET (empty body)', bbotAndPage, method('POST')),
-  methodEntry('the method in lower case', ['recipes'], (s) => ({ ...s, method: s.method.toLowerCase() })),
   methodEntry('X-HTTP-Method-Override', ['suite'], overrideHeader('X-HTTP-Method-Override'), ON),
   methodEntry('X-HTTP-Method', ['suite'], overrideHeader('X-HTTP-Method')),
   methodEntry('X-Method-Override', ['suite'], overrideHeader('X-Method-Override')),

@@ -198,11 +198,25 @@ export function sendProbes(world: World): Probe[] {
   return [...plain, ...tricks];
 }
 
-/** The entries tried on a route that would send: override tricks by default, all but keys and caches in full. */
+/**
+ * The entries tried on a route that would send: the default override tricks, or in full every
+ * entry that still sends a POST or names one (a HEAD sends nothing).
+ */
 function familiesForSend(full: boolean): readonly Transform[] {
   return (['path', 'address', 'method', 'host'] as const)
     .flatMap((family) => familyOf(family))
-    .filter((t) => (full ? true : t.family === 'method' && t.default && overrides(t)));
+    .filter((t) => sendsPost(t) && (full || (t.family === 'method' && t.default && overrides(t))));
+}
+
+/** Whether an entry, applied to a POST, still sends one or names one in a header or a parameter. */
+export function sendsPost(transform: Transform): boolean {
+  const made = transform.make({ method: 'POST', path: '/x', headers: {}, nameAt: 1 });
+  if (!made) return false;
+  return (
+    made.method === 'POST' ||
+    Object.values(made.headers).includes('POST') ||
+    [...new URLSearchParams(made.query).values()].includes('POST')
+  );
 }
 
 /** Whether an entry tunnels one method through another (it changes the method and names the first). */

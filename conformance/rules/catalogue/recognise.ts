@@ -41,6 +41,8 @@ interface PathPattern {
   transform: Transform;
   target: Target;
   pattern: RegExp;
+  /** How long the spelling is: the longer, the more specific. */
+  literal: number;
 }
 
 interface HeaderEntry {
@@ -92,12 +94,15 @@ function recogniserOf(spec: SpecModel): Recogniser {
         const made = transform.make(placeholderShape(target));
         if (!made) continue;
         const pattern = `^${escape(made.path).replaceAll(PLACE, '([^/?#]+?)')}(?:\\?.*)?$`;
-        known.paths.push({ transform, target, pattern: new RegExp(pattern) });
+        const literal = made.path.replaceAll(PLACE, '').length;
+        known.paths.push({ transform, target, pattern: new RegExp(pattern), literal });
       }
       continue;
     }
     learnRequestShape(known, transform);
   }
+  // The most specific spelling first: `…/?anything` before a trailing slash, `..;` before `;`.
+  known.paths.sort((a, b) => b.literal - a.literal);
   recognisers.set(spec, known);
   return known;
 }
@@ -160,13 +165,14 @@ function readingOf(spec: SpecModel, obs: Observation): Reading {
   const written = obs.target;
   // A write aims at a route that would send; failing one, it is another method on a read route.
   const aims = override ? [override.aimed] : isWrite(request.method) ? ['POST', 'GET'] : ['GET'];
-  let aimed = aims[0] as string;
-  let onPath: ReturnType<typeof pathTrickOf>;
-  for (const candidate of aims) {
-    onPath = pathTrickOf(spec, known, obs, written, candidate);
-    aimed = candidate;
-    if (onPath) break;
-  }
+  const resolved = (target: string) => {
+    for (const aimed of aims) {
+      const found = pathTrickOf(spec, known, obs, target, aimed);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const onPath = resolved(written);
   const seen: Seen[] = [];
   const aimOf = (found: { target: Target; id?: string }) =>
     found.id === undefined ? { target: found.target } : { target: found.target, id: found.id };
@@ -174,10 +180,10 @@ function readingOf(spec: SpecModel, obs: Observation): Reading {
   if (onPath?.label) seen.push({ family: 'path', ...onPath, label: onPath.label });
 
   for (const [name, value] of headers) {
-    const entry = (known.headers.get(name) ?? []).find((e) => e.value === undefined || e.value === value);
+    const entry = headerEntryOf(known.headers.get(name) ?? [], value, written);
     if (!entry) continue;
     // A rewrite header names the route itself: the backend serves the path it names.
-    const rewritten = entry.value === undefined ? pathTrickOf(spec, known, obs, value, aimed) : undefined;
+    const rewritten = entry.value === undefined ? resolved(value) : undefined;
     if (rewritten) aim = aimOf(rewritten);
     if (!aim) continue;
     const label =
@@ -188,9 +194,7 @@ function readingOf(spec: SpecModel, obs: Observation): Reading {
   }
 
   const sentOtherwise = aim !== undefined && request.method !== aim.target.method;
-  const methodTrick =
-    override?.transform ??
-    (sentOtherwise ? (known.methods.get(request.method) ?? lowerCase(request.method)) : undefined);
+  const methodTrick = override?.transform ?? (sentOtherwise ? known.methods.get(request.method) : undefined);
   if (aim && methodTrick)
     seen.push({ family: 'method', transform: methodTrick, label: methodTrick.name, ...aim });
   return aim ? { aim, tricks: seen } : { tricks: seen };
@@ -209,7 +213,7 @@ function pathTrickOf(
 ): { transform?: Transform; label: string; target: Target; id?: string } | undefined {
   const [path = ''] = written.split('?');
   const exact = targetAt(spec, path, aimed);
-  if (exact && plainItem(exact.id)) return { label: '', ...exact };
+  if (exact && plainItem(exact.id) && plainQuery(written.slice(path.length))) return { label: '', ...exact };
   for (const { transform, target, pattern } of known.paths) {
     if (target.method !== aimed) continue;
     const found = pattern.exec(written);
@@ -225,8 +229,36 @@ function pathTrickOf(
   return target ? { label: spelling.name, target } : undefined;
 }
 
+/** What follows a plain path: nothing, or a query that is not itself a spelling (`??`, `#`). */
+const plainQuery = (rest: string) => rest === '' || /^\?[^?#]+$/.test(rest);
+
 /** An item id as routes name one: nothing a spelling would add. */
 const plainItem = (id: string | undefined) => id === undefined || /^[\w-]+$/.test(id);
+
+/**
+ * The entry a header is of: the one that gives its value, or, among entries that read the value
+ * from the request (a rewrite header naming the path), the one that makes the request line sent.
+ */
+function headerEntryOf(entries: HeaderEntry[], value: string, written: string): HeaderEntry | undefined {
+  const fixed = entries.find((e) => e.value === value);
+  if (fixed) return fixed;
+  const derived = entries.filter((e) => e.value === undefined);
+  const [path = '', query] = value.split('?');
+  const shape: Shape = {
+    method: 'GET',
+    path,
+    ...(query !== undefined ? { query } : {}),
+    headers: {},
+    nameAt: 1,
+  };
+  const sameLine = derived.find((e) => {
+    const made = e.transform.make(shape);
+    return (
+      made !== undefined && `${made.path}${made.query !== undefined ? `?${made.query}` : ''}` === written
+    );
+  });
+  return sameLine ?? derived[0];
+}
 
 /** An override header or parameter, and the method it names. */
 function overrideOf(
@@ -243,15 +275,6 @@ function overrideOf(
     if (value) return { transform, aimed: value.trim().toUpperCase() };
   }
   return undefined;
-}
-
-/** The entry of a method sent in lower case, named by the method (`get`). */
-function lowerCase(method: string): Transform | undefined {
-  if (method !== method.toLowerCase()) return undefined;
-  return CATALOGUE.find(
-    (t) =>
-      t.family === 'method' && t.make({ method: 'GET', path: '/', headers: {}, nameAt: 1 })?.method === 'get',
-  );
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
