@@ -952,7 +952,7 @@ export const MUTATIONS: Mutation[] = [
     description: 'the planned /api/v1/lists serves saved lists',
     alone: true,
     response: (_a, v) =>
-      /^\/api\/v1\/lists\/?$/.test(v.path)
+      v.method === 'GET' && /^\/api\/v1\/lists\/?$/.test(v.path)
         ? success([
             { id: 'list-1', name: 'Doors', count: 3, source: 'query', created_at: '2026-01-01T00:00:00Z' },
           ])

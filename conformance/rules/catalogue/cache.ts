@@ -14,6 +14,8 @@ import type { Observation } from '../../core/observation.ts';
 import { nearMissLabel } from '../../near-miss.ts';
 import type { Across, Judgement } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
+import { FAMILIES, familyOf } from './catalogue.ts';
+import { trickLine } from './verdicts.ts';
 
 /** Answers closer in time than this see the same data and the same keys. */
 const SAME_TIME_MS = 60_000;
@@ -105,8 +107,16 @@ function verdictOf(answers: Answered[]): Judgement {
     const what = owner
       ? 'a refusal was cached into a later read of a key that is served'
       : 'an answer was cached into a later read that is refused';
+    const trick = familyOf('cache').find(
+      (t) => (t.tried ?? FAMILIES.cache.tried) === (owner ? 'the owner' : 'no key'),
+    );
+    const seen = {
+      family: 'cache' as const,
+      label: trick?.name ?? 'a read made again',
+      ...(trick ? { transform: trick } : {}),
+    };
     return breaks(
-      `${requestLine(obs)} with ${credentialLabel(obs.credential)}: ${before.status}, then ${after.status} when made again ${after.at - before.at} ms later: ${what}; reproduce: ${obs.exchange.request.curl}`,
+      `${trickLine(seen)}: ${requestLine(obs)} with ${credentialLabel(obs.credential)}: ${before.status}, then ${after.status} when made again ${after.at - before.at} ms later: ${what}; reproduce: ${obs.exchange.request.curl}`,
       obs,
       undefined,
       owner ? 'API8:2023' : 'API2:2023',

@@ -9,13 +9,15 @@
  * same requests); per request and key the rule keeps the ids served, never a body.
  */
 import { idsIn, isClientError, isSuccess, requestLine } from '../../core/answers.ts';
-import { credentialLabel } from '../../core/credentials.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { KeyName } from '../../core/roles.ts';
 import { reads, roleOf } from '../../core/roles.ts';
 import type { Across, Judgement } from '../../core/rule.ts';
 import { breaks, holds, unjudged } from '../../core/rule.ts';
 import { carriesData } from '../auth-readings.ts';
+import { familyOf } from './catalogue.ts';
+import type { Seen } from './recognise.ts';
+import { trickLine } from './verdicts.ts';
 
 /** Requests with two keys kept, and ids kept per request and key (a recording can hold many). */
 const MAX_KEPT = 2000;
@@ -97,6 +99,17 @@ export function twoKeysAcross(): Across {
   };
 }
 
+/** The catalogue's entry for these two keys, or the keys themselves as reports name them. */
+function pairOf(two: Two): Pick<Seen, 'family' | 'label' | 'transform'> {
+  const shape = { method: 'GET', path: '/', headers: {}, nameAt: 1 };
+  const transform = familyOf('two-keys').find((t) => {
+    const auth = [t.make(shape)?.auth ?? []].flat();
+    return auth[0]?.key === two.bearer && auth[1]?.key === two.xApiKey;
+  });
+  const label = `$${two.bearer} in Authorization, $${two.xApiKey} in x-api-key`;
+  return { family: 'two-keys', label, ...(transform ? { transform } : {}) };
+}
+
 /** Whether a two-key answer is what this key alone got: served alike, no item it was not served. */
 function followed(two: Two, single: Alone | undefined): boolean {
   if (!single?.served) return false;
@@ -117,7 +130,7 @@ function verdictOf(two: Two, byKey: Map<KeyName, Alone> | undefined): Judgement 
   // Neither key reads alone: one header authenticated, the other authorised.
   const owasp = reads(roleOf(two.bearer)) || reads(roleOf(two.xApiKey)) ? 'API1:2023' : 'API2:2023';
   return breaks(
-    `${requestLine(two.obs)} with ${credentialLabel(two.obs.credential)}: answered ${two.status} with data, but ${eachAlone}; reproduce: ${two.obs.exchange.request.curl}`,
+    `${trickLine(pairOf(two))} on ${requestLine(two.obs)}: answered ${two.status} with data, but ${eachAlone}; reproduce: ${two.obs.exchange.request.curl}`,
     two.obs,
     undefined,
     owasp,
