@@ -6,8 +6,10 @@
  * Who judges an observation:
  * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
  * - a lost one (not sent, timed out, cut): nobody; the rules that planned it are left unjudged;
- * - an answer that is not usable (5xx, HTML, not JSON): the answer rules (`sees: 'answers'`); the
- *   other rules that planned it are left unjudged, so one cause is one failure;
+ * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
+ *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
+ *   about every answer alone. The other rules that planned it are left unjudged, so one cause is
+ *   one failure;
  * - a usable one: every rule.
  */
 import type { Observation } from '../core/observation.ts';
@@ -102,7 +104,9 @@ export class Judge {
       const planned = obs.plannedBy?.has(rule.id) ?? false;
       if (obs.private && !planned) continue;
       if (obs.op && !obs.private && !ruleAppliesTo(rule, obs.op) && !planned) continue;
-      if (!usable && rule.sees !== 'answers') {
+      // An HTML page is the mark of something in front of the API (a gateway's or a framework's
+      // error page), one cause across requests: only the rules about every answer judge it.
+      if (!usable && (rule.sees !== 'answers' || (obs.answer === 'html' && !rule.catchAll))) {
         if (planned) this.mark(rule.id, unusableReason(obs));
         continue;
       }

@@ -8,7 +8,7 @@
 export const CAUGHT: Record<string, string | string[]> = {
   'success-without-ok': 'ENVELOPE-001',
   'meta-count-off-by-one': 'ENVELOPE-002',
-  'html-404': ['NOT-FOUND-001', 'ENVELOPE-011'],
+  'html-404': 'ENVELOPE-011',
   'error-without-message': 'ENVELOPE-003',
   'text-plain': 'ENVELOPE-004',
   'lat-as-string': 'ENVELOPE-005',
@@ -61,7 +61,8 @@ export const CAUGHT: Record<string, string | string[]> = {
   'unknown-walk-code': ['NOT-FOUND-001', 'ENVELOPE-014'],
   'malformed-id-not-found-400': 'ENVELOPE-014',
   'malformed-id-500': 'NOT-FOUND-002',
-  'unknown-path-html': 'NOT-FOUND-004',
+  'unknown-path-html': 'ENVELOPE-011',
+  'unknown-path-served': 'NOT-FOUND-004',
   'planned-lists-served': 'PLANNED-001',
   'limit-500-limits-001': 'LIMITS-001',
   'limit-500-limits-002': 'LIMITS-002',
