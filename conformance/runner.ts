@@ -68,6 +68,8 @@ export async function runSuiteWithTraffic(
   const startedAt = new Date();
   const started = performance.now();
   const spec = specModelFor(config.specPath);
+  const only = config.only;
+  if (only) rules = rules.filter((rule) => only.some((prefix) => rule.id.startsWith(prefix)));
   const client = new HttpClient(config);
   try {
     const pre = await preflight?.(client, config, spec);

@@ -47,7 +47,7 @@ export type Judgement =
   | { verdict: 'breaks'; problem: string; obs?: Observation; hint?: string }
   | { verdict: 'unjudged'; reason: string; obs?: Observation }
   /** Advisory rules: what the deployment chose, and whether it differs from the project's decision. */
-  | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation };
+  | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation; hint?: string };
 
 export const holds = (obs?: Observation): Judgement =>
   obs ? { verdict: 'holds', obs } : { verdict: 'holds' };

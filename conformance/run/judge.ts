@@ -197,6 +197,7 @@ export class Judge {
         tally.choices.set(judgement.choice, (tally.choices.get(judgement.choice) ?? 0) + 1);
         if (judgement.differs === true) tally.differsFromOwn = true;
         else if (Array.isArray(judgement.differs)) for (const id of judgement.differs) tally.differs.add(id);
+        if (judgement.hint) tally.firstHint ??= judgement.hint;
         if (exchange && !tally.firstFailure) tally.firstFailure = exchange;
         return;
     }

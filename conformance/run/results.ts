@@ -112,7 +112,7 @@ const counted = (problem: string, times: number) => (times > 1 ? `${problem} (${
 function choicesLine(choices: Map<string, number>): string {
   const entries = [...choices];
   if (entries.length === 1) return (entries[0] as [string, number])[0];
-  return entries.map(([choice, n]) => `${choice} (${n})`).join('; ');
+  return entries.map(([choice, n]) => (n > 1 ? `${choice} (${n} answers)` : choice)).join('; ');
 }
 
 /** `3 × not sent: the request budget is spent (--max-requests); 1 × no complete answer...`. */
