@@ -97,7 +97,7 @@ export async function runSuiteWithTraffic(
       seed: config.seed,
       tallies: outcome?.tallies ?? [],
       ...(outcome ? { judge: outcome.judge } : {}),
-      skipped: rules.flatMap((rule) => {
+      skipped: (unreachable ? [] : rules).flatMap((rule) => {
         const reason = skipped.get(rule.id);
         return reason ? [{ rule, result: skippedResult(rule, reason, config.strict) }] : [];
       }),

@@ -106,11 +106,16 @@ export class Judge {
       if (obs.op && !obs.private && !ruleAppliesTo(rule, obs.op) && !planned) continue;
       // An HTML page is the mark of something in front of the API (a gateway's or a framework's
       // error page), one cause across requests: only the rules about every answer judge it.
-      if (!usable && (rule.sees !== 'answers' || (obs.answer === 'html' && !rule.catchAll))) {
+      const sees = rule.sees ?? 'usable';
+      if (
+        !usable &&
+        sees !== 'every-answer' &&
+        (sees !== 'answers' || (obs.answer === 'html' && !rule.catchAll))
+      ) {
         if (planned) this.mark(rule.id, unusableReason(obs));
         continue;
       }
-      if (!usable && rule.catchAll) {
+      if (!usable && rule.catchAll && sees !== 'every-answer') {
         catchAll.push(tally);
         continue;
       }

@@ -12,7 +12,7 @@ export const CAUGHT: Record<string, string | string[]> = {
   'error-without-message': 'ENVELOPE-003',
   'text-plain': 'ENVELOPE-004',
   'lat-as-string': 'ENVELOPE-005',
-  'xml-on-accept': 'ENVELOPE-004',
+  'xml-on-accept': 'ENVELOPE-006',
   'list-data-object': 'WALKS-LIST-001',
   'default-limit-20': 'WALKS-LIST-002',
   'limit-1-gives-2': 'WALKS-LIST-003',
