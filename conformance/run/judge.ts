@@ -16,6 +16,7 @@ import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { Exchange } from '../types.ts';
+import { overCap } from '../types.ts';
 import { DriftTally } from '../drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 
@@ -39,6 +40,8 @@ export interface Tally {
   firstHint?: string;
   /** The first exchange judged at all. */
   firstJudged?: Exchange;
+  /** The first exchange left unjudged: what a "not judged" result shows, to reproduce it. */
+  firstUnjudged?: Exchange;
   /** Why records were left unjudged, with how many each. */
   unjudged: Map<string, number>;
   /** What an advisory rule saw the deployment choose, each choice with how often. */
@@ -92,7 +95,7 @@ export class Judge {
   see(obs: Observation): void {
     if (obs.answer === 'lost') {
       const reason = lostReason(obs);
-      for (const id of obs.plannedBy ?? []) this.mark(id, reason);
+      for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);
       return;
     }
     const usable = obs.answer === 'usable';
@@ -112,7 +115,7 @@ export class Judge {
         sees !== 'every-answer' &&
         (sees !== 'answers' || (obs.answer === 'html' && !rule.catchAll))
       ) {
-        if (planned) this.mark(rule.id, unusableReason(obs));
+        if (planned) this.mark(rule.id, unusableReason(obs), obs);
         continue;
       }
       if (!usable && rule.catchAll && sees !== 'every-answer') {
@@ -167,9 +170,11 @@ export class Judge {
     this.drift.add(obs.exchange);
   }
 
-  private mark(ruleId: string, reason: string): void {
+  private mark(ruleId: string, reason: string, obs: Observation): void {
     const tally = this.byId.get(ruleId);
-    if (tally) tally.unjudged.set(reason, (tally.unjudged.get(reason) ?? 0) + 1);
+    if (!tally) return;
+    tally.unjudged.set(reason, (tally.unjudged.get(reason) ?? 0) + 1);
+    tally.firstUnjudged ??= obs.exchange;
   }
 
   private record(tally: Tally, judgement: Judgement, obs: Observation | undefined): void {
@@ -196,6 +201,7 @@ export class Judge {
       }
       case 'unjudged':
         tally.unjudged.set(judgement.reason, (tally.unjudged.get(judgement.reason) ?? 0) + 1);
+        if (exchange) tally.firstUnjudged ??= exchange;
         return;
       case 'chose':
         tally.records++;
@@ -220,7 +226,9 @@ export function lostReason(obs: Observation): string {
     case 'timeout':
       return 'no complete answer within the timeout (--timeout)';
     case 'too-large':
-      return 'the answer was larger than --max-response-bytes';
+      return overCap(failure)
+        ? 'the answer was larger than --max-response-bytes'
+        : `no answer: ${failure.message}`;
     default:
       return `no answer: ${failure.message}`;
   }

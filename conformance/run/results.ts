@@ -71,7 +71,10 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
     records: tally.records,
     unit: rule.unit ?? 'answers',
   };
-  const evidence = tally.firstFailure ?? tally.firstJudged;
+  const evidence =
+    status === 'not-judged'
+      ? (tally.firstUnjudged ?? tally.firstJudged)
+      : (tally.firstFailure ?? tally.firstJudged ?? tally.firstUnjudged);
   if (evidence) attachEvidence(result, evidence);
   return result;
 }
