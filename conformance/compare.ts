@@ -3,13 +3,15 @@
  * checks newly failing and newly passing, advisories that are new or whose answer changed, drift
  * that is new and drift that is gone. The previous file is checked before anything is sent.
  */
+import { currentId } from './core/renamed.ts';
 import { RESULT_CLASSES } from '../spec/facts.ts';
 import { ConfigError } from './config-error.ts';
 import { readConfigFile } from './config-file.ts';
 import { driftKey } from './drift.ts';
 import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from './types.ts';
 
-const STATUSES: readonly string[] = RESULT_CLASSES;
+/** The result classes a report may hold, and 'inconclusive', what reports before "not judged" called it. */
+const STATUSES: readonly string[] = [...RESULT_CLASSES, 'inconclusive'];
 
 /** Reads a previous JSON report. Throws ConfigError when it is not one. */
 export function loadPreviousReport(path: string): PreviousReport {
@@ -39,7 +41,12 @@ export function loadPreviousReport(path: string): PreviousReport {
       `${flag} is not a conformance JSON report (write one with --reporter json): it needs results with id and status`,
     );
   }
-  const previous: PreviousReport = { results: results as PreviousReport['results'] };
+  // Reports written before "not judged" had a name of its own called it inconclusive.
+  const previous: PreviousReport = {
+    results: (results as PreviousReport['results']).map((r) =>
+      (r.status as string) === 'inconclusive' ? { ...r, status: 'not-judged' } : r,
+    ),
+  };
   const target = report.target as { baseUrl?: unknown } | undefined;
   if (typeof target?.baseUrl === 'string') previous.baseUrl = target.baseUrl;
   if (typeof report.startedAt === 'string') previous.startedAt = report.startedAt;
@@ -60,7 +67,7 @@ export function loadPreviousReport(path: string): PreviousReport {
 }
 
 export function compareReports(current: Report, previous: PreviousReport, file: string): Comparison {
-  const before = new Map(previous.results.map((r) => [r.id, r]));
+  const before = new Map(previous.results.map((r) => [currentId(r.id), r]));
   const change = (id: string, title: string, now: Status, actual: string): CheckChange => ({
     id,
     title,

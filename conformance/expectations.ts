@@ -7,6 +7,7 @@
 import { parse } from 'yaml';
 import { ConfigError } from './config-error.ts';
 import { readConfigFile } from './config-file.ts';
+import { currentId } from './core/renamed.ts';
 import type { RuleDeclaration } from './core/rule.ts';
 import { summarize } from './summary.ts';
 import type { ExpectationState, ExpectedFailure, Report } from './types.ts';
@@ -44,7 +45,7 @@ export function loadExpectedFailures(
     }
     const { id, reason } = record;
     if (typeof id !== 'string' || id.trim() === '') throw new ConfigError(`${at} needs an id`);
-    const check = byId.get(id.trim());
+    const check = byId.get(currentId(id.trim()));
     if (!check) {
       throw new ConfigError(
         `${at}: unknown requirement id ${JSON.stringify(id)} (npm run conformance -- --list shows them)`,
@@ -58,7 +59,10 @@ export function loadExpectedFailures(
     if (typeof reason !== 'string' || reason.trim() === '') {
       throw new ConfigError(`${at} (${check.id}) needs a reason`);
     }
-    if (seen.has(check.id)) throw new ConfigError(`${at}: ${check.id} is listed twice`);
+    if (seen.has(check.id)) {
+      const was = currentId(id.trim()) === id.trim() ? '' : ` (${id.trim()} is ${check.id} now)`;
+      throw new ConfigError(`${at}: ${check.id} is listed twice${was}`);
+    }
     seen.add(check.id);
     return { id: check.id, reason: reason.trim() };
   });

@@ -69,6 +69,8 @@ export async function runSuiteWithTraffic(
   const startedAt = new Date();
   const started = performance.now();
   const spec = specModelFor(config.specPath);
+  const only = config.only;
+  if (only) rules = rules.filter((rule) => only.some((prefix) => rule.id.startsWith(prefix)));
   const client = new HttpClient(config);
   try {
     const pre = await preflight?.(client, config, spec);
@@ -96,7 +98,7 @@ export async function runSuiteWithTraffic(
       seed: config.seed,
       tallies: outcome?.tallies ?? [],
       ...(outcome ? { judge: outcome.judge } : {}),
-      skipped: rules.flatMap((rule) => {
+      skipped: (unreachable ? [] : rules).flatMap((rule) => {
         const reason = skipped.get(rule.id);
         return reason ? [{ rule, result: skippedResult(rule, reason, config.strict) }] : [];
       }),

@@ -19,19 +19,17 @@ function statusOf(results: CheckResult[], id: OwaspCategory): SecurityCategory['
   return results.some((r) => r.status === 'pass' || r.status === 'fail') ? 'pass' : 'not judged';
 }
 
+/** Every category the suite covers, judged or not: a category nothing judged says so. */
 export function securityView(results: readonly CheckResult[]): SecurityCategory[] {
-  return (Object.keys(OWASP_CATEGORIES) as OwaspCategory[]).flatMap((id) => {
+  return (Object.keys(OWASP_CATEGORIES) as OwaspCategory[]).map((id) => {
     const covered = results.filter((r) => r.owasp?.includes(id));
-    if (covered.length === 0) return [];
-    return [
-      {
-        id,
-        name: OWASP_CATEGORIES[id],
-        status: statusOf(covered, id),
-        checks: covered.map((r) => r.id),
-        failed: covered.filter((r) => failedUnder(r, id)).map((r) => r.id),
-      },
-    ];
+    return {
+      id,
+      name: OWASP_CATEGORIES[id],
+      status: statusOf(covered, id),
+      checks: covered.map((r) => r.id),
+      failed: covered.filter((r) => failedUnder(r, id)).map((r) => r.id),
+    };
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import { editDistance } from '../command-line/flags.ts';
 import { ConfigError } from './config-error.ts';
+import { currentId } from './core/renamed.ts';
 
 /** How many of the nearest ids a message names. */
 const NEAREST = 3;
@@ -15,6 +16,8 @@ export function selectChecks<C extends { id: string }>(
   skip: readonly string[] = [],
 ): C[] {
   const ids = checks.map((c) => c.id);
+  only = only.map(currentId);
+  skip = skip.map(currentId);
   for (const [flag, prefixes] of [
     ['--only', only],
     ['--skip', skip],

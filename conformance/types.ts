@@ -409,6 +409,8 @@ export interface TrafficCoverage {
   notJudged: { reason: string; entries: number }[];
   /** The entries that could not be read, each by its place in the file and why (the first 50). */
   unreadable?: string[];
+  /** Answers the recording holds without their bodies: judged on status and headers alone. */
+  bodyless?: number;
 }
 
 export interface OperationCoverage {

@@ -53,7 +53,7 @@ export type Judgement =
   | { verdict: 'breaks'; problem: string; obs?: Observation; hint?: string; owasp?: OwaspCategory }
   | { verdict: 'unjudged'; reason: string; obs?: Observation }
   /** Advisory rules: what the deployment chose, and whether it differs from the project's decision. */
-  | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation };
+  | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation; hint?: string };
 
 export const holds = (obs?: Observation): Judgement =>
   obs ? { verdict: 'holds', obs } : { verdict: 'holds' };
@@ -183,8 +183,13 @@ export interface Rule extends RuleDeclaration {
    * judged of how many were listed.
    */
   sweeps?: true;
-  /** `answers`: also judges answers that are not usable (5xx, HTML, not JSON, not decodable). */
-  sees?: 'usable' | 'answers';
+  /**
+   * Which answers it judges besides usable ones: `answers`, the 5xx, non-JSON and undecodable
+   * answers of its own requests (an HTML page is the rules about every answer's alone);
+   * `every-answer`, every answer whatever its kind and whoever else judged it (a leaked key is a
+   * fault of its own in any answer).
+   */
+  sees?: 'usable' | 'answers' | 'every-answer';
   /**
    * A rule about every answer (no 5xx anywhere, JSON everywhere): it judges an unusable answer only
    * when no rule about that very request already found it broken, so one cause is one failure.

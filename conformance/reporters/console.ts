@@ -167,10 +167,16 @@ function verdictLine(report: Report, paint: Paint): string {
   const expectations = report.expectations
     ? `, ${summary.expectedFailures} expected failure(s), ${summary.fixedExpectedFailures} expected failure(s) no longer failing`
     : '';
-  // Answers over the size cap leave a run that otherwise passes unjudged (exit 2, D-RESPONSE-CAP).
-  const unjudged = summary.verdict === 'pass' && report.overCap !== undefined;
+  // Required rules left unjudged, none broken: the run cannot say pass (exit 2). Answers over the
+  // size cap are the commonest cause worth naming here (D-RESPONSE-CAP); the others the line below says.
+  const unjudged =
+    summary.verdict === 'not judged' || (summary.verdict === 'pass' && report.overCap !== undefined);
   const verdict = unjudged
-    ? paint.bad(`NOT JUDGED (${report.overCap?.length} answer(s) larger than --max-response-bytes)`)
+    ? paint.bad(
+        report.overCap !== undefined
+          ? `NOT JUDGED (${report.overCap.length} answer(s) larger than --max-response-bytes)`
+          : `NOT JUDGED (${summary.requiredNotJudged} required rule(s) not judged)`,
+      )
     : summary.verdict === 'pass'
       ? paint.good('PASS')
       : paint.bad('FAIL');

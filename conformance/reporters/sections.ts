@@ -21,7 +21,10 @@ export function runText(report: Report): string {
 export function trafficText(traffic: TrafficCoverage): string {
   const share = traffic.entries === 0 ? 0 : Math.round((100 * traffic.ofApi) / traffic.entries);
   const notJudged = traffic.notJudged.map((n) => `${n.entries} ${n.reason}`).join(', ');
-  return `judged ${traffic.judged} of ${traffic.ofApi} exchanges of this API (${share}% of the file's ${traffic.entries} entries were this API's)${notJudged ? `; not judged: ${notJudged}` : ''}`;
+  const bodyless = traffic.bodyless
+    ? `; ${traffic.bodyless} recorded without a body, judged on status and headers`
+    : '';
+  return `judged ${traffic.judged} of ${traffic.ofApi} exchanges of this API (${share}% of the file's ${traffic.entries} entries were this API's)${bodyless}${notJudged ? `; not judged: ${notJudged}` : ''}`;
 }
 
 /** "seed 20261124, every record judged" or "seed 1, sampled 20 of 240 walks (not a full run)". */

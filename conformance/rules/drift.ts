@@ -9,7 +9,7 @@ import { resolveRef } from '../../spec/contract.ts';
 import { errorOf, requestLine } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
 import { hasBody } from '../core/observation.ts';
-import type { Judgement, Rule } from '../core/rule.ts';
+import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import { roleOf } from '../core/roles.ts';
 import type { SpecModel } from '../core/spec-model.ts';
@@ -118,6 +118,10 @@ export const codePairingRules: Rule[] = [
       // their own (§5.8, §4.4); the spec's conditions are those of its operations asked with a
       // valid key (one that lacks the scope included: that is the 403's condition).
       const codes = obs.op && validKey(obs) ? pairs.codesOf.get(status) : undefined;
+      // A key the run does not know (a recording's) is judged once the recording shows it valid.
+      if (!codes && obs.op && obs.credential.kind === 'recorded' && pairs.codesOf.has(status) && !statuses) {
+        return undefined;
+      }
       if (!codes && !statuses) return undefined;
       if (statuses && !statuses.has(status)) {
         const wanted = [...statuses].join(' or ');
@@ -135,8 +139,50 @@ export const codePairingRules: Rule[] = [
       }
       return holds(obs);
     },
+    across: (ctx) => recordedKeyPairs(ctx),
   },
 ];
+
+/** Findings held back at most, per run, while a recorded key is not yet shown valid. */
+const MAX_PENDING = 500;
+
+/**
+ * The status-to-code half of ENVELOPE-014 for keys a recording names but the run does not know: a
+ * key that was answered with data somewhere is valid, and its answers with a stated status must
+ * carry the stated code; a key never answered with data may be refused any way.
+ */
+function recordedKeyPairs(ctx: RuleContext): Across {
+  const valid = new Set<string>();
+  const pending: { key: string; judgement: Judgement }[] = [];
+  let held = 0;
+  return {
+    see(obs) {
+      const credential = obs.credential;
+      const response = obs.exchange.response;
+      if (credential.kind !== 'recorded' || !obs.op || !response) return;
+      if (response.status >= 200 && response.status <= 299) {
+        valid.add(credential.id);
+        return;
+      }
+      const codes = statedPairs(ctx.spec).codesOf.get(response.status);
+      if (!codes || obs.bodyless || response.json === undefined) return;
+      const code = errorOf(response).code;
+      const statuses = typeof code === 'string' ? statedPairs(ctx.spec).statusesOf.get(code) : undefined;
+      if (statuses) return;
+      const judgement =
+        typeof code === 'string' && codes.has(code)
+          ? holds(obs)
+          : breaks(
+              `${requestLine(obs)}: ${response.status} with error.code ${JSON.stringify(code)}, not ${quoted(codes)}`,
+              obs,
+            );
+      if (held++ < MAX_PENDING) pending.push({ key: credential.id, judgement });
+    },
+    finish() {
+      return pending.filter(({ key }) => valid.has(key)).map(({ judgement }) => judgement);
+    },
+  };
+}
 
 /** A configured key that still works, whatever its scopes. */
 const validKey = (obs: Observation) => obs.credential.kind === 'key' && roleOf(obs.credential.key).valid;

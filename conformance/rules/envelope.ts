@@ -263,17 +263,17 @@ export const envelopeRules: Rule[] = [
     expected:
       'project decision: gzip for success bodies of 1 KiB or more when Accept-Encoding asks for it, Vary naming Accept-Encoding, the same JSON as the identity answer (no compression is conformant too)',
     hint: 'Optional: send success bodies of 1 KiB or more gzip-encoded when Accept-Encoding asks for gzip, name Accept-Encoding in Vary, and give the gzip answer its own strong ETag.',
+    // A collection's largest page: the answer worth compressing (a list of 200 walks is some 115 KB).
+    appliesTo: (op) => op.live && op.method === 'GET' && op.kind === 'collection',
     plan(op, world) {
-      const gzip = { 'Accept-Encoding': 'gzip' };
-      const request =
-        op.kind === 'collection'
-          ? collectionRequest(op, world, { key: PRIMARY_KEY, headers: gzip }, 'full')
-          : world.request(op, { key: PRIMARY_KEY, headers: gzip });
-      const plain =
-        op.kind === 'collection'
-          ? collectionRequest(op, world, { key: PRIMARY_KEY }, 'full')
-          : world.request(op, { key: PRIMARY_KEY });
-      return [request, plain].flatMap((r) => (r ? [{ request: r }] : []));
+      const gzip = collectionRequest(
+        op,
+        world,
+        { key: PRIMARY_KEY, headers: { 'Accept-Encoding': 'gzip' } },
+        'full',
+      );
+      const plain = collectionRequest(op, world, { key: PRIMARY_KEY }, 'full');
+      return [gzip, plain].flatMap((request) => (request ? [{ request }] : []));
     },
     across: () => compressionAcross(),
   },
@@ -326,16 +326,35 @@ export const envelopeRules: Rule[] = [
     decision: 'D-COMPRESSION',
     expected: 'project decision: identity answers when the request asks for identity',
     hint: 'A request saying Accept-Encoding: identity should get an uncompressed answer (RFC 9110 §12.5.3); clients that decode anyway still read it.',
-    judge(obs) {
-      const response = obs.exchange.response;
-      if (!obs.op || !response || !askedIdentity(obs) || obs.source === 'traffic') return undefined;
-      return response.encoded
-        ? chose(
-            `answers came coded (${response.encoded.coding}) although the request asked for identity; the suite decoded and judged them`,
-            true,
-            obs,
-          )
-        : holds(obs);
+    across: () => {
+      let asked = 0;
+      let coded = 0;
+      const codings = new Set<string>();
+      let example: Observation | undefined;
+      return {
+        see(obs) {
+          const response = obs.exchange.response;
+          if (!obs.op || !response || !askedIdentity(obs) || obs.source === 'traffic') return;
+          asked++;
+          example ??= obs;
+          if (!response.encoded) return;
+          coded++;
+          codings.add(response.encoded.coding);
+          example = coded === 1 ? obs : example;
+        },
+        finish() {
+          if (asked === 0) return [];
+          return [
+            coded === 0
+              ? chose(`all ${asked} answers came uncoded`, false, example)
+              : chose(
+                  `${coded} of ${asked} answers came coded (${[...codings].join(', ')}) although the request asked for identity; the suite decoded and judged them`,
+                  true,
+                  example,
+                ),
+          ];
+        },
+      };
     },
   },
 ];
@@ -369,7 +388,7 @@ function compressionAcross(): Across {
         judgements.push(
           report.sameContent
             ? chose(report.actual, response.encoded?.coding !== 'gzip', obs)
-            : { verdict: 'chose', choice: `${report.actual} (${GZIP_CONTENT_HINT})`, differs: true, obs },
+            : { verdict: 'chose', choice: report.actual, differs: true, obs, hint: GZIP_CONTENT_HINT },
         );
       }
       return judgements;
@@ -389,7 +408,10 @@ function compressionReport(
   const parts: string[] = [];
   let sameContent = true;
   if (answer.encoded) {
-    parts.push(`${answer.encoded.coding}: compressed`);
+    const ratio = identity?.bytes ? ` (${Math.round((100 * answer.encoded.bytes) / identity.bytes)}%)` : '';
+    parts.push(
+      `${answer.encoded.coding}: ${answer.encoded.bytes} bytes for ${identity ? `${identity.bytes} identity bytes${ratio}` : `${answer.bytes} decoded bytes`}`,
+    );
     sameContent = identity?.json !== undefined && isDeepStrictEqual(answer.json, identity.json);
     parts.push(
       answer.json === undefined
@@ -401,7 +423,7 @@ function compressionReport(
             : 'the decoded body differs from the identity answer',
     );
   } else {
-    parts.push('identity (not compressed)');
+    parts.push(`identity (not compressed): ${answer.bytes} bytes`);
   }
   const vary = answer.headers.vary;
   const names = (vary ?? '')

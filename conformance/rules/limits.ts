@@ -158,6 +158,7 @@ const badValueRules: Rule[] = BAD_KINDS.map(({ id, what }): Rule => ({
   level: 'required',
   mock: 'run',
   decision: 'D-LIMIT',
+  owasp: ['API4:2023'],
   sees: 'answers',
   expected:
     'no 5xx: a 4xx error envelope, or 200 with no more items than the value allows (the maximum at most)',

@@ -6,14 +6,17 @@
  * Who judges an observation:
  * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
  * - a lost one (not sent, timed out, cut): nobody; the rules that planned it are left unjudged;
- * - an answer that is not usable (5xx, HTML, not JSON): the answer rules (`sees: 'answers'`); the
- *   other rules that planned it are left unjudged, so one cause is one failure;
+ * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
+ *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
+ *   about every answer alone. The other rules that planned it are left unjudged, so one cause is
+ *   one failure;
  * - a usable one: every rule.
  */
 import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { Exchange } from '../types.ts';
+import { overCap } from '../types.ts';
 import { DriftTally } from '../drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 
@@ -37,6 +40,8 @@ export interface Tally {
   firstHint?: string;
   /** The first exchange judged at all. */
   firstJudged?: Exchange;
+  /** The first exchange left unjudged: what a "not judged" result shows, to reproduce it. */
+  firstUnjudged?: Exchange;
   /** Why records were left unjudged, with how many each. */
   unjudged: Map<string, number>;
   /** What an advisory rule saw the deployment choose, each choice with how often. */
@@ -93,7 +98,7 @@ export class Judge {
   see(obs: Observation): void {
     if (obs.answer === 'lost') {
       const reason = lostReason(obs);
-      for (const id of obs.plannedBy ?? []) this.mark(id, reason);
+      for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);
       return;
     }
     const usable = obs.answer === 'usable';
@@ -105,11 +110,18 @@ export class Judge {
       const planned = obs.plannedBy?.has(rule.id) ?? false;
       if (obs.private && !planned) continue;
       if (obs.op && !obs.private && !ruleAppliesTo(rule, obs.op) && !planned) continue;
-      if (!usable && rule.sees !== 'answers') {
-        if (planned) this.mark(rule.id, unusableReason(obs));
+      // An HTML page is the mark of something in front of the API (a gateway's or a framework's
+      // error page), one cause across requests: only the rules about every answer judge it.
+      const sees = rule.sees ?? 'usable';
+      if (
+        !usable &&
+        sees !== 'every-answer' &&
+        (sees !== 'answers' || (obs.answer === 'html' && !rule.catchAll))
+      ) {
+        if (planned) this.mark(rule.id, unusableReason(obs), obs);
         continue;
       }
-      if (!usable && rule.catchAll) {
+      if (!usable && rule.catchAll && sees !== 'every-answer') {
         catchAll.push(tally);
         continue;
       }
@@ -161,9 +173,11 @@ export class Judge {
     this.drift.add(obs.exchange);
   }
 
-  private mark(ruleId: string, reason: string): void {
+  private mark(ruleId: string, reason: string, obs: Observation): void {
     const tally = this.byId.get(ruleId);
-    if (tally) tally.unjudged.set(reason, (tally.unjudged.get(reason) ?? 0) + 1);
+    if (!tally) return;
+    tally.unjudged.set(reason, (tally.unjudged.get(reason) ?? 0) + 1);
+    tally.firstUnjudged ??= obs.exchange;
   }
 
   private record(tally: Tally, judgement: Judgement, obs: Observation | undefined): void {
@@ -191,12 +205,14 @@ export class Judge {
       }
       case 'unjudged':
         tally.unjudged.set(judgement.reason, (tally.unjudged.get(judgement.reason) ?? 0) + 1);
+        if (exchange) tally.firstUnjudged ??= exchange;
         return;
       case 'chose':
         tally.records++;
         tally.choices.set(judgement.choice, (tally.choices.get(judgement.choice) ?? 0) + 1);
         if (judgement.differs === true) tally.differsFromOwn = true;
         else if (Array.isArray(judgement.differs)) for (const id of judgement.differs) tally.differs.add(id);
+        if (judgement.hint) tally.firstHint ??= judgement.hint;
         if (exchange && !tally.firstFailure) tally.firstFailure = exchange;
         return;
     }
@@ -214,7 +230,9 @@ export function lostReason(obs: Observation): string {
     case 'timeout':
       return 'no complete answer within the timeout (--timeout)';
     case 'too-large':
-      return 'the answer was larger than --max-response-bytes';
+      return overCap(failure)
+        ? 'the answer was larger than --max-response-bytes'
+        : `no answer: ${failure.message}`;
     default:
       return `no answer: ${failure.message}`;
   }

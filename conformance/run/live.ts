@@ -135,7 +135,9 @@ export async function runLive(
   const world = new LiveWorld(spec, config);
   const plan = new Plan();
 
-  const discovery = world.discoveryRequests();
+  // A run whose rules plan nothing (they judge the answers of others) needs nothing discovered.
+  const planning = rules.some((rule) => rule.plan !== undefined || rule.planOnce !== undefined);
+  const discovery = planning ? world.discoveryRequests() : [];
   const discovered = await Promise.all(discovery.map(({ request }) => client.send(request)));
   discovery.forEach(({ op, campaign }, index) => world.learn(op, campaign, discovered[index] as Exchange));
   for (const { request } of discovery) plan.add({ request, phase: 0 }, undefined);

@@ -72,7 +72,10 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
     records: tally.records,
     unit: rule.unit ?? 'answers',
   };
-  const evidence = tally.firstFailure ?? tally.firstJudged;
+  const evidence =
+    status === 'not-judged'
+      ? (tally.firstUnjudged ?? tally.firstJudged)
+      : (tally.firstFailure ?? tally.firstJudged ?? tally.firstUnjudged);
   if (evidence) attachEvidence(result, evidence);
   return result;
 }
@@ -113,7 +116,7 @@ const counted = (problem: string, times: number) => (times > 1 ? `${problem} (${
 function choicesLine(choices: Map<string, number>): string {
   const entries = [...choices];
   if (entries.length === 1) return (entries[0] as [string, number])[0];
-  return entries.map(([choice, n]) => `${choice} (${n})`).join('; ');
+  return entries.map(([choice, n]) => (n > 1 ? `${choice} (${n} answers)` : choice)).join('; ');
 }
 
 /** `3 × not sent: the request budget is spent (--max-requests); 1 × no complete answer...`. */

@@ -26,8 +26,6 @@ import { reportOf } from './report.ts';
 const MAX_BASES = 8;
 /** The share of this API's entries a run must read to judge the recording. */
 export const READABLE_SHARE = 0.9;
-/** How a report counts the answers a recording kept without their bodies. */
-const BODYLESS = 'no body recorded (judged on status and headers)';
 /** Unreadable entries named one by one in a report; beyond them, counted. */
 const MAX_NAMED = 50;
 
@@ -55,6 +53,8 @@ class Base {
   readonly unreadable: { index: number; reason: string }[] = [];
   unreadableCount = 0;
   readonly notJudged = new Map<string, number>();
+  /** Answers recorded without their bodies: judged on status and headers alone. */
+  bodyless = 0;
 
   constructor(
     readonly url: string,
@@ -129,7 +129,7 @@ export async function runTraffic(
         continue;
       }
       base.readable++;
-      if (reading.bodyless) base.notJudged.set(BODYLESS, (base.notJudged.get(BODYLESS) ?? 0) + 1);
+      if (reading.bodyless) base.bodyless++;
       const observeOptions: ObserveOptions = {
         spec,
         keyring,
@@ -167,6 +167,7 @@ export async function runTraffic(
       judged: base.readable,
       notJudged: [...base.notJudged].map(([reason, n]) => ({ reason, entries: n })),
     };
+    if (base.bodyless > 0) coverage.traffic.bodyless = base.bodyless;
     if (base.unreadable.length > 0) {
       coverage.traffic.unreadable = base.unreadable.map(({ index: at, reason }) => `entry #${at}: ${reason}`);
       if (base.unreadableCount > base.unreadable.length) {
@@ -175,9 +176,7 @@ export async function runTraffic(
     }
   }
   if (base.entries > 0 && base.readable < READABLE_SHARE * base.entries) {
-    const reasons = [...base.notJudged]
-      .filter(([reason]) => reason !== BODYLESS)
-      .map(([reason, n]) => `${n} ${reason}`);
+    const reasons = [...base.notJudged].map(([reason, n]) => `${n} ${reason}`);
     report.unreachable = `--traffic ${options.file}: read ${base.readable} of ${base.entries} exchanges of this API (${Math.round((100 * base.readable) / base.entries)}%, fewer than ${READABLE_SHARE * 100}%): ${reasons.join(', ')}`;
     report.summary.verdict = 'not judged';
   }

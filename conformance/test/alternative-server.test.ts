@@ -35,7 +35,7 @@ describe('a different correct server', () => {
   it('reports its different choices as advisory', () => {
     expect(resultOf(live, 'AUTH-006').actual).toContain('403 invalid_key');
     expect(resultOf(live, 'AUTH-008').actual).toContain('400 malformed_credentials');
-    expect(resultOf(live, 'LIMITS-009').actual).toContain('limit=201 → 200 (75 walks)');
+    expect(resultOf(live, 'LIMITS-009').actual).toContain('limit=201 → 200 (75 items)');
     expect(resultOf(live, 'AUTH-012').actual).toContain('prefers x-api-key');
     expect(resultOf(live, 'NOT-FOUND-003').actual).toContain('400 invalid_id');
     expect(resultOf(live, 'WALK-DETAIL-007').actual).toMatch(
@@ -50,7 +50,7 @@ describe('a different correct server', () => {
   it('judges the clamped limits as bounded successes', () => {
     for (const id of ['LIMITS-001', 'LIMITS-003', 'LIMITS-005', 'LIMITS-008']) {
       expect(resultOf(live, id).status).toBe('pass');
-      expect(resultOf(live, id).actual).toMatch(/^served: 200 with \d+ walks$/);
+      expect(resultOf(live, id).judged?.records).toBeGreaterThan(0);
     }
   });
 

@@ -180,12 +180,20 @@ describe('ENVELOPE-010 against other deployments', () => {
     expect(result.hint).toMatch(/^A gzip answer must decode to exactly the JSON/);
   });
 
-  it('cuts a gzip bomb off at the response size cap', async () => {
-    const result = resultOf(await strictRun('bomb'), 'ENVELOPE-010');
-    expect(result.actual).toBe(
-      `no usable answer to Accept-Encoding: gzip: the answer (status 200) decoded from gzip exceeded ${CAP} bytes and was cut off (--max-response-bytes)`,
+  it('cuts a gzip bomb off at the response size cap, and judges nothing it cut', async () => {
+    const config = configFor(`${target.baseUrl}/bomb`, KEYS, {
+      strict: true,
+      only: ['ENVELOPE', 'DRIFT'],
+      maxResponseBytes: CAP,
+    });
+    const report = await runSuite(config);
+    expect(requiredFailures(report)).toEqual([]);
+    const result = resultOf(report, 'ENVELOPE-010');
+    expect(result.status).toBe('not-judged');
+    expect(result.reason).toContain('larger than --max-response-bytes');
+    expect(report.overCap?.[0]).toMatch(
+      /decoded from gzip exceeded 1048576 bytes and was cut off \(--max-response-bytes\)/,
     );
-    expect(result.response).toBeUndefined();
   });
 
   it('raises no false alarm on a deployment that compresses requests naming no coding', async () => {

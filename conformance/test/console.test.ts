@@ -72,7 +72,7 @@ describe('the console report', () => {
     const text = consoleReport(passing, { reportPaths: ['reports/c.json', 'reports/c.har'] });
     const lines = text.trimEnd().split('\n');
     expect(text).not.toContain('choice 3');
-    expect(text).toContain('12 advisory, 1 skipped or inconclusive (--verbose says what and why)');
+    expect(text).toContain('12 advisory, 1 skipped or not judged (--verbose says what and why)');
     expect(lines.slice(-3)).toEqual([
       expect.stringMatching(/^Verdict: PASS — 0 required check\(s\) failed/),
       'report: reports/c.json',

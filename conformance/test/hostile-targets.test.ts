@@ -130,28 +130,51 @@ function expectNoKeyAnywhere(run: Run): void {
   }
 }
 
-/** A reachable but broken target: exit 1, failed checks that explain themselves, no stack trace. */
-function expectCleanFailure(run: Run, firstCheck: RegExp): Report {
+/** A reachable but broken target: exit 1, the rule it broke explaining itself, no stack trace. */
+function expectCleanFailure(run: Run, rule: string, why: RegExp): Report {
   expect(run.status).toBe(1);
   const report = run.report;
   if (!report) throw new Error(`no JSON report; stderr: ${run.stderr}`);
   expect(report.summary.verdict).toBe('fail');
   expect(report.unreachable).toBeUndefined();
+  const broken = report.results.find((result) => result.id === rule);
+  expect(broken?.status).toBe('fail');
+  expect(broken?.actual).toMatch(why);
+  expectCleanReports(run, report, rule, '<failure');
+  return report;
+}
+
+/**
+ * A reachable target whose answers never come whole: exit 2, the rules that needed them not judged
+ * with the cause, the one line that says what to do, no stack trace.
+ */
+function expectNotJudged(run: Run, why: RegExp): Report {
+  expect(run.status).toBe(2);
+  const report = run.report;
+  if (!report) throw new Error(`no JSON report; stderr: ${run.stderr}`);
+  expect(report.summary.verdict).toBe('not judged');
+  expect(report.unreachable).toBeUndefined();
+  expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
   const list = report.results.find((result) => result.id === 'WALKS-LIST-001');
-  expect(list?.status).toBe('fail');
-  expect(list?.actual).toMatch(firstCheck);
+  expect(list?.status).toBe('not-judged');
+  expect(list?.reason).toMatch(why);
+  expect(run.stderr).toMatch(/required rule\(s\) not judged/);
+  expectCleanReports(run, report, 'WALKS-LIST-001', '<error');
+  return report;
+}
+
+/** Every output explains itself without a stack trace, the HAR holds the run, and no key is anywhere. */
+function expectCleanReports(run: Run, report: Report, rule: string, junitElement: string): void {
   for (const text of [run.stdout, run.stderr, run.json, run.junit, run.html]) {
     expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
   }
-  expect(run.stdout).toContain('WALKS-LIST-001');
-  expect(run.junit).toContain('<failure');
-  expect(run.html).toContain('WALKS-LIST-001');
+  expect(run.html).toContain(rule);
+  expect(run.junit).toMatch(new RegExp(`${junitElement}|<skipped`));
   expect((JSON.parse(run.har) as { log: { entries: unknown[] } }).log.entries.length).toBeGreaterThan(0);
   // Requests that carried a key reproduce with the variable, never the value.
   const curls = report.results.flatMap((result) => (result.request ? [result.request.curl] : []));
   expect(curls.some((curl) => curl.includes('$CONFORMANCE_API_KEY'))).toBe(true);
   expectNoKeyAnywhere(run);
-  return report;
 }
 
 /**
@@ -211,13 +234,12 @@ describe('the conformance command line against hostile targets', () => {
     expectStopped(await conformance(url), /answered 200 text\/html, not JSON/);
   });
 
-  it('a target that answers invalid JSON: failed checks saying it is not JSON', async () => {
+  it('a target that answers invalid JSON: the rule about every answer fails, saying it is not JSON', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true,"data":[{"id":');
     });
-    const report = expectCleanFailure(await conformance(url), /answered 200/);
-    expect(JSON.stringify(report.results)).toMatch(/not JSON/);
+    expectCleanFailure(await conformance(url), 'ENVELOPE-004', /not JSON/);
   });
 
   it('a target that sends 50 MB: the client stops reading at the cap instead of buffering it, exit 2 (not judged)', async () => {
@@ -240,14 +262,17 @@ describe('the conformance command line against hostile targets', () => {
     expect(Math.max(...written)).toBeLessThan(16 * 1024 * 1024);
   });
 
-  it('a target that floods the answer with headers: refused by the client, not buffered', async () => {
+  it('a target that floods the answer with headers: refused by the client, not buffered, not judged', async () => {
     const url = await serve((_req, res) => {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       for (let i = 0; i < 400; i++) headers[`x-flood-${i}`] = 'f'.repeat(1_000);
       res.writeHead(200, headers);
       res.end('{"ok":true,"data":[],"meta":{"count":0}}');
     });
-    expectCleanFailure(await conformance(url), /headers exceeded the client's limit and were refused/);
+    expectNotJudged(
+      await conformance(url),
+      /headers exceeded the client's limit and were refused|stopped answering/,
+    );
   });
 
   it('an endless redirect chain: one request per redirect, never followed, stopped by the pre-flight', async () => {
@@ -279,13 +304,13 @@ describe('the conformance command line against hostile targets', () => {
     expect(seen).toEqual([]);
   });
 
-  it('a target that closes the connection mid-answer: failed checks saying so', async () => {
+  it('a target that closes the connection mid-answer: not judged, saying so', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000' });
       res.write('{"ok":true,"data":[{"id":"');
       setImmediate(() => res.socket?.destroy());
     });
-    expectCleanFailure(
+    expectNotJudged(
       await conformance(url),
       /closed before a complete answer|target stopped answering|not valid HTTP/,
     );
@@ -307,7 +332,7 @@ describe('the conformance command line against hostile targets', () => {
       });
       res.end(body);
     });
-    expectCleanFailure(await conformance(url), /answered (200|401)/);
+    expectCleanFailure(await conformance(url), 'AUTH-017', /repeat \$CONFORMANCE_/);
   });
 
   it('nothing listening at the address: exit 2, unreachable, no checks run', async () => {

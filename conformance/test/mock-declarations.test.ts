@@ -13,7 +13,8 @@ const RULES_DIR = join(import.meta.dirname, '..', 'rules');
 
 /**
  * Where a source reads the run's profile: `….config.profile`, `config.profile` or `world.profile`,
- * or a comparison with the words `'live'` / `'mock'`. Reading another `profile` is fine.
+ * or a comparison with the words `'live'` / `'mock'` (but an observation's `source`, which says
+ * whether it came from a live run or a recording). Reading another `profile` is fine.
  */
 export function profileReads(fileName: string, text: string): string[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
@@ -28,7 +29,13 @@ export function profileReads(fileName: string, text: string): string[] {
     }
     if (ts.isBinaryExpression(node) && /^[!=]==?$/.test(node.operatorToken.getText())) {
       const words = [node.left, node.right].filter(ts.isStringLiteralLike).map((side) => side.text);
-      if (words.some((word) => word === 'live' || word === 'mock'))
+      // `obs.source === 'live'` asks where an exchange came from (a run or a recording), not the profile.
+      const source = [node.left, node.right].some(
+        (side) =>
+          (ts.isPropertyAccessExpression(side) && side.name.text === 'source') ||
+          (ts.isIdentifier(side) && side.text === 'source'),
+      );
+      if (!source && words.some((word) => word === 'live' || word === 'mock'))
         found.push(`${at(node)} compares with a profile`);
     }
     ts.forEachChild(node, visit);

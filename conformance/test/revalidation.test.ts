@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { DEFAULT_VARIANT } from '../../reference-server/variants/variant.ts';
-import { LEGAL_VARIANTS, type MutationServer, startMutationServer } from '../../tools/test-support/mutations.ts';
+import {
+  LEGAL_VARIANTS,
+  type MutationServer,
+  startMutationServer,
+} from '../../tools/test-support/mutations.ts';
 import { harText } from '../har.ts';
 import { redactorFor } from '../redact.ts';
 import { runSuiteWithTraffic } from '../runner.ts';

@@ -1,6 +1,6 @@
 /**
- * The security view (issue 24 item 7): the checks grouped under the OWASP API Security Top 10
- * (2023) categories, in every report: one console line, the JSON report, JUnit properties, HTML.
+ * The security view: the rules grouped under the OWASP API Security Top 10 (2023) categories each
+ * names, in every report: one console line, the JSON report, JUnit properties, HTML.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleReport } from '../reporters/console.ts';
@@ -38,6 +38,7 @@ describe('the security view', () => {
       'API3:2023',
       'API4:2023',
       'API5:2023',
+      'API8:2023',
       'API9:2023',
     ]);
     const byId = Object.fromEntries(view.map((c) => [c.id, c]));
@@ -51,16 +52,16 @@ describe('the security view', () => {
 
   it('puts planned endpoints under API9 and drift under API3', () => {
     const view = securityView([
-      { id: 'PLANNED-001', area: 'not-found', status: 'fail' },
+      { id: 'PLANNED-001', area: 'not-found', status: 'fail', owasp: ['API9:2023'] },
       { id: 'NOT-FOUND-001', area: 'not-found', status: 'fail' },
-      { id: 'DRIFT-001', area: 'drift', drift: true, status: 'pass' },
+      { id: 'DRIFT-001', area: 'drift', drift: true, status: 'pass', owasp: ['API3:2023'] },
     ] as Report['results']);
     const byId = Object.fromEntries(view.map((c) => [c.id, c]));
     expect(byId['API9:2023']).toMatchObject({ status: 'fail', checks: ['PLANNED-001'] });
     expect(byId['API3:2023']).toMatchObject({ status: 'pass', checks: ['DRIFT-001'] });
     const lenient = securityView([
-      { id: 'DRIFT-001', area: 'drift', drift: true, status: 'advisory' },
-      { id: 'DRIFT-002', area: 'drift', drift: true, status: 'pass' },
+      { id: 'DRIFT-001', area: 'drift', drift: true, status: 'advisory', owasp: ['API3:2023'] },
+      { id: 'DRIFT-002', area: 'drift', drift: true, status: 'pass', owasp: ['API3:2023'] },
     ] as Report['results']);
     // Drift found without --strict: reported, not passed, not failed.
     expect(lenient.find((c) => c.id === 'API3:2023')?.status).toBe('advisory');
@@ -71,7 +72,7 @@ describe('the security view', () => {
       .split('\n')
       .filter((l) => l.startsWith('SECURITY'));
     expect(lines).toEqual([
-      'SECURITY (OWASP API Top 10 2023): API1:2023 pass · API2:2023 FAIL (AUTH-014) · API3:2023 not judged · API4:2023 not judged · API5:2023 pass · API9:2023 not judged',
+      'SECURITY (OWASP API Top 10 2023): API1:2023 pass · API2:2023 FAIL (AUTH-014) · API3:2023 not judged · API4:2023 not judged · API5:2023 pass · API8:2023 not judged · API9:2023 not judged',
     ]);
   });
 

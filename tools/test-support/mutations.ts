@@ -243,7 +243,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'html-404',
-    breaks: 'NOT-FOUND-001',
+    breaks: 'ENVELOPE-011',
     description: 'a 404 is an HTML error page',
     response: (a) =>
       a.status === 404
@@ -924,8 +924,17 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
-    name: 'unknown-path-html',
+    name: 'unknown-path-served',
     breaks: 'NOT-FOUND-004',
+    description: 'an unknown path under the API prefix answers 200 with an empty success envelope',
+    response: (a, v) =>
+      !isList(v) && !isDetail(v) && a.status === 404 && !/^\/api\/v1\/(lists|sms|signs)(\/|$)/.test(v.path)
+        ? success([])
+        : undefined,
+  },
+  {
+    name: 'unknown-path-html',
+    breaks: 'ENVELOPE-011',
     description: "unknown paths get the framework's HTML page",
     response: (a, v) =>
       !isList(v) && !isDetail(v) && a.status === 404
