@@ -67,12 +67,30 @@ describe('the security view', () => {
     expect(lenient.find((c) => c.id === 'API3:2023')?.status).toBe('advisory');
   });
 
+  it('fails only the categories a rule placed its findings under', () => {
+    const view = securityView([
+      {
+        id: 'AUTH-015',
+        area: 'auth',
+        status: 'fail',
+        owasp: ['API1:2023', 'API2:2023', 'API5:2023'],
+        owaspFailed: ['API2:2023'],
+      },
+      { id: 'AUTH-011', area: 'auth', status: 'pass', owasp: ['API5:2023'] },
+    ] as Report['results']);
+    const byId = Object.fromEntries(view.map((c) => [c.id, c]));
+    expect(byId['API2:2023']).toMatchObject({ status: 'fail', failed: ['AUTH-015'] });
+    expect(byId['API5:2023']).toMatchObject({ status: 'pass', failed: [] });
+    // Judged there, and held: a category its only rule failed elsewhere passes.
+    expect(byId['API1:2023']).toMatchObject({ status: 'pass', checks: ['AUTH-015'] });
+  });
+
   it('is one line of the console report', () => {
     const lines = consoleReport(report)
       .split('\n')
       .filter((l) => l.startsWith('SECURITY'));
     expect(lines).toEqual([
-      'SECURITY (OWASP API Top 10 2023): API1:2023 pass · API2:2023 FAIL (AUTH-014) · API3:2023 not judged · API4:2023 not judged · API5:2023 pass · API8:2023 not judged · API9:2023 not judged',
+      'SECURITY (OWASP API Top 10 2023): API1:2023 pass · API2:2023 FAIL (AUTH-014) · API3:2023 not judged · API4:2023 not judged · API5:2023 pass · API8:2023 pass · API9:2023 pass',
     ]);
   });
 
