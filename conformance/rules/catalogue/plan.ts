@@ -1,11 +1,10 @@
 /**
- * The requests the catalogue needs from a live run. A default run tries each family's default
- * entries on whose request the family is first tried on (no key, the cheapest refusal; the owner's
- * key where a link or a cached answer needs data): path spellings and methods on every live route
- * (they depend on its path, and an item's existence shows only on items), headers once per run
- * across the routes (a gateway that trusts a header trusts it everywhere). One answer serves two
- * verdicts where it can: an item's answer to a trick is judged for data and, beside an unknown
- * item's, for what it tells of the item's existence.
+ * The requests the catalogue needs from a live run. A default run tries each default entry once,
+ * on whose request its family is first tried on (no key, the cheapest refusal; the owner's key
+ * where a link or a cached answer needs data), the live routes taking turns: methods on items
+ * (where existence shows), host headers where the data holds links; and the spellings the project
+ * decided on every route. One answer serves two verdicts where it can: an item's answer to a trick
+ * is judged for data and, beside an unknown item's, for what it tells of the item's existence.
  *
  * `--depth full` tries every entry on every refusal of every live route (items on a real and an
  * unknown id), and on every planned path and route that would send, with the owner's key: those
@@ -36,9 +35,6 @@ const PHASE: Record<Family, 1 | 2 | 3> = {
   'two-keys': 2,
   cache: 3,
 };
-
-/** Families whose default entries go once per run, across the live routes, not on each. */
-const ONCE_PER_RUN: ReadonlySet<Family> = new Set(['address']);
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
@@ -132,22 +128,43 @@ function probesOf(transform: Transform, target: Target, world: World): Probe[] {
   );
 }
 
-/** The entries of a family a run tries on a live route. */
+/**
+ * The entries of a family a run tries on a live route: in full, all of them; by default, the
+ * spellings D-PATH-UNKNOWN decides on every route (what every run has always tried), and each other
+ * default entry once per run, the routes it exercises taking turns, so a further live endpoint
+ * costs the catalogue next to nothing.
+ */
 function entriesOn(family: Family, op: OperationModel, world: World): readonly Transform[] {
   const entries = familyOf(family);
   if (world.depth === 'full') return entries;
-  const chosen = entries.filter((t) => t.default);
-  if (!ONCE_PER_RUN.has(family)) return chosen;
-  const live = targetsOf(world.spec).filter((t) => t.kind === 'live');
-  const turn = live.findIndex((t) => t.op === op);
-  return chosen.filter((_, i) => i % live.length === turn);
+  const routes = routesOf(family, world);
+  const turn = routes.indexOf(op);
+  if (turn === -1) return [];
+  const rotated = entries.filter((t) => t.default && !t.decided);
+  const shift = FAMILY_ORDER.indexOf(family);
+  return [
+    ...entries.filter((t) => t.decided),
+    ...rotated.filter((_, i) => (i + shift) % routes.length === turn),
+  ];
+}
+
+const FAMILY_ORDER = Object.keys(FAMILIES) as Family[];
+
+/**
+ * The live routes a family's default entries take turns on: an item's (where existence shows)
+ * for methods, a route whose data holds links for host headers, every live route otherwise.
+ */
+function routesOf(family: Family, world: World): OperationModel[] {
+  const live = targetsOf(world.spec).flatMap((t) => (t.kind === 'live' && t.op ? [t.op] : []));
+  if (family === 'method') return live.filter((op) => op.kind === 'item');
+  if (family === 'host') return live.filter((op) => carriesLinks(world.spec, op));
+  return live;
 }
 
 /** A family's requests on one live operation. */
 export function familyProbes(family: Family, op: OperationModel, world: World): Probe[] {
   const target = targetsOf(world.spec).find((t) => t.op === op);
-  // A link shows only where the answer's data has one: host headers wait for --depth full elsewhere.
-  if (!target || (family === 'host' && world.depth !== 'full' && !carriesLinks(world.spec, op))) return [];
+  if (!target) return [];
   return entriesOn(family, op, world).flatMap((transform) => probesOf(transform, target, world));
 }
 
@@ -225,9 +242,12 @@ function overrides(transform: Transform): boolean {
   return made !== undefined && made.method === 'GET';
 }
 
-/** The plain read without a key of an unknown item: what the refusal itself tells of existence. */
+/**
+ * The plain read without a key of an unknown item, on an item route methods are tried on: what
+ * the refusal itself tells of existence.
+ */
 export function unknownItemRefusal(op: OperationModel, world: World): Probe[] {
-  if (op.kind !== 'item' || !op.secured) return [];
+  if (op.kind !== 'item' || !op.secured || entriesOn('method', op, world).length === 0) return [];
   const request = world.request(op, { id: world.unknownId });
   return request ? [{ request, phase: 2 }] : [];
 }
