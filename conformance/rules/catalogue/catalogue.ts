@@ -56,7 +56,6 @@ import {
   beforeNameSegment,
   encodedFirstLetter,
   header,
-  lastSlash,
   LOOPBACK,
   method,
   name,
@@ -65,6 +64,7 @@ import {
   pathAndQuery,
   PROBE_HOST,
   rewrittenFrom,
+  slashAfterName,
   tail,
   twoKeys,
   version,
@@ -261,8 +261,8 @@ const PATH: Transform[] = [
   path('an ASP.NET cookieless segment (S(X))', ['bbot'], beforeName('(S(X))')),
   path('(S(X))/../(S(X)) before the name', ['bbot'], beforeName('(S(X))/../(S(X))')),
   // The slash before the item (or before the name): encoded, or a backslash.
-  path('an encoded slash %2F before the last segment', ['bbot', 'recipes', 'suite'], lastSlash('%2F'), ON),
-  path('a backslash before the last segment', ['recipes'], lastSlash('\\')),
+  path('an encoded slash %2F before the item', ['bbot', 'recipes', 'suite'], slashAfterName('%2F'), ON),
+  path('a backslash before the item', ['recipes'], slashAfterName('\\')),
   // Other versions of the API (WSTG's "old version" misconfiguration, the page's).
   path(
     'an older API version',

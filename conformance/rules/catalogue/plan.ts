@@ -137,15 +137,21 @@ function probesOf(transform: Transform, target: Target, world: World): Probe[] {
 function entriesOn(family: Family, op: OperationModel, world: World): readonly Transform[] {
   const entries = familyOf(family);
   if (world.depth === 'full') return entries;
-  const routes = routesOf(family, world);
-  const turn = routes.indexOf(op);
-  if (turn === -1) return [];
-  const rotated = entries.filter((t) => t.default && !t.decided);
   const shift = FAMILY_ORDER.indexOf(family);
-  return [
-    ...entries.filter((t) => t.decided),
-    ...rotated.filter((_, i) => (i + shift) % routes.length === turn),
-  ];
+  const rotated = entries
+    .filter((t) => t.default && !t.decided)
+    .filter((transform, i) => {
+      const routes = routesOf(family, world).filter((route) => appliesOn(transform, route));
+      return routes[(i + shift) % Math.max(routes.length, 1)] === op;
+    });
+  const decided = routesOf(family, world).includes(op) ? entries.filter((t) => t.decided) : [];
+  return [...decided, ...rotated];
+}
+
+/** Whether an entry makes a request on a route (an encoded slash before the item needs an item). */
+function appliesOn(transform: Transform, op: OperationModel): boolean {
+  const path = op.path.replace(/\{[^}]+\}/g, 'id');
+  return transform.make({ method: 'GET', path, headers: {}, nameAt: nameIndexOf(op.path) }) !== undefined;
 }
 
 const FAMILY_ORDER = Object.keys(FAMILIES) as Family[];

@@ -77,13 +77,17 @@ export const beforeNameSegment =
     return { ...s, path: parts.join('/') };
   };
 
-/** The last slash of the path spelled otherwise: `/api/v1/walks%2F<id>`. */
-export const lastSlash =
+/**
+ * The slash between the route's name and its item spelled otherwise: `/api/v1/walks%2F<id>`. A
+ * route without an item after its name has no such slash.
+ */
+export const slashAfterName =
   (spelling: string): Make =>
   (s) => {
-    const at = s.path.lastIndexOf('/');
-    if (at <= 0) return undefined;
-    return { ...s, path: `${s.path.slice(0, at)}${spelling}${s.path.slice(at + 1)}` };
+    const parts = split(s);
+    if (parts.length <= s.nameAt + 1) return undefined;
+    const before = parts.slice(0, s.nameAt + 1).join('/');
+    return { ...s, path: `${before}${spelling}${parts.slice(s.nameAt + 1).join('/')}` };
   };
 
 /** The API's version segment (`v1`) rewritten, or left out (`''`): another version of the route. */
