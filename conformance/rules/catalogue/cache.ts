@@ -11,7 +11,6 @@ import { isSuccess, requestLine } from '../../core/answers.ts';
 import type { Credential } from '../../core/credentials.ts';
 import { credentialLabel } from '../../core/credentials.ts';
 import type { Observation } from '../../core/observation.ts';
-import { nearMissLabel } from '../../near-miss.ts';
 import type { Across, Judgement } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { FAMILIES, familyOf } from './catalogue.ts';
@@ -30,23 +29,13 @@ interface Answered {
   obs?: Observation;
 }
 
-/** Who asked, in words a cache could key on: the credentials and the header they came in. */
+/**
+ * Who asked, in words a cache could key on: the credentials and the header they came in. A key the
+ * run does not know may be created or revoked between two reads: it is not compared.
+ */
 function askerOf(credential: Credential): string | undefined {
-  switch (credential.kind) {
-    case 'none':
-      return 'none';
-    case 'key':
-      return `$${credential.key} ${credential.via}`;
-    case 'made-up':
-      return `made-up ${credential.via}`;
-    case 'near-miss':
-      return `${nearMissLabel(credential.key, credential.miss)} ${credential.via}`;
-    case 'malformed':
-      return credential.form;
-    default:
-      // A key the run does not know may be created or revoked between two reads: not compared.
-      return undefined;
-  }
+  const compared = ['none', 'key', 'made-up', 'near-miss', 'malformed'];
+  return compared.includes(credential.kind) ? credentialLabel(credential) : undefined;
 }
 
 /** The request and its asker: what the same read made again shares. */

@@ -10,13 +10,12 @@
  * unknown id), and on every planned path and route that would send, with the owner's key: those
  * serve no one, so the strongest key's answer stands for every weaker one.
  */
-import { PRIMARY_KEY } from '../../core/roles.ts';
-import type { Ask, Probe, World } from '../../core/rule.ts';
-import type { OperationModel } from '../../core/spec-model.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { resolveRef } from '../../../spec/contract.ts';
 import { isObject } from '../../../spec/json-value.ts';
-import type { SpecModel } from '../../core/spec-model.ts';
+import { PRIMARY_KEY } from '../../core/roles.ts';
+import type { Ask, Probe, World } from '../../core/rule.ts';
+import type { OperationModel, SpecModel } from '../../core/spec-model.ts';
 import { pathOf, successProperty } from '../../core/spec-model.ts';
 import type { RequestSpec } from '../../types.ts';
 import { collectionRequest } from '../requests.ts';

@@ -65,11 +65,10 @@ interface Recogniser {
 const recognisers = new WeakMap<SpecModel, Recogniser>();
 
 /** A shape of a template, its item a placeholder. */
-function placeholderShape(target: Target, query?: string): Shape {
+function placeholderShape(target: Target): Shape {
   return {
     method: target.method,
     path: target.template.replace(/\{[^}]+\}/g, PLACE),
-    ...(query !== undefined ? { query } : {}),
     headers: {},
     nameAt: nameIndexOf(target.template),
   };
@@ -109,15 +108,9 @@ function recogniserOf(spec: SpecModel): Recogniser {
 
 /** What a header or method entry adds, learnt by applying it to two different requests. */
 function learnRequestShape(known: Recogniser, transform: Transform): void {
-  const base = (path: string, method: 'GET' | 'POST'): Shape => ({
-    method,
-    path,
-    query: 'q=1',
-    headers: {},
-    nameAt: 1,
-  });
-  const one = transform.make(base('/one', 'GET'));
-  const two = transform.make(base('/two/2', 'GET'));
+  const base = (path: string): Shape => ({ method: 'GET', path, query: 'q=1', headers: {}, nameAt: 1 });
+  const one = transform.make(base('/one'));
+  const two = transform.make(base('/two/2'));
   if (!one || !two) return;
   for (const [name, value] of Object.entries(one.headers)) {
     const fixed = two.headers[name] === value;
