@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Exchange, Report } from '../types.ts';
 import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../drift.ts';
 import { redactorFor } from '../redact.ts';
+import { Keyring } from '../core/credentials.ts';
+import { observe } from '../core/observe.ts';
+import { recognise } from '../rules/catalogue/recognise.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite, runSuiteWithTraffic, specModelFor } from '../runner.ts';
 import type { DriftServer } from './drift-server.ts';
@@ -35,14 +38,27 @@ const finding = (report: Report, operationId: string, status: number, where: str
     (f) => f.operationId === operationId && f.status === status && f.where === where,
   );
 
+/** Whether an exchange is one of the attacker's catalogue's private probes, which drift does not count. */
+function isTrick(exchange: Exchange): boolean {
+  const spec = specModelFor();
+  const basePath = new URL(exchange.request.url).pathname.replace(/\/api\/v1.*$/, '');
+  const obs = observe(exchange, { spec, keyring: new Keyring({ keys: {} }), basePath, source: 'live' });
+  return recognise(spec, obs).tricks.length > 0;
+}
+
 /**
  * Answers of GET /api/v1/walks with this status (and, optionally, a non-empty list). The path as
  * sent: `/api/v1/./walks` (AUTH-015's spellings) is not the list's path, though URL parsing makes it so.
+ * The catalogue's probes are left out: a trick, or a read made again (the same request twice).
  */
 function listAnswers(exchanges: readonly Exchange[], status: number, nonEmpty = false): number {
+  const seen = new Set<string>();
   return exchanges.filter((e) => {
     const [sent = ''] = e.request.url.split('?');
-    if (e.request.method !== 'GET' || !sent.endsWith('/api/v1/walks')) return false;
+    if (e.request.method !== 'GET' || !sent.endsWith('/api/v1/walks') || isTrick(e)) return false;
+    const request = JSON.stringify([e.request.url, e.request.headers]);
+    if (seen.has(request)) return false;
+    seen.add(request);
     if (e.response?.status !== status) return false;
     return !nonEmpty || ((e.response.json as { data?: unknown[] }).data?.length ?? 0) > 0;
   }).length;
@@ -74,7 +90,9 @@ describe('drift section', () => {
     expect(cursor?.responses).toBe(listAnswers(strict.exchanges, 200));
     expect(region?.responses).toBeLessThan(cursor?.responses ?? 0);
     const status = finding(strict.report, 'getWalk', 422, 'status');
-    expect(status?.responses).toBe(strict.exchanges.filter((e) => e.response?.status === 422).length);
+    expect(status?.responses).toBe(
+      strict.exchanges.filter((e) => e.response?.status === 422 && !isTrick(e)).length,
+    );
     expect(status?.example.curl).toMatch(
       /^curl .*\/api\/v1\/walks\/[^ ]+' -H "Authorization: Bearer \$CONFORMANCE_API_KEY"$/,
     );

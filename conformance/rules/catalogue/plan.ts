@@ -102,8 +102,8 @@ function askingsOf(transform: Transform, target: Target, world: World): Asking[]
   const full = world.depth === 'full';
   const tried: Tried = transform.tried ?? FAMILIES[transform.family].tried;
   const existence = transform.family === 'method' || full;
-  if (!full || target.kind !== 'live') {
-    if (tried === 'the owner' || target.kind !== 'live')
+  if (!full || target.kind !== 'operation') {
+    if (tried === 'the owner' || target.kind !== 'operation')
       return [{ ask: { key: PRIMARY_KEY }, ids: idsOf(target, world, false) }];
     return [{ ask: {}, ids: idsOf(target, world, existence) }];
   }
@@ -160,7 +160,7 @@ const FAMILY_ORDER = Object.keys(FAMILIES) as Family[];
  * for methods, a route whose data holds links for host headers, every live route otherwise.
  */
 function routesOf(family: Family, world: World): OperationModel[] {
-  const live = targetsOf(world.spec).flatMap((t) => (t.kind === 'live' && t.op ? [t.op] : []));
+  const live = targetsOf(world.spec).flatMap((t) => (t.kind === 'operation' && t.op ? [t.op] : []));
   if (family === 'method') return live.filter((op) => op.kind === 'item');
   if (family === 'host') return live.filter((op) => carriesLinks(world.spec, op));
   return live;

@@ -16,8 +16,8 @@ import { pathPattern } from '../requests.ts';
 import { SEND_CHILDREN } from './catalogue.ts';
 
 export interface Target {
-  /** `live`: a live GET operation; `planned`: a planned path (serves no one); `send`: a route that would send. */
-  kind: 'live' | 'planned' | 'send';
+  /** `operation`: a live GET operation; `planned`: a planned path (serves no one); `send`: a route that would send. */
+  kind: 'operation' | 'planned' | 'send';
   template: string;
   /** The live operation. */
   op?: OperationModel;
@@ -38,7 +38,7 @@ export function targetsOf(spec: SpecModel): readonly Target[] {
   const hasParameter = (template: string) => /\{[^}]+\}/.test(template);
   const live: Target[] = spec.live
     .filter((op) => op.secured && !(op.kind === 'other' && op.pathParameters.length > 0))
-    .map((op) => ({ kind: 'live', template: op.path, op, method: 'GET', item: op.kind === 'item' }));
+    .map((op) => ({ kind: 'operation', template: op.path, op, method: 'GET', item: op.kind === 'item' }));
   const planned: Target[] = spec.plannedPaths.map((template) => ({
     kind: 'planned',
     template,

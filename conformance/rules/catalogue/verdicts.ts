@@ -203,7 +203,7 @@ class FamilyVerdicts implements Across {
     const response = obs.exchange.response;
     if (!response || !aim) return;
     const campaign = readingCampaignOf(obs);
-    if (campaign && isSuccess(response.status) && aim.target.kind === 'live') {
+    if (campaign && isSuccess(response.status) && aim.target.kind === 'operation') {
       const ids = aim.id !== undefined ? [aim.id] : obs.bodyless ? [] : idsIn(response);
       for (const id of ids) {
         const key = `${itemRoute(aim.target)} ${id}`;
@@ -224,7 +224,7 @@ class FamilyVerdicts implements Across {
   private seeReading(obs: Observation, seen: Seen, campaign: Campaign): void {
     const response = obs.exchange.response;
     if (!response || !isSuccess(response.status) || obs.bodyless || !carriesData(response)) return;
-    if (seen.target.kind !== 'live') return;
+    if (seen.target.kind !== 'operation') return;
     for (const id of seen.id !== undefined ? [seen.id] : idsIn(response)) {
       const key = `${itemRoute(seen.target)} ${id}`;
       const entry = kept(this.servedByTrick, key, () => ({ bits: 0, obs, seen }));
