@@ -414,7 +414,6 @@ function environmentText(): string {
     ['HTTPS_PROXY, HTTP_PROXY', 'the proxy of an https or http target (either case, as curl)'],
     ['NO_PROXY', 'hosts reached without a proxy (either case, as curl)'],
     ['CONFORMANCE_HEADERS', "headers as --header, one 'Name: value' per line"],
-    ['CONFORMANCE_TRAFFIC_WORKERS=N', '--traffic on N worker threads (0: none); else by file size'],
     ['NO_COLOR', 'no colour (colour is used only on a terminal anyway)'],
   ];
   const lines = rows.map(([name, text]) => `  ${name.padEnd(32)}${text}`);

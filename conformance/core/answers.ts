@@ -22,8 +22,12 @@ export function describe(response: ResponseData | undefined): string {
   return `${response.status} (${type})${body ? ` ${body.replace(/\s+/g, ' ')}` : ' with an empty body'}`;
 }
 
-/** `GET https://host/api/v1/walks?limit=1`: the request of an observation, as reports name it. */
-export const requestLine = (obs: Observation) => `${obs.exchange.request.method} ${obs.exchange.request.url}`;
+/**
+ * `GET https://host/api/v1/walks?limit=1`: the request of an observation, as reports name it; a
+ * recorded one with its entry's index first (`#12 GET …`), to find it in the file.
+ */
+export const requestLine = (obs: Observation) =>
+  `${obs.source === 'traffic' ? `#${obs.exchange.seq} ` : ''}${obs.exchange.request.method} ${obs.exchange.request.url}`;
 
 export const isClientError = (status: number) => status >= 400 && status <= 499;
 export const isSuccess = (status: number) => status >= 200 && status <= 299;

@@ -13,8 +13,9 @@ import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
 import type { Redactor } from '../redact.ts';
-import { apiBaseOf, readEntry, requestOf, type RawEntry } from '../traffic/entry.ts';
-import { NOT_JSON, NotHarError, parseEntry, scanHarFile } from '../traffic/har-entries.ts';
+import { apiBaseOf, attachedFileOf, readEntry, requestOf, type RawEntry } from '../traffic/entry.ts';
+import { NOT_JSON, NotHarError, parseEntry } from '../traffic/har-entries.ts';
+import { openRecording } from '../traffic/source.ts';
 import { SecretLedger } from '../traffic/secrets.ts';
 import type { KeyName } from '../core/roles.ts';
 import type { Report, SuiteConfig } from '../types.ts';
@@ -32,7 +33,10 @@ const BODYLESS = 'no body recorded (judged on status and headers)';
 const MAX_NAMED = 50;
 
 export interface TrafficOptions {
+  /** A HAR, NDJSON, gzip or Playwright zip file; `-`: standard input (`input`). */
   file: string;
+  /** Standard input, for `-` (default `process.stdin`). */
+  input?: NodeJS.ReadableStream;
   /** Normalized; inferred from the file when undefined. */
   baseUrl?: string;
   strict: boolean;
@@ -48,23 +52,36 @@ export interface TrafficRun {
   redact: Redactor;
 }
 
-/** One candidate API base: its judge and what its entries were. */
-class Base {
+/** What the entries of one candidate base were: read, or not and why. */
+class EntryCounts {
   entries = 0;
   readable = 0;
   readonly unreadable: { index: number; reason: string }[] = [];
   unreadableCount = 0;
   readonly notJudged = new Map<string, number>();
 
-  constructor(
-    readonly url: string,
-    readonly judge: Judge,
-  ) {}
+  /** Counts the unreadable entries met before this base was: they may have been its own. */
+  inherit(early: EntryCounts): void {
+    this.entries += early.entries;
+    this.unreadableCount += early.unreadableCount;
+    this.unreadable.push(...early.unreadable);
+    for (const [reason, n] of early.notJudged) this.notJudged.set(reason, n);
+  }
 
   cannotRead(index: number, reason: string): void {
     this.unreadableCount++;
     if (this.unreadable.length < MAX_NAMED) this.unreadable.push({ index, reason });
     this.notJudged.set(reason, (this.notJudged.get(reason) ?? 0) + 1);
+  }
+}
+
+/** One candidate API base: its judge and what its entries were. */
+class Base extends EntryCounts {
+  constructor(
+    readonly url: string,
+    readonly judge: Judge,
+  ) {
+    super();
   }
 }
 
@@ -88,7 +105,6 @@ export async function runTraffic(
   const bases = new Map<string, Base>();
   const seenBases = new Map<string, number>();
   let entries = 0;
-  let index = 0;
 
   const baseOf = (url: string): Base | undefined => {
     seenBases.set(url, (seenBases.get(url) ?? 0) + 1);
@@ -97,22 +113,33 @@ export async function runTraffic(
     if (!base) {
       if (bases.size >= MAX_BASES) return undefined;
       base = new Base(url, new Judge(rules, ruleContextOf(spec, config as SuiteConfig, 'traffic')));
+      base.inherit(early);
       bases.set(url, base);
     }
     return base;
   };
 
-  await scanHarFile(options.file, (closed) => {
-    for (const bytes of closed) {
-      index++;
+  const recording = await openRecording(options.file, options.input ?? process.stdin);
+  // Entries that could not be read before a base was seen count against the bases found later.
+  const early = new EntryCounts();
+  const unreadable = (index: number, reason: string) => {
+    // Which API an unreadable entry belonged to is unknown: it counts against every base.
+    for (const base of [early, ...bases.values()]) {
+      base.entries++;
+      base.cannotRead(index, reason);
+    }
+  };
+  await recording.read(async (batch) => {
+    for (const item of batch) {
       entries++;
-      const raw = parseEntry(bytes);
+      const { index } = item;
+      if ('unreadable' in item) {
+        unreadable(index, item.unreadable);
+        continue;
+      }
+      const raw = parseEntry(item.bytes);
       if (raw === NOT_JSON) {
-        // Which API an unparsable entry belonged to is unknown: it counts against every base.
-        for (const base of bases.values()) {
-          base.entries++;
-          base.cannotRead(index, 'not valid JSON');
-        }
+        unreadable(index, 'not valid JSON');
         continue;
       }
       const request = requestOf(raw);
@@ -121,7 +148,13 @@ export async function runTraffic(
       const base = baseOf(url);
       if (!base) continue;
       base.entries++;
-      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring);
+      const file = attachedFileOf(raw as RawEntry);
+      const attached = file === undefined ? undefined : await recording.bodies(file);
+      if (attached && !Buffer.isBuffer(attached)) {
+        base.cannotRead(index, attached.missing);
+        continue;
+      }
+      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring, attached);
       if (!reading.judged) {
         base.cannotRead(index, reading.reason);
         continue;
