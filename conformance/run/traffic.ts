@@ -37,6 +37,8 @@ export interface TrafficOptions {
   file: string;
   /** Standard input, for `-` (default `process.stdin`). */
   input?: NodeJS.ReadableStream;
+  /** The memory the cross-exchange state may take before it spills to disk (`--traffic-memory`). */
+  memoryBytes?: number;
   /** Normalized; inferred from the file when undefined. */
   baseUrl?: string;
   strict: boolean;
