@@ -151,6 +151,7 @@ async function judgeRecording(options: CliOptions, file: string, input?: NodeJS.
   const traffic: TrafficOptions = {
     file,
     ...(input ? { input } : {}),
+    ...(options.trafficMemory !== undefined ? { memoryBytes: options.trafficMemory } : {}),
     strict: options.config.strict,
     seed: options.config.seed,
     keys: options.config.keys,

@@ -9,6 +9,7 @@
  * read fewer than 90 % of this API's entries cannot judge the recording (exit status 2).
  */
 import { Keyring } from '../core/credentials.ts';
+import { BudgetedState } from '../core/state.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
@@ -25,6 +26,8 @@ import { reportOf } from './report.ts';
 
 /** Candidate bases judged at once before the file is known to be ambiguous anyway. */
 const MAX_BASES = 8;
+/** The memory the cross-exchange state may take before it spills to disk (`--traffic-memory`). */
+export const DEFAULT_MEMORY_BYTES = 256 * 1024 * 1024;
 /** The share of this API's entries a run must read to judge the recording. */
 export const READABLE_SHARE = 0.9;
 /** How a report counts the answers a recording kept without their bodies. */
@@ -104,6 +107,7 @@ export async function runTraffic(
     ...(options.webBaseUrl ? { webBaseUrl: options.webBaseUrl } : {}),
   };
   const ledger = new SecretLedger();
+  const states: BudgetedState[] = [];
   const bases = new Map<string, Base>();
   const seenBases = new Map<string, number>();
   let entries = 0;
@@ -114,7 +118,12 @@ export async function runTraffic(
     let base = bases.get(url);
     if (!base) {
       if (bases.size >= MAX_BASES) return undefined;
-      base = new Base(url, new Judge(rules, ruleContextOf(spec, config as SuiteConfig, 'traffic')));
+      const state = new BudgetedState(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
+      states.push(state);
+      base = new Base(
+        url,
+        new Judge(rules, ruleContextOf(spec, config as SuiteConfig, 'traffic', undefined, state)),
+      );
       base.inherit(early);
       bases.set(url, base);
     }
@@ -173,8 +182,14 @@ export async function runTraffic(
     }
   });
   const redact = ledger.redactor();
-  const base = chosen(options, bases, seenBases, entries, redact, spec.apiPrefix);
-  const tallies = base.judge.finish();
+  let base: Base;
+  let tallies: ReturnType<Judge['finish']>;
+  try {
+    base = chosen(options, bases, seenBases, entries, redact, spec.apiPrefix);
+    tallies = base.judge.finish();
+  } finally {
+    for (const state of states) state.close();
+  }
   const report = reportOf({
     spec,
     source: 'traffic',
