@@ -152,6 +152,7 @@ async function judgeRecording(options: CliOptions, file: string, input?: NodeJS.
     file,
     ...(input ? { input } : {}),
     ...(options.trafficMemory !== undefined ? { memoryBytes: options.trafficMemory } : {}),
+    ...(options.redactBodies ? { redactBodies: true } : {}),
     strict: options.config.strict,
     seed: options.config.seed,
     keys: options.config.keys,

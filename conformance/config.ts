@@ -104,7 +104,10 @@ export function parseCli(argv: string[], env: Env): CliOptions {
     if (traffic === undefined) throw new ConfigError('--traffic-memory applies to --traffic only');
     options.trafficMemory = memory;
   }
-  if (flags['redact-bodies']) options.redactBodies = true;
+  if (flags['redact-bodies']) {
+    if (traffic === undefined) throw new ConfigError('--redact-bodies applies to --traffic only');
+    options.redactBodies = true;
+  }
   for (const [flag, name] of [
     ['har', 'har'],
     ['expect-failures', 'expectFailures'],

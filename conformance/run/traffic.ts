@@ -17,6 +17,7 @@ import type { Redactor } from '../redact.ts';
 import { apiBaseOf, attachedFileOf, readEntry, requestOf, type RawEntry } from '../traffic/entry.ts';
 import { NOT_JSON, NotHarError, parseEntry } from '../traffic/har-entries.ts';
 import { openRecording } from '../traffic/source.ts';
+import { withBodiesWithheld } from '../traffic/withheld.ts';
 import { SecretLedger } from '../traffic/secrets.ts';
 import type { KeyName } from '../core/roles.ts';
 import type { Report, SuiteConfig } from '../types.ts';
@@ -42,6 +43,8 @@ export interface TrafficOptions {
   input?: NodeJS.ReadableStream;
   /** The memory the cross-exchange state may take before it spills to disk (`--traffic-memory`). */
   memoryBytes?: number;
+  /** `--redact-bodies`: findings withhold every value read from a body (`withheld.ts`). */
+  redactBodies?: boolean;
   /** Normalized; inferred from the file when undefined. */
   baseUrl?: string;
   strict: boolean;
@@ -229,7 +232,7 @@ export async function runTraffic(
     report.unreachable = `--traffic ${options.file}: read ${base.readable} of ${base.entries} exchanges of this API (${Math.round((100 * base.readable) / base.entries)}%, fewer than ${READABLE_SHARE * 100}%): ${reasons.join(', ')}`;
     report.summary.verdict = 'not judged';
   }
-  return { report, redact };
+  return { report: options.redactBodies ? withBodiesWithheld(report) : report, redact };
 }
 
 /** The one base judged, or why the file cannot be judged (exit status 2). */
