@@ -205,6 +205,21 @@ interface Answered {
 /** Exchanges of missed items a recording's rule keeps as evidence; a live run holds all of them anyway. */
 const EVIDENCE_KEPT = 64;
 
+/** Notes a read that did not get a listed item: the first one's problem, and how many and when. */
+function missedBy(item: Answered, obs: Observation): void {
+  if (item.missed) {
+    item.missed.seen = widen(item.missed.seen, sentAt(obs));
+    item.missed.reads++;
+    return;
+  }
+  const to = credentialLabel(obs.credential);
+  const problem = at(
+    obs,
+    `answered ${describe(obs.exchange.response)}, though the collection listed it to ${to}`,
+  );
+  item.missed = { seen: widen(undefined, sentAt(obs)), reads: 1, problem };
+}
+
 /**
  * WALK-DETAIL-001: what each holder was listed (per collection, the span of time each item was
  * listed in), and what its plain reads of those items got, by `collection holder id` in two tables
@@ -220,18 +235,8 @@ function listedFoundAcross(ctx: RuleContext): Across {
       evidence.set(key, obs);
   };
   const miss = (item: Answered, obs: Observation, key: string) => {
-    if (item.missed) {
-      item.missed.seen = widen(item.missed.seen, sentAt(obs));
-      item.missed.reads++;
-      return;
-    }
-    const to = credentialLabel(obs.credential);
-    const problem = at(
-      obs,
-      `answered ${describe(obs.exchange.response)}, though the collection listed it to ${to}`,
-    );
-    item.missed = { seen: widen(undefined, sentAt(obs)), reads: 1, problem };
-    keep(`missed ${key}`, obs);
+    if (!item.missed) keep(`missed ${key}`, obs);
+    missedBy(item, obs);
   };
   return {
     see(obs) {
