@@ -32,6 +32,8 @@ export interface Io extends Output {
   color?: boolean;
   /** The command as it was run, for `--help` (main.ts: the packaged bin's name, or the npm script). */
   program?: string;
+  /** What `--traffic -` reads (default: the process's standard input). */
+  stdin?: NodeJS.ReadableStream;
 }
 
 export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
@@ -63,7 +65,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
     specModelFor(options.config.specPath);
-    const run = await reportOf(options, session);
+    const run = await reportOf(options, session, io);
     const { redact } = session;
     let report = run.report;
     if (expected && options.expectFailures)
@@ -96,9 +98,10 @@ interface Session {
 async function reportOf(
   options: CliOptions,
   session: Session,
+  io: Io,
 ): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
   if (options.traffic !== undefined) {
-    const run = await judgeRecording(options, options.traffic);
+    const run = await judgeRecording(options, options.traffic, io.stdin);
     session.redact = composeRedactors(session.redact, run.redact);
     return { report: run.report, exchanges: [] };
   }
@@ -143,10 +146,13 @@ Raise --max-response-bytes to judge it.
 }
 
 /** `--traffic`: the recording judged under the run's selection, strictness, seed and spec. */
-async function judgeRecording(options: CliOptions, file: string) {
+async function judgeRecording(options: CliOptions, file: string, input?: NodeJS.ReadableStream) {
   const rules = selectChecks(RULES, options.config.only, options.skip);
   const traffic: TrafficOptions = {
     file,
+    ...(input ? { input } : {}),
+    ...(options.trafficMemory !== undefined ? { memoryBytes: options.trafficMemory } : {}),
+    ...(options.redactBodies ? { redactBodies: true } : {}),
     strict: options.config.strict,
     seed: options.config.seed,
     keys: options.config.keys,

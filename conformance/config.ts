@@ -54,6 +54,10 @@ export interface CliOptions {
   compare?: string;
   /** `--traffic FILE.har`: judge a recording instead of a deployment (no key needed). */
   traffic?: string;
+  /** `--traffic-memory SIZE`: the cross-exchange state's memory before it spills to disk, in bytes. */
+  trafficMemory?: number;
+  /** `--redact-bodies`: findings name ids and field paths, never values from bodies. */
+  redactBodies?: boolean;
   help: boolean;
   /** `--version` (a packaged bin only): the line to print, and nothing is run. */
   version?: string;
@@ -95,6 +99,15 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   const skip = prefixesOf(flags.skip);
   if (skip) options.skip = skip;
   if (traffic !== undefined) options.traffic = traffic;
+  const memory = sizeFlag('--traffic-memory', flags['traffic-memory']);
+  if (memory !== undefined) {
+    if (traffic === undefined) throw new ConfigError('--traffic-memory applies to --traffic only');
+    options.trafficMemory = memory;
+  }
+  if (flags['redact-bodies']) {
+    if (traffic === undefined) throw new ConfigError('--redact-bodies applies to --traffic only');
+    options.redactBodies = true;
+  }
   for (const [flag, name] of [
     ['har', 'har'],
     ['expect-failures', 'expectFailures'],
@@ -222,9 +235,33 @@ const TRAFFIC_FLAGS = {
   traffic: {
     type: 'string',
     value: 'FILE.har',
-    help: 'Judge every recorded exchange of this API in a HAR 1.2 file instead of calling a\ndeployment: no key needed; --base-url picks the API when the file holds several',
+    help: 'Judge every recorded exchange of this API instead of calling a deployment: a HAR file,\n.har.gz, NDJSON of HAR entries (gzip or not), a Playwright zip, or - for standard input;\nno key needed; --base-url picks the API when the file holds several',
+  },
+  'traffic-memory': {
+    type: 'string',
+    value: 'SIZE',
+    help: 'Memory the cross-exchange state of --traffic may take before it spills to disk\n(default 256MB; e.g. 64MB, 1GB)',
+  },
+  'redact-bodies': {
+    type: 'boolean',
+    help: 'Keep values read from answer bodies out of every finding and report: ids and field\npaths only',
   },
 } as const satisfies CommandSpec['flags'];
+
+/** Units of `--traffic-memory`. */
+const SIZE_UNITS: Record<string, number> = { '': 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+/** `256MB`, `1GB`, `65536`: a size in bytes, at least 1 MB. */
+function sizeFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([KMG]?B?)\s*$/i.exec(value);
+  const unit = SIZE_UNITS[match?.[2]?.toUpperCase() ?? 'none'];
+  if (!match || unit === undefined)
+    throw new ConfigError(`${flag} must be a size such as 256MB or 1GB, not ${JSON.stringify(value)}`);
+  const bytes = Math.round(Number(match[1]) * unit);
+  if (bytes < 1024 * 1024) throw new ConfigError(`${flag} must be at least 1MB, not ${value}`);
+  return bytes;
+}
 
 /** `--traffic FILE`: the recording to judge; it sends nothing, so `--har` has nothing to record. */
 function trafficOf(flags: Flags): string | undefined {
@@ -414,7 +451,6 @@ function environmentText(): string {
     ['HTTPS_PROXY, HTTP_PROXY', 'the proxy of an https or http target (either case, as curl)'],
     ['NO_PROXY', 'hosts reached without a proxy (either case, as curl)'],
     ['CONFORMANCE_HEADERS', "headers as --header, one 'Name: value' per line"],
-    ['CONFORMANCE_TRAFFIC_WORKERS=N', '--traffic on N worker threads (0: none); else by file size'],
     ['NO_COLOR', 'no colour (colour is used only on a terminal anyway)'],
   ];
   const lines = rows.map(([name, text]) => `  ${name.padEnd(32)}${text}`);

@@ -12,7 +12,8 @@ export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly s
   if (request.method === 'HEAD') parts.push('--head');
   else if (request.method !== 'GET') parts.push('-X', request.method);
   parts.push(singleQuoted(request.url));
-  for (const [name, value] of Object.entries(request.headers)) {
+  for (const [name, shown] of Object.entries(request.headers)) {
+    const value = shown.replace(RECORDED_KEY_ID, (_, hex: string) => `$${recordedKeyVariable(hex)}`);
     const header = `${name}: ${value}`;
     parts.push('-H', SHELL_VALUE.test(value) ? doubleQuoted(header) : singleQuoted(header));
   }
@@ -22,6 +23,15 @@ export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly s
   if (request.body !== undefined) parts.push('--data-raw', singleQuoted(request.body));
   return parts.join(' ');
 }
+
+/** A recorded key no configured key matches, as reports show it (`key#3f9a1c0e`, `core/credentials.ts`). */
+const RECORDED_KEY_ID = /\bkey#([0-9a-f]{8})\b/g;
+
+/**
+ * The variable a reproduction reads a recorded key from when it matches no configured key:
+ * `CONFORMANCE_KEY_3F9A1C0E` for `key#3f9a1c0e`. Whoever holds that key sets it to reproduce.
+ */
+export const recordedKeyVariable = (hex: string) => `CONFORMANCE_KEY_${hex.toUpperCase()}`;
 
 /** Header values the shell must expand: a key or gateway header variable, or the made-up key's generator. */
 const SHELL_VALUE = /\$CONFORMANCE_[A-Z0-9_]+|\$\(openssl rand -hex \d+\)/;

@@ -14,6 +14,7 @@ import type { Credential } from './credentials.ts';
 import type { Observation } from './observation.ts';
 import type { OperationModel, SpecModel } from './spec-model.ts';
 import type { OwaspCategory } from './owasp.ts';
+import type { RuleState } from './state.ts';
 
 export interface RuleDeclaration {
   /** Stable requirement id, e.g. `AUTH-003`. */
@@ -80,6 +81,8 @@ export interface RuleContext {
   /** Whether a text repeats a key these credentials carried, whole or in part; never a value. */
   readonly echoed: (credential: Credential, text: string) => boolean;
   readonly source: 'live' | 'traffic';
+  /** Where `across` judges keep their per-item state, within the run's memory budget (`state.ts`). */
+  readonly state: RuleState;
 }
 
 /** A judge over many exchanges: it sees every observation, then gives its verdicts. */

@@ -66,7 +66,12 @@ export const keyMatrixRules: Rule[] = [
         ...onTargets(op, world, { madeUp: via }, 'first'),
       ]);
     },
-    across: () => headerPairsAcross({ outcomeOf: matrixOutcome, difference: matrixDifference }),
+    across: (ctx) =>
+      headerPairsAcross(
+        { outcomeOf: matrixOutcome, difference: matrixDifference },
+        ctx.state,
+        'AUTH-013 pairs',
+      ),
   },
   {
     id: 'AUTH-014',

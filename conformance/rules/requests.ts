@@ -46,7 +46,10 @@ export function readOf(
 /** A path template's pattern: `/api/v1/lists/{id}` matches `/api/v1/lists/abc` (and `/api/v1/lists/abc/`). */
 export const pathPattern = (template: string, flags = '') =>
   new RegExp(
-    `^${template.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`,
+    `^${template
+      .split(/\{[^}]+\}/)
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}/?$`,
     flags,
   );
 

@@ -10,6 +10,7 @@ import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Probe, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
+import { type RuleState, UnboundedState } from '../core/state.ts';
 import type { Exchange, RequestSpec, SuiteConfig } from '../types.ts';
 import { keyEcho } from './key-echo.ts';
 import { Judge, type Tally } from './judge.ts';
@@ -55,9 +56,11 @@ export function ruleContextOf(
   config: SuiteConfig,
   source: 'live' | 'traffic',
   madeUpKey?: string,
+  state: RuleState = new UnboundedState(),
 ): RuleContext {
   return {
     spec,
+    state,
     strict: config.strict,
     ...(config.webBaseUrl ? { webBaseUrl: config.webBaseUrl } : {}),
     keys: new Set(Object.entries(config.keys).flatMap(([name, value]) => (value ? [name as never] : []))),

@@ -1,16 +1,15 @@
 /**
  * One HAR entry as the checks judge an exchange: the request line (secrets left out), and the
- * answer with its body read back from the recording, as text or base64, and decoded when the
- * recorder kept it content-coded (gzip, deflate, br). Exporters differ: the HAR spec says `text`
- * holds the decoded content, yet some keep the bytes as they came, so a body that is not already
- * JSON-looking text is decoded by the coding its `Content-Encoding` names.
+ * answer with its body read back from the recording (as text, base64, or a file it attached), and
+ * decoded when the recorder kept it content-coded (gzip, deflate, br; `codings.ts` tells which by
+ * the header and the bytes).
  */
-import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { responseOf } from '../client.ts';
 import { EXCERPT_CHARS } from '../core/answers.ts';
 import type { Keyring } from '../core/credentials.ts';
 import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../types.ts';
+import { codingsOf, decodeBody } from './codings.ts';
 import { SECRET_HEADERS, type SecretNotes, shownUrl } from './secrets.ts';
 
 /** The API base URL of a request: its origin and the path before the API's prefix (`/api/v1`), or undefined. */
@@ -20,9 +19,6 @@ export function apiBaseOf(url: URL, apiPrefix: string): string | undefined {
   if (at === -1) return undefined;
   return `${url.origin}${path.slice(0, at)}`;
 }
-
-/** A decoded body larger than this is not judged (a bomb in a recording is still a bomb). */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 interface HarNameValue {
   name?: unknown;
@@ -35,7 +31,7 @@ export interface RawEntry {
   response?: {
     status?: unknown;
     headers?: unknown;
-    content?: { text?: unknown; encoding?: unknown; mimeType?: unknown };
+    content?: { text?: unknown; encoding?: unknown; mimeType?: unknown; _file?: unknown };
   };
   startedDateTime?: unknown;
   time?: unknown;
@@ -83,6 +79,12 @@ function headerMap(raw: unknown): Map<string, string> {
   return headers;
 }
 
+/** The file an entry's body was attached as (Playwright's `content: 'attach'`), when it has no text. */
+export function attachedFileOf(entry: RawEntry): string | undefined {
+  const content = entry.response?.content;
+  return typeof content?._file === 'string' && typeof content.text !== 'string' ? content._file : undefined;
+}
+
 export type Reading =
   /** `bodyless`: the recording holds the answer's status and headers, not its body. */
   { judged: true; exchange: Exchange; bodyless: boolean } | { judged: false; reason: string; line: string };
@@ -106,6 +108,7 @@ export function readEntry(
   request: RecordedRequest,
   ledger: SecretNotes,
   keyring: Keyring,
+  attached?: Buffer,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   const url = shownUrl(request.written, ledger);
@@ -116,7 +119,7 @@ export function readEntry(
     return { judged: false, reason: 'no answer recorded', line };
   const headers = headerMap(response?.headers);
   for (const [name, value] of headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
-  const read = bodyOf(response?.content, headers, request.method, status);
+  const read = bodyOf(response?.content, headers, request.method, status, attached);
   const bodyless = typeof read === 'string';
   const content: Body = typeof read === 'string' ? { content: '' } : read;
   const info = requestInfo(request, url, keyring);
@@ -207,20 +210,6 @@ export function evidenceOf(exchange: Exchange): PlainExchange {
   return plain;
 }
 
-/** The codings this reader undoes, synchronously (an entry is judged before the next is read). */
-const DECODERS: Record<string, (bytes: Buffer) => Buffer> = {
-  gzip: (b) => gunzipSync(b, { maxOutputLength: MAX_BODY_BYTES }),
-  'x-gzip': (b) => gunzipSync(b, { maxOutputLength: MAX_BODY_BYTES }),
-  deflate: (b) => {
-    try {
-      return inflateSync(b, { maxOutputLength: MAX_BODY_BYTES });
-    } catch {
-      return inflateRawSync(b, { maxOutputLength: MAX_BODY_BYTES });
-    }
-  },
-  br: (b) => brotliDecompressSync(b, { maxOutputLength: MAX_BODY_BYTES }),
-};
-
 /** Statuses and methods whose answers carry no body at all. */
 const NO_BODY_STATUSES = new Set([204, 304]);
 
@@ -235,53 +224,35 @@ interface Body {
   coded?: { coding: string; wireBytes: number };
 }
 
-/** The recorded body, decoded; or why there is none to judge. */
+/**
+ * The recorded body, decoded by what its header names and its bytes show (`codings.ts`); or why
+ * there is none to judge. An attached body (`content._file`) has been read into `attached`.
+ */
 function bodyOf(
   content: NonNullable<RawEntry['response']>['content'],
   headers: Map<string, string>,
   method: string,
   status: number,
+  attached: Buffer | undefined,
 ): Body | string {
   const text = content?.text;
-  if (typeof text !== 'string') {
+  if (typeof text !== 'string' && !attached) {
     if (method === 'HEAD' || NO_BODY_STATUSES.has(status)) return { content: '' };
     return 'no body recorded';
   }
-  const coding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
-  const plain = coding === '' || coding === 'identity';
-  if (content?.encoding !== 'base64') {
-    // Text that is not JSON-looking under a coding may still be the coded bytes as latin1: rare.
-    if (plain || looksDecoded(text)) return { content: text };
-  }
-  const bytes = content?.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'latin1');
-  if (plain || looksDecoded(bytes.subarray(0, 64).toString('latin1'))) return { content: bytes };
-  return decodedBody(bytes, coding);
-}
-
-/** Bytes undone from the codings `coding` names, last first; the bytes themselves when they do not decode. */
-function decodedBody(bytes: Buffer, coding: string): Body | string {
-  let decoded: Buffer = bytes;
-  try {
-    for (const name of coding
-      .split(',')
-      .map((c) => c.trim())
-      .reverse()) {
-      if (name === '' || name === 'identity') continue;
-      const decode = DECODERS[name];
-      if (!decode) return `a body coded ${coding}, which this reader cannot decode`;
-      decoded = decode(decoded);
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-      return `a body larger than ${MAX_BODY_BYTES} bytes once decoded`;
-    // The exporter kept the decoded content after all (the HAR spec's way): judge it as it is.
-    return { content: bytes };
-  }
-  return { content: decoded, coded: { coding, wireBytes: bytes.length } };
-}
-
-/** Decoded JSON (or an HTML page) starts like this; coded bytes almost never do. */
-function looksDecoded(text: string): boolean {
-  const first = text.slice(0, 64).trimStart()[0];
-  return first === '{' || first === '[' || first === '"' || first === '<';
+  const coding = headers.get('content-encoding');
+  if (codingsOf(coding).length === 0 && typeof text === 'string' && content?.encoding !== 'base64')
+    return { content: text };
+  const bytes =
+    attached ??
+    (content?.encoding === 'base64'
+      ? Buffer.from(text as string, 'base64')
+      : Buffer.from(text as string, 'latin1'));
+  if (codingsOf(coding).length === 0) return { content: bytes };
+  // Text kept as text under a coding is decoded text, unless its characters are the coded bytes.
+  const decoded = decodeBody(bytes, coding);
+  if ('unreadable' in decoded) return decoded.unreadable;
+  if (!decoded.coded && typeof text === 'string' && content?.encoding !== 'base64' && !attached)
+    return { content: text };
+  return decoded.coded ? { content: decoded.bytes, coded: decoded.coded } : { content: decoded.bytes };
 }

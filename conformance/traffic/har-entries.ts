@@ -3,8 +3,8 @@
  * some 300 MB, and reading it as one string to `JSON.parse` it would hold several copies of it at
  * once. A small scanner follows the JSON structure byte by byte (jumping through strings with
  * `indexOf`, where most of a recording's bytes are) and keeps only the bytes of the entry it is in.
- * Each entry comes out as its own bytes, parsed on its own (`parseEntry`), on this thread or on a
- * worker's (`judge-pool.ts`): the scanning is cheap, the parsing is not.
+ * Each entry comes out as its own bytes, parsed on its own (`parseEntry`): the scanning is cheap,
+ * the parsing is not.
  */
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
@@ -214,13 +214,22 @@ class Scanner {
     this.inEntry = false;
   }
 
-  /** At the end of the file: why it is not HAR, or undefined. */
+  /**
+   * At the end of the file: why it is not HAR, or undefined. A file cut off inside an entry, after
+   * the entries array began, is a recording cut short (`cutInEntry`): its entries so far are judged.
+   */
   end(): Error | undefined {
     if (this.failure) return this.failure;
+    if (this.sawEntries && this.inEntry) return undefined;
     if (this.inString || this.stack.length > 0) return new Error('it ends in the middle of its JSON');
     if (!this.started) return new Error('it is empty');
     if (!this.sawEntries) return new Error('it has no log.entries array');
     return undefined;
+  }
+
+  /** Whether the bytes end inside an entry (a recording cut short). */
+  get cutInEntry(): boolean {
+    return this.inEntry;
   }
 }
 
@@ -238,8 +247,8 @@ export function parseEntry(bytes: Uint8Array): unknown {
 }
 
 /** The error of a file that is not HAR: exit status 2, naming the file. */
-export function notHar(path: string, reason: string): NotHarError {
-  return new NotHarError(`--traffic ${path} is not a HAR file: ${reason}`);
+export function notHar(name: string, reason: string): NotHarError {
+  return new NotHarError(`${name} is not a HAR file: ${reason}`);
 }
 
 /**
@@ -265,31 +274,52 @@ function latin1(bytes: Uint8Array): string {
 /** Bytes read at a time: an entry is judged as soon as its chunk closes it. */
 const CHUNK_BYTES = 1024 * 1024;
 
+/** What the end of a HAR stream showed: its header, and whether it was cut off inside an entry. */
+export interface HarEnd extends HarHeader {
+  cut?: true;
+}
+
 /**
- * Calls `onEntries` with the bytes of the entries each chunk of the HAR file at `path` closes, in
- * order, awaiting it before reading on, so the stream never runs ahead of the judge. Anything that
- * is not HAR is a `NotHarError`, thrown once the entries before it have been handed on.
+ * Calls `onEntries` with the bytes of the entries each chunk of a HAR stream closes, in order,
+ * awaiting it before reading on, so the stream never runs ahead of the judge. Anything that is not
+ * HAR is a `NotHarError` naming `name`, thrown once the entries before it have been handed on. A
+ * stream cut off inside an entry ends with `cut` (a truncated download or gzip file): the entries
+ * before it are judged, and the cut one is counted as unreadable.
  */
+export async function scanHar(
+  chunks: AsyncIterable<Buffer>,
+  name: string,
+  onEntries: (entries: Buffer[]) => void | Promise<void>,
+): Promise<HarEnd> {
+  const scanner = new Scanner();
+  for await (const chunk of chunks) {
+    scanner.push(chunk);
+    await onEntries(scanner.take());
+    if (scanner.failure) throw notHar(name, scanner.failure.message);
+  }
+  const failure = scanner.end();
+  if (failure) throw notHar(name, failure.message);
+  return scanner.cutInEntry ? { ...scanner.header, cut: true } : scanner.header;
+}
+
+/** `scanHar` over a file read from disk; a file that cannot be read is a `NotHarError` naming its error code. */
 export async function scanHarFile(
   path: string,
   onEntries: (entries: Buffer[]) => void | Promise<void>,
   chunkBytes = CHUNK_BYTES,
-): Promise<HarHeader> {
-  const scanner = new Scanner();
+): Promise<HarEnd> {
   const stream = createReadStream(path, { highWaterMark: chunkBytes });
   try {
-    for await (const chunk of stream) {
-      scanner.push(chunk as Buffer);
-      await onEntries(scanner.take());
-      if (scanner.failure) throw notHar(path, scanner.failure.message);
-    }
+    return await scanHar(stream as AsyncIterable<Buffer>, `--traffic ${path}`, onEntries);
   } catch (error) {
     stream.destroy();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (error instanceof NotHarError || !code || !/^E[A-Z]+$/.test(code)) throw error;
-    throw new NotHarError(`--traffic ${path}: ${code}`);
+    throw readError(path, error);
   }
-  const failure = scanner.end();
-  if (failure) throw notHar(path, failure.message);
-  return scanner.header;
+}
+
+/** An error of reading a recording as the run reports it: a file system error by its code. */
+export function readError(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (error instanceof NotHarError || !code || !/^E[A-Z]+$/.test(code)) return error;
+  return new NotHarError(`--traffic ${path}: ${code}`);
 }

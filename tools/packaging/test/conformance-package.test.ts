@@ -3,8 +3,9 @@
  * folder outside the repository, then the installed `canvassing-conformance` against the reference
  * server (pass), against a broken server of the suite's own proof set (fail), and with no target.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
 import type { Report } from '../../../conformance/types.ts';
@@ -45,8 +46,6 @@ describe('the packed conformance package', () => {
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/conformance/main.mjs');
     expect(files).toContain('package/dist/spec/openapi.yaml');
-    // The module the worker threads of --traffic run, bundled beside the CLI.
-    expect(files).toContain('package/dist/conformance/traffic/judge-worker.mjs');
     const licences = readFileSync(
       join(project, 'node_modules/canvassing-conformance/dist/THIRD-PARTY-LICENSES.txt'),
       'utf8',
@@ -99,19 +98,18 @@ describe('the packed conformance package', () => {
     expect(report.results.find((r) => r.id === BROKEN.breaks)?.status).toBe('fail');
   });
 
-  it('judges a recording with --traffic on its bundled worker threads as on its main thread alone', async () => {
+  it('judges the HAR recording of a run with --traffic, and the same recording gzip-coded alike', async () => {
     const har = join(scratchDir('traffic'), 'run.har');
     const recorded = await conformance(['--base-url', reference.baseUrl, '--har', har, '--quiet']);
     expect(recorded.status).toBe(0);
-    // Workers asked for by number judge every entry, however small the file.
-    const judged = (workers: string) =>
-      conformance(['--traffic', har, '--verbose'], { CONFORMANCE_TRAFFIC_WORKERS: workers });
-    const [alone, shared] = [await judged('0'), await judged('2')];
-    expect(shared.stderr).toBe('');
-    expect(shared.status).toBe(0);
-    const shown = (text: string) => text.replace(/\d+(\.\d+)? ?m?s\b/g, 'T');
-    expect(shown(shared.stdout)).toBe(shown(alone.stdout));
-    expect(shared.stdout).toMatch(/judged \d+ of \d+ exchanges of this API/);
+    const gz = `${har}.gz`;
+    writeFileSync(gz, gzipSync(readFileSync(har)));
+    const [plain, coded] = [await conformance(['--traffic', har]), await conformance(['--traffic', gz])];
+    expect(coded.stderr).toBe('');
+    expect(coded.status).toBe(0);
+    const shown = (text: string) => text.replace(/\d+(\.\d+)? ?m?s\b/g, 'T').replaceAll(gz, har);
+    expect(shown(coded.stdout)).toBe(shown(plain.stdout));
+    expect(coded.stdout).toMatch(/judged \d+ of \d+ exchanges of this API/);
   });
 
   it("reads --env-file itself: a missing file is its own exit-2 message, not the runtime's", async () => {
