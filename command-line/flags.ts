@@ -4,7 +4,7 @@
  * a bad value, one `--env-file` reader. Every mistake is a `UsageError`; commands print it with
  * `usageMessage` and exit with `EXIT_USAGE`.
  *
- * Every npm script that runs a command ends with ` --` (`tsx fixtures/main.ts --`): Node 20 reads
+ * Every npm script that runs a command ends with ` --` (`node command-line/launch.js fixtures/main.ts --`): Node 20 reads
  * `--env-file` anywhere on its command line, even after the script, and exits 9 with its own words
  * on a missing file; it stops looking at `--`. So the flags a user adds arrive after that `--`, and
  * `readFlags` drops one leading `--`.

@@ -1,5 +1,5 @@
 /**
- * Ground floor: the security view of a run (issue 24), the checks grouped under the OWASP API
+ * Ground layer: the security view of a run, the checks grouped under the OWASP API
  * Security Top 10 (2023) categories they cover, so QA can read the authentication surface at a
  * glance. Derived from the results alone (area and id), so every reporter shows the same view.
  */

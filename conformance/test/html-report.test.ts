@@ -74,7 +74,7 @@ describe('HTML report', () => {
     const failures = run.report.results.filter(
       (r) => r.status === 'fail' && r.expectedFailure?.state !== 'failing',
     );
-    // The run's deployment echoes keys (to prove redaction): AUTH-017 (issue 24) rightly fails it.
+    // The run's deployment echoes keys (to prove redaction): AUTH-017 (no key echoed) rightly fails it.
     expect(failures.map((r) => r.id)).toEqual(['AUTH-017', 'DRIFT-001', 'DRIFT-002', 'DRIFT-003']);
     for (const r of failures) {
       const card = run.html.slice(run.html.indexOf(`<article class="card bad" id="check-${r.id}">`));

@@ -1,5 +1,5 @@
 /**
- * The security view (issue 24 item 7): the checks grouped under the OWASP API Security Top 10
+ * The security view: the checks grouped under the OWASP API Security Top 10
  * (2023) categories, in every report: one console line, the JSON report, JUnit properties, HTML.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
