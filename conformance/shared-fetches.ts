@@ -59,12 +59,16 @@ export class SuiteData {
   /** Set under `--sample N` when the primary sweep judged fewer walks than the list showed. */
   sampled?: { n: number; of: number };
 
-  constructor(
-    private readonly client: HttpClient,
-    private readonly config: SuiteConfig,
-    /** How this target is asked for the answers the checks judge. */
-    readonly profile: TargetProfile,
-  ) {}
+  private readonly client: HttpClient;
+  private readonly config: SuiteConfig;
+  /** How this target is asked for the answers the checks judge. */
+  readonly profile: TargetProfile;
+
+  constructor(client: HttpClient, config: SuiteConfig, profile: TargetProfile) {
+    this.client = client;
+    this.config = config;
+    this.profile = profile;
+  }
 
   async list(
     query?: string,

@@ -99,7 +99,11 @@ export class WalkPairs {
   private readonly summaries = new Map<string, { text: string; line: string }>();
   private readonly waiting = new Map<string, DetailFacts>();
 
-  constructor(private readonly statuses: readonly string[]) {}
+  private readonly statuses: readonly string[];
+
+  constructor(statuses: readonly string[]) {
+    this.statuses = statuses;
+  }
 
   get tallies(): CrossTally[] {
     return [this.name, this.count, this.counts, this.centroid];

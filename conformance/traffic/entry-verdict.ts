@@ -43,7 +43,10 @@ export class EntryJudges {
   private readonly judges = new Map<string, ExchangeJudge>();
   private readonly selected: ReadonlySet<string> | undefined;
 
-  constructor(private readonly options: EntryJudgeOptions) {
+  private readonly options: EntryJudgeOptions;
+
+  constructor(options: EntryJudgeOptions) {
+    this.options = options;
     this.selected = options.selected ? new Set(options.selected) : undefined;
   }
 

@@ -213,10 +213,13 @@ class BatchedRun {
   /** Entries handed to the workers. */
   onWorkers = 0;
 
-  constructor(
-    private readonly run: PoolRun,
-    private readonly pool: JudgePool,
-  ) {}
+  private readonly run: PoolRun;
+  private readonly pool: JudgePool;
+
+  constructor(run: PoolRun, pool: JudgePool) {
+    this.run = run;
+    this.pool = pool;
+  }
 
   /** Takes the entries a chunk closed, handing on each batch as it fills. */
   async take(closed: Buffer[]): Promise<void> {

@@ -121,7 +121,10 @@ export class TrafficJudge {
   private readonly writes = newTally(WRITES_REFUSED, 'every write answered with a 4xx', 'writes');
   private readonly seenStatuses = new Map<string, Map<string, number>>();
 
-  constructor(private readonly options: JudgeOptions) {
+  private readonly options: JudgeOptions;
+
+  constructor(options: JudgeOptions) {
+    this.options = options;
     const wanted = (id: string) => !options.selected || options.selected.has(id);
     this.operations = operationMatcher(options.contract, options.baseUrl);
     this.checks = new Map(

@@ -77,10 +77,13 @@ class Recording {
   readonly judges = new Map<string, TrafficJudge>();
   readonly bases = new Map<string, number>();
 
-  constructor(
-    private readonly options: TrafficOptions,
-    private readonly contracts: ReturnType<typeof contractsFor>,
-  ) {}
+  private readonly options: TrafficOptions;
+  private readonly contracts: ReturnType<typeof contractsFor>;
+
+  constructor(options: TrafficOptions, contracts: ReturnType<typeof contractsFor>) {
+    this.options = options;
+    this.contracts = contracts;
+  }
 
   add(entry: EntryVerdict): void {
     if (entry.notJson) throw notHar(this.options.file, notJsonReason(entry.index));
