@@ -6,18 +6,10 @@ import { demoCredentials } from '../../fixtures/index.ts';
 import { KEY_PREFIX } from '../../spec/facts.ts';
 import { startServerProcess } from '../../tools/test-support/server-process.ts';
 import { activeWalksOf, datasetFor, rawRequest } from './harness.ts';
+import { CONTRACT_NAMES, parseDotenv } from './dotenv-lines.ts';
 import { expectNoSecret, requestsWith, secrets } from './key-forms.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONTRACT_NAMES = [
-  'CONFORMANCE_API_KEY',
-  'CONFORMANCE_NO_SCOPE_KEY',
-  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
-  'CONFORMANCE_REVOKED_KEY',
-  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
-  'CONFORMANCE_WEB_BASE_URL',
-];
-
 interface Run {
   code: number | null;
   stdout: string;
@@ -40,17 +32,6 @@ function spawnCli(command: string, args: string[], buffer = true) {
 async function run(command: string, args: string[]): Promise<Run> {
   const { exitCode, stdout, stderr } = await spawnCli(command, args);
   return { code: exitCode ?? null, stdout, stderr };
-}
-
-function parseDotenv(text: string): Map<string, string> {
-  return new Map(
-    text
-      .trimEnd()
-      .split('\n')
-      .map(
-        (line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as [string, string],
-      ),
-  );
 }
 
 describe('reference-server command line (../shared/CONTRACT.md)', () => {

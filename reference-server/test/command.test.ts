@@ -6,15 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { commandLine } from '../command.ts';
-
-const CONTRACT_NAMES = [
-  'CONFORMANCE_API_KEY',
-  'CONFORMANCE_NO_SCOPE_KEY',
-  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
-  'CONFORMANCE_REVOKED_KEY',
-  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
-  'CONFORMANCE_WEB_BASE_URL',
-];
+import { CONTRACT_NAMES, parseDotenv } from './dotenv-lines.ts';
 
 /** The command line with `args`, as far as it goes without serving: its status and its text. */
 async function main(...args: string[]): Promise<{ code: number | 'serves'; stdout: string; stderr: string }> {
@@ -25,17 +17,6 @@ async function main(...args: string[]): Promise<{ code: number | 'serves'; stdou
     stderr: (text) => (stderr += text),
   });
   return { code: typeof ended === 'number' ? ended : 'serves', stdout, stderr };
-}
-
-function parseDotenv(text: string): Map<string, string> {
-  return new Map(
-    text
-      .trimEnd()
-      .split('\n')
-      .map(
-        (line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as [string, string],
-      ),
-  );
 }
 
 describe('reference-server command line, in process', () => {
