@@ -47,3 +47,18 @@ export function linesByFolder(grepCounts: string, commit: string): Record<string
   }
   return table;
 }
+
+/**
+ * CPU seconds (user + system) of the children this process has waited for, from the text of
+ * /proc/self/stat: fields 16 and 17 (cutime, cstime), in clock ticks. A child's own children count
+ * once it has waited for them, as every part of `npm test` is waited for.
+ */
+export function childrenCpuS(stat: string, ticksPerSecond: number): number {
+  // The command name (field 2) is in brackets and may hold spaces: count fields after its end.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cutime = Number(fields[13]);
+  const cstime = Number(fields[14]);
+  if (!Number.isFinite(cutime) || !Number.isFinite(cstime))
+    throw new Error('no child CPU times in /proc/self/stat');
+  return (cutime + cstime) / ticksPerSecond;
+}

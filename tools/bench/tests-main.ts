@@ -7,14 +7,14 @@
  * lines of each commit by top-level folder, tests and generated files apart. Figures are printed,
  * never asserted; the exit status says whether every run passed.
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
 import { ROOT } from '../../command-line/bundle.js';
 import { type CommandSpec, optionsOrExit, readFlags, UsageError } from '../../command-line/flags.ts';
 import { onStopSignal } from '../../command-line/signals.ts';
-import { linesByFolder, type FolderLines, testsOf } from './test-figures.ts';
+import { childrenCpuS, linesByFolder, type FolderLines, testsOf } from './test-figures.ts';
 
 const COMMAND = {
   name: 'bench:tests',
@@ -51,6 +51,8 @@ interface Commit {
 interface Timed {
   script: string;
   wallS: number;
+  /** CPU time of the run and everything it waited for; undefined without /proc. */
+  cpuS: number | undefined;
   tests: number | undefined;
   failed: number | undefined;
   exitCode: number | undefined;
@@ -112,21 +114,33 @@ function runEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return { ...Object.fromEntries(kept), PATH: path };
 }
 
-/** Times `npm run SCRIPT` (or `npm test`) in `repo`, with the load average over the run. */
+/** Clock ticks per second, the unit of /proc's CPU times. */
+const TICKS = Number(execaSync('getconf', ['CLK_TCK'], { reject: false }).stdout) || 100;
+
+/** The CPU seconds of this process's finished children so far; undefined without /proc. */
+const childrenCpu = () =>
+  existsSync('/proc/self/stat') ? childrenCpuS(readFileSync('/proc/self/stat', 'utf8'), TICKS) : undefined;
+
+/**
+ * Times `npm run SCRIPT` (or `npm test`) in `repo`, with its CPU time and the load average over the
+ * run: on a machine other work shares, the wall time counts every wait for a core, the CPU time not.
+ */
 async function timed(script: string, repo: string, log: string): Promise<Timed> {
-  const { readFileSync } = await import('node:fs');
   const before = readFileSync(log, 'utf8').length;
+  const cpuBefore = childrenCpu();
   const loads: number[] = [loadavg()[0] ?? 0];
   const sampler = setInterval(() => loads.push(loadavg()[0] ?? 0), 5_000);
   const started = performance.now();
   const ran = await npm(script === 'test' ? ['test'] : ['run', script], repo, log);
   const wallS = (performance.now() - started) / 1000;
+  const cpuAfter = childrenCpu();
   clearInterval(sampler);
   loads.push(loadavg()[0] ?? 0);
   const counted = testsOf(readFileSync(log, 'utf8').slice(before));
   return {
     script,
     wallS,
+    cpuS: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
     tests: counted?.tests,
     failed: counted?.failed,
     exitCode: ran.exitCode,
@@ -175,7 +189,8 @@ const mark = (met: boolean) => (met ? 'met' : 'MISSED');
 function runLine(commit: Commit, run: Timed): string {
   const tests = run.tests === undefined ? 'no vitest summary' : `${run.tests} tests, ${run.failed} failed`;
   const exit = run.exitCode === 0 ? '' : ` · exited ${run.exitCode ?? 'on a signal'}`;
-  return `  ${commit.hash.slice(0, 9)} npm ${run.script === 'test' ? 'test' : `run ${run.script}`}: wall ${seconds(run.wallS)} · ${tests} · load average ${run.load.toFixed(1)} on ${availableParallelism()} cores${exit}`;
+  const cpu = run.cpuS === undefined ? '' : ` · CPU ${seconds(run.cpuS)}`;
+  return `  ${commit.hash.slice(0, 9)} npm ${run.script === 'test' ? 'test' : `run ${run.script}`}: wall ${seconds(run.wallS)}${cpu} · ${tests} · load average ${run.load.toFixed(1)} on ${availableParallelism()} cores${exit}`;
 }
 
 function thresholdLines(mine: Timed[], against: Timed | undefined): string[] {
@@ -193,6 +208,11 @@ function thresholdLines(mine: Timed[], against: Timed | undefined): string[] {
     lines.push(
       `  npm test ${seconds(full.wallS)} = ${((100 * full.wallS) / against.wallS).toFixed(0)} % of ${seconds(against.wallS)} · threshold ≤ 75 % (${seconds(limit)}): ${mark(full.wallS <= limit)}`,
     );
+    if (full.cpuS !== undefined && against.cpuS !== undefined) {
+      lines.push(
+        `  npm test's CPU ${seconds(full.cpuS)} = ${((100 * full.cpuS) / against.cpuS).toFixed(0)} % of ${seconds(against.cpuS)} (what the wall time comes to on cores of its own)`,
+      );
+    }
   }
   return lines;
 }

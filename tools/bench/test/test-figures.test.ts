@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linesByFolder, testsOf } from '../test-figures.ts';
+import { childrenCpuS, linesByFolder, testsOf } from '../test-figures.ts';
 
 describe('what bench:tests reads', () => {
   it("counts vitest's closing summary, colours and all, failures included, and nothing without one", () => {
@@ -31,5 +31,13 @@ describe('what bench:tests reads', () => {
       'spec/': { source: 0, tests: 0, generated: 5 },
       '.': { source: 40, tests: 0, generated: 0 },
     });
+  });
+
+  it('takes the CPU of waited-for children from /proc/self/stat, a command name with spaces and brackets included', () => {
+    const fields = Array.from({ length: 50 }, (_, i) => String(i));
+    fields[13] = '250';
+    fields[14] = '50';
+    expect(childrenCpuS(`1234 (node (x) y) ${fields.join(' ')}`, 100)).toBe(3);
+    expect(() => childrenCpuS('1234 (node) S 1', 100)).toThrow(/no child CPU/);
   });
 });
