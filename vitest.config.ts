@@ -3,8 +3,9 @@
  * - `quick`: in-process tests, no child process, no external tool, no browser, Java or image build
  *   (`npm run test:quick`; watch them with `npx vitest --project quick`);
  * - `process`: what runs a command as a process, or Redocly, Spectral, Specmatic, Chromium, newman,
- *   esbuild or packed packages: test files named `*.process.test.ts`. `conformance/test/` stands in
- *   this tier as a whole until its files are named by tier too.
+ *   esbuild or packed packages: test files named `*.process.test.ts`, and `*.image.test.ts` for a
+ *   container image's build. `conformance/test/` stands in this tier as a whole until its files are
+ *   named by tier too.
  * `npm test` runs both, as CI does.
  */
 import { defineConfig } from 'vitest/config';
@@ -12,7 +13,7 @@ import { defineConfig } from 'vitest/config';
 const jsonOutput = process.env.VITEST_JSON_OUTPUT;
 
 const ALWAYS_EXCLUDED = ['node_modules/**', 'reports/**', '**/dist/**'];
-const PROCESS_TIER = ['**/*.process.test.ts', 'conformance/test/**/*.test.ts'];
+const PROCESS_TIER = ['**/*.process.test.ts', '**/*.image.test.ts', 'conformance/test/**/*.test.ts'];
 
 export default defineConfig({
   test: {

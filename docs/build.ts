@@ -14,7 +14,15 @@ import type { OpenApiDocument } from '../spec/contract.ts';
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 // Resolved when a page is rendered: Redocly is a dev dependency, and `npm start` imports this module
 // after `npm ci --omit=dev` too (it then serves the page already built, or answers 503 at /docs).
-const redoclyCli = () => createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+function redoclyCli(): string {
+  try {
+    return createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+  } catch {
+    throw new Error(
+      'the page is rendered by Redocly, a development dependency that npm ci --omit=dev leaves out: run npm ci, then npm run docs:build',
+    );
+  }
+}
 
 // The spec's path is spelled here rather than imported from spec/contract.ts: that module loads Ajv,
 // which would double the cost of the up-to-date check that runs before every test run.

@@ -59,6 +59,10 @@ export const ERROR_ADVICE: Readonly<Record<string, { todo: string; decision?: st
     todo: 'Retry with exponential back-off and jitter; report the `X-Request-Id` if it persists.',
     decision: 'D-ERRORS',
   },
+  service_unavailable: {
+    todo: 'Wait the seconds in `Retry-After`, then retry with back-off, as on 429.',
+    decision: 'D-UNAVAILABLE',
+  },
 };
 
 /** A copy of the document with the partner sections after the spec's own description. */

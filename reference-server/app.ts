@@ -7,11 +7,14 @@
  * resource. Every answer is the JSON envelope.
  */
 import express, { type Express } from 'express';
+import { CanvassingDay, SHOWCASE_WALKS } from '../fixtures/canvassing-day.ts';
 import { type Dataset, demoCredentials } from '../fixtures/index.ts';
 import { WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { Keyring } from './auth/keyring.ts';
 import { authorizer } from './auth/require-key.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
+import { ClockedWalks } from './clock/clocked-walks.ts';
+import { SandboxClock } from './clock/sandbox-clock.ts';
 import { resolveConfig, type ServerConfig } from './config.ts';
 import { commonHeaders } from './envelope.ts';
 import { errorHandler, noSuchEndpoint } from './error-handler.ts';
@@ -21,6 +24,7 @@ import { drainRequestBody } from './request-body.ts';
 import { requestContext, requireHost } from './request-context.ts';
 import { plannedRouter } from './routes/planned.ts';
 import { referenceDocsRouter } from './routes/reference-docs.ts';
+import { sandboxClockRouter } from './routes/sandbox-clock.ts';
 import { walksRouter } from './routes/walks.ts';
 import { turbulence } from './turbulence.ts';
 import { variantAnswers } from './variants/answers.ts';
@@ -35,10 +39,17 @@ export function createApp({ dataset, config }: AppOptions): Express {
   const settings = resolveConfig(config);
   const { variant } = settings;
   const limiter = settings.rateLimit ? new RateLimiter(settings.rateLimit) : undefined;
-  const repository = new WalkRepository(variantDataset(dataset, variant), settings.webBaseUrl, {
-    order: variant.order,
-    centroid: variant.centroid,
-  });
+  const arrangement = { order: variant.order, centroid: variant.centroid };
+  const clock = settings.clock ? new SandboxClock(settings.clock) : undefined;
+  // On the clock, each instant's details are built when first asked for: most of them never are.
+  const repositoryOf = (data: Dataset, eagerDetailStops?: number) =>
+    new WalkRepository(variantDataset(data, variant), settings.webBaseUrl, {
+      ...arrangement,
+      ...(eagerDetailStops === undefined ? {} : { eagerDetailStops }),
+    });
+  const repository = clock
+    ? new ClockedWalks(new CanvassingDay(dataset), clock, (data) => repositoryOf(data, 0))
+    : repositoryOf(dataset);
   const authorize = authorizer(new Keyring(dataset.apiKeys), WALKS_READ_SCOPE, limiter, variant.bothHeaders);
 
   const app = express();
@@ -51,11 +62,12 @@ export function createApp({ dataset, config }: AppOptions): Express {
   const sending = { gzip: variant.compression === 'gzip', validators: variant.caching === 'etag' };
   app.use(requestContext(commonHeaders(sending)));
   if (settings.log) app.use(requestLogger(settings.log));
+  if (clock) app.use(sandboxClockRouter(clock)); // reads its own body: before bodies are drained
   app.use(drainRequestBody());
   app.use(requireHost);
   if (settings.turbulence) app.use(turbulence(settings.turbulence));
   const badLimit = variant.badLimit === 'clamp' ? 'clamp' : 'refuse';
-  app.use(walksRouter({ repository, authorize, badLimit, sending }));
+  app.use(walksRouter({ repository, authorize, badLimit, sending, steering: settings.steering }));
   app.use(plannedRouter());
   const demo = partnerDemoOf(dataset);
   app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath, ...demo }));
@@ -66,12 +78,24 @@ export function createApp({ dataset, config }: AppOptions): Express {
 
 /**
  * What the reference page's samples and the partner files are filled in with: the first listed
- * walk with stops of the primary campaign, and the data set's demo keys.
+ * walk with stops of the primary campaign, the showcase walks the page's examples become (which
+ * the canvassing day never archives), and the data set's demo keys.
  */
 function partnerDemoOf(dataset: Dataset) {
   const primary = dataset.campaigns[0]?.id;
   const sample = dataset.walks.find(
     (walk) => walk.campaignId === primary && walk.state === 'active' && walk.stops.length > 0,
   );
-  return { sampleWalkId: sample?.id, demoKeys: demoCredentials({ seed: dataset.seed }) };
+  const showcase = dataset.walks
+    .filter((walk) => walk.campaignId === primary)
+    .slice(0, SHOWCASE_WALKS)
+    .filter((walk) => walk.state === 'active');
+  return {
+    sampleWalkId: sample?.id,
+    demoWalks: {
+      withStops: showcase.filter((walk) => walk.stops.length > 0).map((walk) => walk.id),
+      empty: showcase.find((walk) => walk.stops.length === 0)?.id,
+    },
+    demoKeys: demoCredentials({ seed: dataset.seed }),
+  };
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import type { Logger } from 'pino';
 import { createLogger } from './log.ts';
+import type { ClockConfig } from './clock/sandbox-clock.ts';
 import { LIVE_SPEC_FILE } from './spec-files.ts';
 import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
@@ -27,6 +28,10 @@ export interface ServerConfig {
   variant: Variant;
   /** Added latency and injected faults (`--latency`, `--faults`); off by default. */
   turbulence: TurbulenceConfig | false;
+  /** The canvassing day on a clock (`--clock`), and `/sandbox/clock`; off by default: the data never changes. */
+  clock: ClockConfig | false;
+  /** Whether `Prefer: code=NNN` steers a request with an accepted key to that error (`steering.ts`). Default true. */
+  steering: boolean;
 }
 
 export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig {
@@ -42,5 +47,7 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     docsPath: config.docsPath ?? DEFAULT_DOCS_PATH,
     variant: config.variant ?? DEFAULT_VARIANT,
     turbulence: config.turbulence ?? false,
+    clock: config.clock ?? false,
+    steering: config.steering ?? true,
   };
 }

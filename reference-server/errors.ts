@@ -53,6 +53,39 @@ export const MISSING_KEY = specError(
 export const INVALID_KEY = specError('unauthorized', 'The API key is not valid.', BEARER_CHALLENGE);
 export const MALFORMED_KEY = specError('unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
 export const REVOKED_KEY = specError('unauthorized', INVALID_KEY.message, BEARER_CHALLENGE);
+/**
+ * D-AUTH-MALFORMED, the forms a key is most often sent in by mistake: the same status and code as
+ * any unusable key, and a message (the spec's examples) saying what is wrong and how to send it.
+ * None repeats what the request carried.
+ */
+export const KEY_WITHOUT_BEARER = specError(
+  'unauthorized',
+  'The Authorization header needs the Bearer scheme before the key: send Authorization: Bearer <API_KEY>, or x-api-key: <API_KEY>.',
+  BEARER_CHALLENGE,
+);
+export const OTHER_AUTH_SCHEME = specError(
+  'unauthorized',
+  'The Authorization header must use the Bearer scheme (Token and other schemes are not accepted): send Authorization: Bearer <API_KEY>, or x-api-key: <API_KEY>.',
+  BEARER_CHALLENGE,
+);
+export const BASIC_AUTH = specError(
+  'unauthorized',
+  'Basic authentication is not accepted: send the API key as Authorization: Bearer <API_KEY>, or x-api-key: <API_KEY>.',
+  BEARER_CHALLENGE,
+);
+export const BEARER_IN_API_KEY = specError(
+  'unauthorized',
+  'The x-api-key header takes the key alone, without Bearer: send x-api-key: <API_KEY>, or Authorization: Bearer <API_KEY>.',
+  BEARER_CHALLENGE,
+);
+/** Every malformed-key answer: a variant that answers malformed keys otherwise changes them all. */
+export const MALFORMED_KEY_ANSWERS: readonly ErrorAnswer[] = [
+  MALFORMED_KEY,
+  KEY_WITHOUT_BEARER,
+  OTHER_AUTH_SCHEME,
+  BASIC_AUTH,
+  BEARER_IN_API_KEY,
+];
 /** D-AUTH-BOTH */
 export const CONFLICTING_CREDENTIALS = specError(
   'conflicting_credentials',
@@ -123,6 +156,31 @@ export const PARTNER_FILE_NOT_BUILT = errorAnswer(
   503,
   'docs_not_built',
   'This file is made when the reference page is built; run npm run docs:build.',
+);
+
+/**
+ * D-UNAVAILABLE: the service is down for a while (maintenance, overload); the reference server
+ * never fails so by itself, the sandbox answers it when asked (`steering.ts`).
+ */
+export const SERVICE_UNAVAILABLE = specError(
+  'service_unavailable',
+  'The service is temporarily unavailable; retry after the number of seconds in Retry-After.',
+);
+/** The sandbox clock (`--clock`): a body that is not a JSON object with `advance`. */
+export const CLOCK_BODY_NOT_JSON = specError(
+  'bad_request',
+  'Send a JSON object such as {"advance":"2h"} to move the sandbox clock.',
+);
+/** The sandbox clock: `advance` that is not a positive duration of whole units. */
+export const INVALID_ADVANCE = specError(
+  'invalid_parameter',
+  'advance must be a duration above 0 of at most 30 days, such as "2h", "30m", "90s", "1d" or "1h30m".',
+);
+/** The sandbox clock's path answers reads and moves, nothing else. */
+export const CLOCK_METHOD_NOT_ALLOWED = specError(
+  'method_not_allowed',
+  'The sandbox clock answers GET and HEAD (the time) and POST (move it).',
+  { Allow: 'GET, HEAD, POST' },
 );
 
 /**

@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
       walks: flags.walks,
       max_stops: flags.maxStops,
       web_base_url: flags.webBaseUrl,
-      ...(flags.variant || flags.turbulence ? { serving: variantBanner(flags) } : {}),
+      ...(flags.variant || flags.turbulence || flags.clock ? { serving: variantBanner(flags) } : {}),
       startup_ms: Math.round(performance.now() - startedAt),
     },
     'listening',
@@ -56,6 +56,7 @@ async function start(flags: Flags, log: Logger): Promise<RunningServer> {
     ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
     ...(flags.variant ? { variant: flags.variant } : {}),
     ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
+    ...(flags.clock ? { clock: flags.clock } : {}),
   });
 }
 

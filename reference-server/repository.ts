@@ -98,7 +98,12 @@ function listBodies(summaries: readonly string[]): PreparedBody[] {
   return bodies;
 }
 
-export class WalkRepository {
+/** Where the routes find a campaign's walks: a repository, or the one of the clock's instant. */
+export interface WalkSource {
+  campaign(campaignId: string): CampaignWalks | undefined;
+}
+
+export class WalkRepository implements WalkSource {
   private readonly campaigns = new Map<string, CampaignWalks>();
   /** Whether every detail body was built at load (false only for data sets over `EAGER_DETAIL_STOPS`). */
   readonly detailsAtLoad: boolean;

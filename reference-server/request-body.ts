@@ -41,7 +41,7 @@ export function drainRequestBody(maxBytes = MAX_DRAINED_BODY_BYTES): RequestHand
 }
 
 /** Node frames a request body only by these two headers (RFC 9112 §6.3). */
-function hasRequestBody(req: IncomingMessage): boolean {
+export function hasRequestBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -19,6 +19,7 @@ import { HEADERS_TOO_LARGE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, UNPARSEABLE_REQ
 import type { RateLimitConfig } from './auth/rate-limit.ts';
 import { answerForSocket } from './envelope.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
+import type { ClockConfig } from './clock/sandbox-clock.ts';
 import type { Variant } from './variants/variant.ts';
 
 export interface StartOptions extends DatasetOptions {
@@ -33,6 +34,8 @@ export interface StartOptions extends DatasetOptions {
   variant?: Variant;
   /** Added latency and injected faults; default: none. */
   turbulence?: TurbulenceConfig | false;
+  /** The canvassing day on a clock (`--clock`); default: the data never changes. */
+  clock?: ClockConfig | false;
 }
 
 export interface RunningServer {
@@ -59,6 +62,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     rateLimit,
     variant,
     turbulence,
+    clock,
     ...sizes
   } = options;
   const dataset = generateDataset(sizes);
@@ -70,6 +74,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
       ...(rateLimit === undefined ? {} : { rateLimit }),
       ...(variant === undefined ? {} : { variant }),
       ...(turbulence === undefined ? {} : { turbulence }),
+      ...(clock === undefined ? {} : { clock }),
     },
   });
   const server = createHttpServer(app);

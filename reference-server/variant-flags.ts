@@ -3,7 +3,14 @@
  * deployment: `--variant`, `--latency`, `--faults`, `--fault-kinds`, `--fault-seed`. Parsed once
  * here, so both commands read and describe them the same way.
  */
-import { type FlagTable, type FlagValues, integerFlag, UsageError } from '../command-line/flags.ts';
+import {
+  type FlagTable,
+  type FlagValues,
+  integerFlag,
+  numberFlag,
+  UsageError,
+} from '../command-line/flags.ts';
+import type { ClockConfig } from './clock/sandbox-clock.ts';
 import {
   describeTurbulence,
   FAULT_KINDS,
@@ -38,7 +45,19 @@ export const VARIANT_FLAGS = {
     help: `Which failures: ${FAULT_KINDS.join(',')} (default: all)`,
   },
   'fault-seed': { type: 'string', value: 'S', help: 'Seed of the latency and fault draws (default 1)' },
+  clock: {
+    type: 'boolean',
+    help: 'Run the demo data through a seeded canvassing day; POST /sandbox/clock\n{"advance":"2h"} moves it, GET /sandbox/clock tells the time',
+  },
+  'clock-rate': {
+    type: 'string',
+    value: 'N',
+    help: 'With --clock: the day also moves by itself, N times real time (e.g. 60)',
+  },
 } as const satisfies FlagTable;
+
+/** The fastest a clock may run by itself: a day in under a second. */
+const MAX_CLOCK_RATE = 100_000;
 
 export interface VariantSettings {
   /** `--variant list`: print the choices of seeds 1..8 and exit. */
@@ -47,6 +66,8 @@ export interface VariantSettings {
   printVariant: boolean;
   variant: Variant | undefined;
   turbulence: TurbulenceConfig | undefined;
+  /** `--clock` (and `--clock-rate N`): the canvassing day on a clock. */
+  clock: ClockConfig | undefined;
 }
 
 type Values = FlagValues<typeof VARIANT_FLAGS>;
@@ -72,11 +93,19 @@ export function variantSettings(values: Values): VariantSettings {
         };
   const seed = values['fault-seed'] === undefined ? 1 : seedFlag('--fault-seed', values['fault-seed']);
   const on = latency !== undefined || faults !== undefined;
+  if (values['clock-rate'] !== undefined && !values.clock) throw new UsageError('--clock-rate needs --clock');
+  const rate = numberFlag(
+    '--clock-rate',
+    values['clock-rate'],
+    { min: 0, max: MAX_CLOCK_RATE, above: true },
+    0,
+  );
   return {
     listVariants,
     printVariant: values['print-variant'] ?? false,
     variant,
     turbulence: on ? { seed, ...(latency ? { latency } : {}), ...(faults ? { faults } : {}) } : undefined,
+    clock: values.clock ? { rate } : undefined,
   };
 }
 
@@ -97,9 +126,15 @@ export function variantText(variant: Variant): string {
 }
 
 /** The banner line saying what is on. */
-export function variantBanner(settings: Pick<VariantSettings, 'variant' | 'turbulence'>): string {
+export function variantBanner(settings: Pick<VariantSettings, 'variant' | 'turbulence' | 'clock'>): string {
   const variant = settings.variant
     ? `variant ${settings.variant.seed} (see --variant ${settings.variant.seed} --print-variant)`
     : 'the project’s own choices on open points';
-  return `${variant}; ${describeTurbulence(settings.turbulence)}`;
+  return `${variant}; ${describeTurbulence(settings.turbulence)}${clockText(settings.clock)}`;
+}
+
+function clockText(clock: ClockConfig | undefined): string {
+  if (!clock) return '';
+  const moving = clock.rate ? `, moving by itself at ${clock.rate}x real time` : '';
+  return `; a canvassing day on a clock (POST /sandbox/clock {"advance":"2h"} moves it${moving})`;
 }

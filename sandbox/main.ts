@@ -1,6 +1,6 @@
 /**
  * `npm start [-- --port N] [--mock-port N] [--host H] [--seed S] [--rate-limit N/min] [--variant SEED]
- * [--latency MS] [--faults RATE]`: the partners' sandbox. The reference server (real seeded data, real keys,
+ * [--latency MS] [--faults RATE] [--clock [--clock-rate N]]`: the partners' sandbox. The reference server (real seeded data, real keys,
  * real errors; optionally another deployment's legal choices, latency and faults) runs in this
  * process; the Prism mock (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
  */
@@ -136,6 +136,11 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
     'Try:',
     `  curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server.baseUrl}/api/v1/walks?limit=2'`,
     `  curl -H 'x-api-key: ${KEY_PREFIX}anything' -H 'Prefer: code=404' ${prism.baseUrl}/api/v1/walks/any-id`,
+    ...(flags.clock
+      ? [
+          `  curl -X POST -d '{"advance":"2h"}' ${server.baseUrl}/sandbox/clock   # move the canvassing day on`,
+        ]
+      : []),
     '',
     'Ctrl-C stops both.',
     '',
@@ -222,6 +227,7 @@ function startBoth(flags: SandboxFlags) {
       ...(flags.rateLimit ? { rateLimit: { requestsPerMinute: flags.rateLimit } } : {}),
       ...(flags.variant ? { variant: flags.variant } : {}),
       ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
+      ...(flags.clock ? { clock: flags.clock } : {}),
     }),
     startPrism({ host: flags.host, port: flags.mockPort, logLevel: 'warn', output: linePrefixer('[mock] ') }),
   ]);

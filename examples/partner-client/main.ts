@@ -19,6 +19,8 @@ import {
 
 /** v1 lists at most 200 walks and has no pagination: a campaign with more cannot be listed whole. */
 const MAX_LIMIT = 200;
+/** Where `npm start` serves the sandbox: the address tried when API_BASE_URL is not set. */
+const SANDBOX_URL = 'http://127.0.0.1:8080';
 
 async function main(): Promise<number> {
   const apiKey = process.env.API_KEY;
@@ -28,8 +30,14 @@ async function main(): Promise<number> {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     return configError('API_LIST_LIMIT: 1 to 200');
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return configError('API_TIMEOUT_MS: milliseconds');
+  const baseUrl = process.env.API_BASE_URL ?? SANDBOX_URL;
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    return configError(
+      `API_BASE_URL: an http(s) address such as ${SANDBOX_URL}, not ${JSON.stringify(baseUrl)}`,
+    );
+  }
   const client = createWalksClient({
-    baseUrl: process.env.API_BASE_URL ?? 'http://127.0.0.1:8080',
+    baseUrl,
     apiKey,
     timeoutMs,
     onRetry: logRetry,
@@ -45,7 +53,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    console.error(`partner-client: ${explain(error)}`);
+    console.error(`partner-client: ${explain(error, baseUrl)}`);
     return 1;
   }
 }
@@ -87,7 +95,7 @@ function describeStops(detail: WalkDetail): string[] {
 }
 
 /** What to do about each error, by its stable code; an unknown code by its HTTP status. */
-function explain(error: ApiError): string {
+function explain(error: ApiError, baseUrl: string): string {
   switch (error.code) {
     case 'unauthorized':
       return `${error.code}: the key is missing, unknown or revoked; check API_KEY`;
@@ -98,7 +106,10 @@ function explain(error: ApiError): string {
     case 'rate_limited':
       return `${error.code}: still throttled after retrying; wait ${error.retryAfterSeconds ?? '?'} s`;
     case 'no_answer':
-      return `${error.code}: no answer after retrying (${error.apiMessage}); is the API reachable?`;
+      return (
+        `${error.code}: no answer from ${baseUrl} after retrying (${error.apiMessage}); is the API running ` +
+        `there? Set API_BASE_URL to its address (default ${SANDBOX_URL}, the sandbox that npm start runs).`
+      );
     case 'invalid_parameter':
       return `${error.code}: ${error.apiMessage}`;
     default:

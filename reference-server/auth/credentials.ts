@@ -3,7 +3,16 @@
  * of the header values, so any input gets a key or an error answer and never a throw.
  */
 import { KEY_PREFIX } from '../../spec/facts.ts';
-import { CONFLICTING_CREDENTIALS, type ErrorAnswer, MALFORMED_KEY, MISSING_KEY } from '../errors.ts';
+import {
+  BASIC_AUTH,
+  BEARER_IN_API_KEY,
+  CONFLICTING_CREDENTIALS,
+  type ErrorAnswer,
+  KEY_WITHOUT_BEARER,
+  MALFORMED_KEY,
+  MISSING_KEY,
+  OTHER_AUTH_SCHEME,
+} from '../errors.ts';
 
 /** Longer than any key we issue; longer input is refused before it is hashed. */
 const MAX_KEY_LENGTH = 256;
@@ -29,8 +38,25 @@ export function credentialsFrom(
     // Both sent: one key twice is fine; anything else is refused rather than silently preferred.
     if (bearer === undefined || bearer !== header) return { error: CONFLICTING_CREDENTIALS };
   }
-  const key = authorization !== undefined && both !== 'x-api-key' ? bearer : (header ?? bearer);
-  return key !== undefined && isKeyShaped(key) ? { key } : { error: MALFORMED_KEY };
+  const fromAuthorization = authorization !== undefined && (both !== 'x-api-key' || apiKey === undefined);
+  const key = fromAuthorization ? bearer : (header ?? bearer);
+  if (key !== undefined && isKeyShaped(key)) return { key };
+  return { error: fromAuthorization ? authorizationMistake(authorization) : apiKeyMistake(apiKey) };
+}
+
+/** What is wrong with an `Authorization` that carries no usable key, when it is a common mistake. */
+function authorizationMistake(values: readonly string[]): ErrorAnswer {
+  const value = single(values)?.trim();
+  if (value === undefined || value === '' || /^bearer(?:\s|$)/i.test(value)) return MALFORMED_KEY;
+  if (!/\s/.test(value)) return KEY_WITHOUT_BEARER;
+  if (/^basic +/i.test(value)) return BASIC_AUTH;
+  return /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]* +[^ ]/.test(value) ? OTHER_AUTH_SCHEME : MALFORMED_KEY;
+}
+
+/** What is wrong with an `x-api-key` that carries no usable key, when it is a common mistake. */
+function apiKeyMistake(values: readonly string[] | undefined): ErrorAnswer {
+  const value = values === undefined ? undefined : single(values);
+  return value !== undefined && /^bearer +[^ ]/i.test(value.trim()) ? BEARER_IN_API_KEY : MALFORMED_KEY;
 }
 
 /**

@@ -11,7 +11,7 @@
  * keys in their place, so whatever `--host`, `--port` or `--seed` it runs with, what a partner
  * copies from it runs against it as written.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { Router } from 'express';
@@ -32,6 +32,8 @@ export interface ReferenceDocsOptions {
   docsPath: string;
   /** A walk of the primary campaign that has stops: the detail samples' id. */
   sampleWalkId?: string;
+  /** Walks of the primary campaign that stay all day: the page's example walks become these. */
+  demoWalks?: { withStops: readonly string[]; empty: string | undefined };
   /** The demo keys by their contract names, for the stand-ins in the partner files. */
   demoKeys?: Readonly<Record<string, string>>;
 }
@@ -73,13 +75,38 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
       sendBytes(res, 200, ['Content-Type', JSON_TYPE], Buffer.from(localize(json, localized(req))));
     })
     .all(methodNotAllowed);
-  serve('/docs', docsPath, HTML, DOCS_NOT_BUILT);
+  router
+    .route('/docs')
+    .get(async (req, res) => {
+      const text = await readIfThere(docsPath);
+      if (text === undefined) throw new ApiError(DOCS_NOT_BUILT);
+      const page = withDemoWalks(text, await exampleWalksOf(specPath), options.demoWalks);
+      sendBytes(res, 200, ['Content-Type', HTML], Buffer.from(localize(page, localized(req))));
+    })
+    .all(methodNotAllowed);
   serve('/postman/collection.json', join(built, PARTNER_FILE_NAMES.collection), JSON_TYPE);
   serve('/postman/environment.json', join(built, PARTNER_FILE_NAMES.environment), JSON_TYPE);
   serve('/requests.http', join(built, PARTNER_FILE_NAMES.http), 'text/plain; charset=utf-8');
   // The documents the page links to: why each open point was decided, and what is coming.
   serve('/DECISIONS.md', join(dirname(specPath), 'DECISIONS.md'), 'text/markdown; charset=utf-8');
   serve('/planned.openapi.yaml', join(dirname(specPath), 'planned.openapi.yaml'), YAML);
+
+  // The page's sidebar links name its sections as paths (`/section/errors`) and route them as
+  // fragments once the page runs (`/docs#/section/errors`): a link opened in a new tab is sent
+  // there. Only the links the built page holds, so no other path stops being unknown.
+  // A middleware, not a route: a route on any path would make Express answer OPTIONS everywhere.
+  router.use(async (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const links = await pageLinksOf(docsPath);
+    if (!links.has(req.path)) return next();
+    const target = `/docs#${req.path}`;
+    sendBytes(
+      res,
+      302,
+      ['Location', target, 'Content-Type', HTML],
+      Buffer.from(`<a href="${target}">API reference</a>\n`),
+    );
+  });
 
   // A browser opening the server's address lands on the reference page.
   router
@@ -88,6 +115,52 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
     .all(methodNotAllowed);
 
   return router;
+}
+
+/**
+ * The page's examples name the spec's example walks, which this server does not hold: each is
+ * replaced by one of its own walks (an empty one for the empty example), so an id copied from the
+ * page is found here.
+ */
+export function withDemoWalks(
+  page: string,
+  examples: readonly { id: string; count: number }[],
+  demo: ReferenceDocsOptions['demoWalks'],
+): string {
+  if (!demo) return page;
+  const withStops = [...demo.withStops];
+  let out = page;
+  for (const example of examples) {
+    const real = example.count === 0 ? demo.empty : withStops.shift();
+    if (real) out = out.replaceAll(example.id, real);
+  }
+  return out;
+}
+
+/** The example walks of the spec's walk summary (`components.schemas.WalkSummary.examples`). */
+let examplesCache: { yaml: string; walks: { id: string; count: number }[] } | undefined;
+async function exampleWalksOf(specPath: string): Promise<{ id: string; count: number }[]> {
+  const yaml = await readFile(specPath, 'utf8');
+  if (examplesCache?.yaml !== yaml) {
+    const { parse } = await import('yaml');
+    const doc = parse(yaml) as { components?: { schemas?: Record<string, { examples?: unknown[] }> } };
+    const examples = doc.components?.schemas?.WalkSummary?.examples ?? [];
+    examplesCache = { yaml, walks: examples as { id: string; count: number }[] };
+  }
+  return examplesCache.walks;
+}
+
+/** The page's in-page links (`href="/section/…"`, the tags' paths), read again when the page changes. */
+let linkCache: { modified: number; links: ReadonlySet<string> } | undefined;
+async function pageLinksOf(docsPath: string): Promise<ReadonlySet<string>> {
+  const modified = (await stat(docsPath).catch(() => undefined))?.mtimeMs ?? 0;
+  if (linkCache?.modified !== modified) {
+    const page = (await readIfThere(docsPath)) ?? '';
+    const links = new Set<string>();
+    for (const [, href] of page.matchAll(/href="(\/[A-Za-z0-9/_-]+)"/g)) links.add(href as string);
+    linkCache = { modified, links };
+  }
+  return linkCache.links;
 }
 
 async function readIfThere(file: string): Promise<string | undefined> {

@@ -2,23 +2,34 @@
  * The live walks endpoints (written spec §4.2, §4.3): authentication, then the list for the
  * request's `limit` or the walk its path names, sent or passed to the error handler.
  */
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { WALK_PATH_TEMPLATE, WALKS_PATH } from '../../spec/facts.ts';
 import { type Authorizer, grantOf, requireKey } from '../auth/require-key.ts';
 import { type PreparedBody, sendPrepared, type SendingPolicy } from '../envelope.ts';
-import { ApiError, type ErrorAnswer, INVALID_LIMIT, MALFORMED_WALK_ID, WALK_NOT_FOUND } from '../errors.ts';
+import {
+  ApiError,
+  type ErrorAnswer,
+  INVALID_LIMIT,
+  MALFORMED_WALK_ID,
+  NO_SUCH_ENDPOINT,
+  WALK_NOT_FOUND,
+} from '../errors.ts';
 import { type BadLimit, clampLimit, limitValuesOf, parseLimit } from '../limit.ts';
-import { type CampaignWalks, UUID_SHAPE, type WalkRepository } from '../repository.ts';
+import { type CampaignWalks, UUID_SHAPE, type WalkSource } from '../repository.ts';
+import { steering } from '../steering.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 export interface WalksRouteOptions {
-  repository: WalkRepository;
+  /** The walks served: a repository, or the one of the clock's instant. */
+  repository: WalkSource;
   /** `authorizer(keyring, 'walks:read', ...)`. */
   authorize: Authorizer;
   /** D-LIMIT: refuse a bad `limit` (ours) or clamp it (a variant). */
   badLimit?: BadLimit;
   /** D-COMPRESSION, D-CACHE: how success bodies are sent. */
   sending?: SendingPolicy;
+  /** D-SANDBOX-STEERING: whether `Prefer: code=NNN` gets that error (default false). */
+  steering?: boolean;
 }
 
 /** What comes before the id in the detail path: `/api/v1/walks/`. */
@@ -35,13 +46,15 @@ export function walksRouter({
   authorize,
   badLimit = 'refuse',
   sending,
+  steering: steered = false,
 }: WalksRouteOptions): Router {
   const router = Router({ caseSensitive: true, strict: false });
   const authenticate = requireKey(authorize);
+  const pass: RequestHandler = (_req, _res, next) => next();
 
   router
     .route(WALKS_PATH)
-    .get(authenticate, (req, res, next) => {
+    .get(authenticate, steered ? steering(NO_SUCH_ENDPOINT) : pass, (req, res, next) => {
       const answer = listAnswer(req.url, repository.campaign(grantOf(res).campaignId), badLimit);
       if ('etag' in answer) sendPrepared(req, res, answer, sending);
       else next(new ApiError(answer));
@@ -50,7 +63,7 @@ export function walksRouter({
 
   router
     .route(WALK_PATH)
-    .get(authenticate, (req, res, next) => {
+    .get(authenticate, steered ? steering(WALK_NOT_FOUND) : pass, (req, res, next) => {
       const answer = detailAnswer(req.path, repository.campaign(grantOf(res).campaignId));
       if ('etag' in answer) sendPrepared(req, res, answer, sending);
       else next(new ApiError(answer));

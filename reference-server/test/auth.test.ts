@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, errorOf, startTestServer, type TestServer, validBody } from './harness.ts';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { KEY_PREFIX } from '../../spec/facts.ts';
+import { bearer, contract, errorOf, startTestServer, type TestServer, validBody } from './harness.ts';
+
+/** The `error` of one of the spec's examples: the messages are written there once. */
+function specExample(name: string): unknown {
+  const example = contract.doc.components?.examples?.[name] as OpenAPIV3_1.ExampleObject | undefined;
+  return (example?.value as { error?: unknown } | undefined)?.error;
+}
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,13 +33,31 @@ describe('authentication and scopes (written spec §5, D-AUTH-*)', () => {
     }
   });
 
+  it('tells each common mistake in sending the key what is wrong and how to send it (D-AUTH-MALFORMED)', async () => {
+    const key = server.keys.CONFORMANCE_API_KEY;
+    const mistakes: [OutgoingHttpHeaders, string][] = [
+      [{ authorization: key }, 'KeyWithoutBearer'],
+      [{ authorization: `Token ${key}` }, 'OtherScheme'],
+      [{ authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` }, 'BasicAuth'],
+      [{ authorization: 'Basic dXNlcjpwYXNz' }, 'BasicAuth'],
+      [{ 'x-api-key': `Bearer ${key}` }, 'BearerInApiKey'],
+    ];
+    for (const [headers, example] of mistakes) {
+      const answer = await server.get('/api/v1/walks', headers);
+      expect(answer.status).toBe(401);
+      expect(answer.headers['www-authenticate']).toBe('Bearer realm="canvassing"');
+      validBody('listWalks', answer);
+      expect(errorOf(answer)).toEqual(specExample(example));
+      expect(errorOf(answer).message).toMatch(/Authorization: Bearer <API_KEY>/);
+      expect(answer.text.includes(key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 12))).toBe(false);
+    }
+  });
+
   it('gives malformed, unknown and revoked keys one identical answer', async () => {
     const key = server.keys.CONFORMANCE_API_KEY;
     const attempts = [
-      { authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` },
       { authorization: '' },
       { authorization: 'Bearer' },
-      { authorization: `Token ${key}` },
       { authorization: `Bearer ${key} extra` },
       { authorization: `Bearer ${key.slice(0, -1)}` },
       { 'x-api-key': '' },

@@ -57,6 +57,8 @@ describe('reference-server command line, in process', () => {
       '--faults',
       '--fault-kinds',
       '--fault-seed',
+      '--clock',
+      '--clock-rate',
     ]) {
       expect(stdout).toContain(flag);
     }
@@ -89,6 +91,9 @@ describe('reference-server command line, in process', () => {
       ['--faults', '1.5'],
       ['--faults', '0.1', '--fault-kinds', '404'],
       ['--fault-kinds', '500'],
+      ['--clock-rate', '60'],
+      ['--clock', '--clock-rate', '0'],
+      ['--clock', '--clock-rate', 'fast'],
     ]) {
       const { code, stdout, stderr } = await main(...args);
       expect([args.join(' '), code]).toEqual([args.join(' '), 2]);

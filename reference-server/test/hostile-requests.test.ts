@@ -50,6 +50,13 @@ const NO_SUCH_ENDPOINT = { status: 404, code: 'not_found', message: 'No such end
 const WALK_NOT_FOUND = { status: 404, code: 'not_found', message: 'Walk not found.' };
 const INVALID_LIMIT = { status: 400, code: 'invalid_parameter' };
 const INVALID_KEY = { status: 401, code: 'unauthorized', message: 'The API key is not valid.' };
+/** Basic authentication is a common mistake: its answer says how to send the key (D-AUTH-MALFORMED). */
+const BASIC_AUTH = {
+  status: 401,
+  code: 'unauthorized',
+  message:
+    'Basic authentication is not accepted: send the API key as Authorization: Bearer <API_KEY>, or x-api-key: <API_KEY>.',
+};
 const CONFLICT = { status: 400, code: 'conflicting_credentials' };
 const METHOD = { status: 405, code: 'method_not_allowed' };
 const UNPARSEABLE = { status: 400, code: 'bad_request' };
@@ -215,12 +222,12 @@ const CASES: [string, RawRequest, Expected][] = [
   [
     'Basic auth with the key',
     get('/api/v1/walks', [['Authorization', `Basic ${Buffer.from(`${KEY}:`).toString('base64')}`]]),
-    INVALID_KEY,
+    BASIC_AUTH,
   ],
   [
     'Basic auth with user and password',
     get('/api/v1/walks', [['Authorization', 'Basic dXNlcjpwYXNz']]),
-    INVALID_KEY,
+    BASIC_AUTH,
   ],
   [
     'the key in the query string only',

@@ -3,6 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { STOP_STATUSES } from '../../fixtures/index.ts';
 import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
 import {
+  BASIC_AUTH,
+  BEARER_IN_API_KEY,
+  KEY_WITHOUT_BEARER,
+  OTHER_AUTH_SCHEME,
+  SERVICE_UNAVAILABLE,
   CONFLICTING_CREDENTIALS,
   type ErrorAnswer,
   INTERNAL_ERROR,
@@ -34,6 +39,11 @@ describe('error answers are the examples of spec/openapi.yaml', () => {
     ['LimitNotInteger', INVALID_LIMIT],
     ['RateLimited', RATE_LIMITED],
     ['InternalError', INTERNAL_ERROR],
+    ['ServiceUnavailable', SERVICE_UNAVAILABLE],
+    ['KeyWithoutBearer', KEY_WITHOUT_BEARER],
+    ['OtherScheme', OTHER_AUTH_SCHEME],
+    ['BasicAuth', BASIC_AUTH],
+    ['BearerInApiKey', BEARER_IN_API_KEY],
   ];
   it.each(cases)('%s', (name, answer) => {
     expect({ code: answer.code, message: answer.message }).toEqual(example(name));

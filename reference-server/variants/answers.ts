@@ -8,7 +8,7 @@ import {
   errorAnswer,
   INVALID_KEY,
   INVALID_LIMIT,
-  MALFORMED_KEY,
+  MALFORMED_KEY_ANSWERS,
   MALFORMED_WALK_ID,
   METHOD_NOT_ALLOWED,
   MISSING_KEY,
@@ -28,7 +28,7 @@ export function variantAnswers(variant: Variant): Remap {
     replaced.set(ours, errorAnswer(chosen.status, chosen.code, ours.message, headersFor(ours, chosen)));
   };
   refuse(MISSING_KEY, variant.missingKey);
-  refuse(MALFORMED_KEY, variant.malformedKey);
+  for (const malformed of MALFORMED_KEY_ANSWERS) refuse(malformed, variant.malformedKey);
   refuse(INVALID_KEY, variant.unknownKey);
   refuse(REVOKED_KEY, variant.revokedKey);
   refuse(INVALID_LIMIT, variant.badLimit);

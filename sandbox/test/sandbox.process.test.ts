@@ -121,6 +121,19 @@ describe('npm start (the sandbox)', () => {
     expect(await sandbox.exited).toBe(0);
   });
 
+  it('runs the canvassing day with --clock and --variant together: the clock moves, the banner says how', async () => {
+    const { sandbox, port } = await startSandbox(['--clock', '--variant', '2']);
+    expect(sandbox.output()).toContain('Serving: variant 2');
+    expect(sandbox.output()).toContain('a canvassing day on a clock');
+    expect(sandbox.output()).toContain(`/sandbox/clock`);
+    const clock = `http://${HOST}:${port}/sandbox/clock`;
+    const moved = await request(clock, { method: 'POST', body: '{"advance":"2h"}' });
+    const body = (await moved.body.json()) as { data: { elapsed_seconds: number } };
+    expect([moved.statusCode, body.data.elapsed_seconds]).toEqual([200, 7_200]);
+    process.kill(-sandbox.pgid, 'SIGINT');
+    expect(await sandbox.exited).toBe(0);
+  });
+
   it('refuses a bad --rate-limit with exit 2 and a plain line', async () => {
     const sandbox = launchNpm(['start', '--', '--rate-limit', 'fast']);
     launched = sandbox;

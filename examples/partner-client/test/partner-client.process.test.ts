@@ -152,6 +152,23 @@ describe('examples/partner-client against the reference server', { timeout: 120_
     const noKey = await runExample(baseUrl, '');
     expect(noKey.exitCode).toBe(2);
   });
+
+  it('names the address it tried and API_BASE_URL when nothing answers there', async () => {
+    // A port just found free: nothing listens on it, so every attempt is refused.
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const run = await runExample(nowhere, `${KEY_PREFIX}${'k'.repeat(40)}`);
+    expect(run.exitCode).toBe(1);
+    const last = run.stderr.trim().split('\n').at(-1) ?? '';
+    expect(last).toContain(`no answer from ${nowhere}`);
+    expect(last).toContain('API_BASE_URL');
+    expect(run.stderr).not.toContain('k'.repeat(12));
+  });
+
+  it('refuses an API_BASE_URL that is no http address, saying so', async () => {
+    const run = await runExample('127.0.0.1:8080', `${KEY_PREFIX}${'k'.repeat(40)}`);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/^partner-client: API_BASE_URL: an http\(s\) address/);
+  });
 });
 
 describe('examples/partner-client against the Prism mock', { timeout: 120_000 }, () => {
