@@ -97,7 +97,10 @@ export class HttpClient {
   /** The base URL's origin and path, for a path sent as written (`asWrittenOf`). */
   private readonly base: { origin: string; path: string };
 
-  constructor(private readonly options: ClientOptions) {
+  private readonly options: ClientOptions;
+
+  constructor(options: ClientOptions) {
+    this.options = options;
     const route = routeOf(options);
     this.agent = route.dispatcher;
     this.proxy = route.proxy;

@@ -1,5 +1,5 @@
 /**
- * Ground floor: unusable configuration (exit status 2). Every floor can refuse a setting (the
+ * Ground layer: unusable configuration (exit status 2). Every layer can refuse a setting (the
  * target, the spec file, an expected-failures file), so the error lives below them all rather than
  * in the command-line parser.
  */

@@ -1,5 +1,5 @@
 /**
- * Ground floor: the text of a file a setting names (`--spec`, `--compare`, `--expect-failures`).
+ * Ground layer: the text of a file a setting names (`--spec`, `--compare`, `--expect-failures`).
  * One that cannot be read is unusable configuration, said the same way for every setting.
  */
 import { readFileSync } from 'node:fs';

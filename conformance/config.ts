@@ -230,7 +230,7 @@ function parseReporters(rawNames: string[], outputs: string[]): CliOptions['repo
   return chosen;
 }
 
-// --traffic (issue 28): judging a recording instead of a deployment.
+// --traffic: judging a recording instead of a deployment.
 const TRAFFIC_FLAGS = {
   traffic: {
     type: 'string',
@@ -286,7 +286,7 @@ const LIMITS = {
   sample: { min: 1, max: 1_000_000 },
 } as const;
 
-/** Reaching a staging deployment as QA's CI does (issue 25, `reach.ts`): kept together for merges. */
+/** Reaching a staging deployment as QA's CI does (`reach.ts`): kept together for merges. */
 const REACH_FLAGS = {
   proxy: {
     type: 'string',

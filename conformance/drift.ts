@@ -74,7 +74,11 @@ export class DriftTally {
   /** Answers of documented operations judged so far. */
   judged = 0;
 
-  constructor(private readonly ctx: DriftContext) {}
+  private readonly ctx: DriftContext;
+
+  constructor(ctx: DriftContext) {
+    this.ctx = ctx;
+  }
 
   add(exchange: Exchange): void {
     this.record(exchange, answerDrift(exchange, this.ctx));

@@ -1,5 +1,5 @@
 /**
- * The pre-flight's second look (issue 24): before it calls the primary key rejected, the same key
+ * The pre-flight's second look: before it calls the primary key rejected, the same key
  * in the other header (§5.2: either header carries it). Accepted there, the refusal is the
  * deployment's fault, for the checks to judge (exit 1), not the tester's setup mistake (exit 2).
  */

@@ -1,5 +1,5 @@
 /**
- * Ground floor: the configured keys by the role they play in a run, each sent in the header it is
+ * Ground layer: the configured keys by the role they play in a run, each sent in the header it is
  * named for. One home, so the target, the shared fetches, the pre-flight and the checks all mean
  * the same request when they say "the primary key". Literal types, so `PRIMARY.key` names the
  * variable exactly where a table needs every credential name.

@@ -1,5 +1,5 @@
 /**
- * Ground floor: keys one edit away from a real one (issue 24), derived at run time from the
+ * Ground layer: keys one edit away from a real one, derived at run time from the
  * configured key and never stored or printed. A deployment that compares only part of a key (a
  * prefix, a truncated hash input, a case-folded body) accepts one of them; a correct one refuses
  * them all. Reports name a near miss by the key's variable and the edit (`nearMissLabel`).

@@ -1,6 +1,6 @@
 /**
- * Ground floor: who the suite is — its name and version, as reports and the `User-Agent` header
- * state them. Lower floors (the client, the runner, the HAR) need these without depending on the
+ * Ground layer: who the suite is — its name and version, as reports and the `User-Agent` header
+ * state them. Lower layers (the client, the runner, the HAR) need these without depending on the
  * command-line parser, so they live here rather than in `config.ts`.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * The suite's ground floor: the vocabulary every other module speaks — configuration, requests and
- * answers, outcomes, results and the report. It imports nothing of the suite, so every floor above
+ * The suite's ground layer: the vocabulary every other module speaks — configuration, requests and
+ * answers, outcomes, results and the report. It imports nothing of the suite, so every layer above
  * it (client, checks, runner, reporters, CLI) can depend on it without a circle.
  */
 
@@ -341,7 +341,7 @@ export interface Report {
   notJudged?: string;
   /**
    * Answers cut off at `--max-response-bytes`, one line each: the checks they cut were not judged,
-   * and a run that otherwise passes ends with exit status 2 (issue 24).
+   * and a run that otherwise passes ends with exit status 2.
    */
   overCap?: string[];
   /** What the pre-flight asked before any check, and what it found (CLI runs). */

@@ -80,7 +80,7 @@ function expectHarEntry(entry: HarEntry): void {
 
 describe('--har', () => {
   it('writes HAR 1.2 with an entry per request the run sent', () => {
-    // The target echoes every key it is sent: AUTH-017 (issue 24) fails it, and nothing else does.
+    // The target echoes every key it is sent: AUTH-017 (no key echoed) fails it, and nothing else does.
     expect(status).toBe(1);
     expect(report.results.filter((r) => r.status === 'fail').map((r) => r.id)).toEqual(['AUTH-017']);
     expect(har.log.version).toBe('1.2');

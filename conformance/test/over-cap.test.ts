@@ -1,5 +1,5 @@
 /**
- * A legal answer larger than --max-response-bytes (issue 24): not the deployment's fault. The
+ * A legal answer larger than --max-response-bytes: not the deployment's fault. The
  * checks it cuts are not judged, the run names the answer and the flag, and exits 2 unless a
  * required check failed elsewhere.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 25: the suite reaches staging the way QA's CI does, through real parts on 127.0.0.1 (see
+ * The suite reaches staging the way QA's CI does, through real parts on 127.0.0.1 (see
  * reach-parts.ts): a forward proxy that alone resolves the target's host name, an HTTPS terminator
  * with the test's own CA, one that requires a client certificate (TLS 1.2 and 1.3), and a gateway
  * that wants a header. With the flag each passes; without it each is exit 2 in one or two lines

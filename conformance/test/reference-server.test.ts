@@ -51,7 +51,7 @@ describe('the suite against the reference server', () => {
   });
 
   it('stays within the request budget', () => {
-    // The budget of issue 24 (the key matrix, near misses, path variants, planned endpoints): 600.
+    // The request budget of a full run (the key matrix, near misses, path variants, planned endpoints): 600.
     expect(live.requests.sent).toBeLessThanOrEqual(600);
     expect(live.requests.memoized).toBeGreaterThan(0);
   });

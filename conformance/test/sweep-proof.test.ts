@@ -1,5 +1,5 @@
 /**
- * Nothing hides outside the sample (issue 13): deployments that are wrong only somewhere a sample
+ * Nothing hides outside the sample: deployments that are wrong only somewhere a sample
  * would not look turn the CLI's run red with the requirement that names the fault, and correct
  * deployments that choose differently stay green — each through the real command line.
  */

@@ -1,6 +1,6 @@
 /**
- * Issue 25 through the packed CLI, installed as QA installs it, on the official Node 22 and 24
- * builds (tools/packaging/node-versions, as node-versions.test.ts installs them) and the Node running the
+ * Reaching staging through the packed CLI, installed as QA installs it, on the official Node 22 and 24
+ * builds (tools/packaging/node-versions, as node-versions.process.test.ts installs them) and the Node running the
  * tests: each part a staging set-up puts in the way (a proxy that alone resolves the host, a
  * private CA, mutual TLS under TLS 1.2 and 1.3, a gateway header) is passed with its flag, and
  * without it is exit 2 in plain words naming that flag.

@@ -4,17 +4,12 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { KEY_PREFIX } from '../../spec/facts.ts';
+import { startServerProcess } from '../../tools/test-support/server-process.ts';
+import { activeWalksOf, datasetFor, rawRequest } from './harness.ts';
+import { CONTRACT_NAMES, parseDotenv } from './dotenv-lines.ts';
+import { expectNoSecret, requestsWith, secrets } from './key-forms.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CONTRACT_NAMES = [
-  'CONFORMANCE_API_KEY',
-  'CONFORMANCE_NO_SCOPE_KEY',
-  'CONFORMANCE_OTHER_CAMPAIGN_KEY',
-  'CONFORMANCE_REVOKED_KEY',
-  'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
-  'CONFORMANCE_WEB_BASE_URL',
-];
-
 interface Run {
   code: number | null;
   stdout: string;
@@ -39,20 +34,6 @@ async function run(command: string, args: string[]): Promise<Run> {
   return { code: exitCode ?? null, stdout, stderr };
 }
 
-/** What `npm run reference-server` runs: the launcher, which serves `main.ts` from its bundle. */
-const main = (...args: string[]) => run(process.execPath, ['reference-server/launch.js', ...args]);
-
-function parseDotenv(text: string): Map<string, string> {
-  return new Map(
-    text
-      .trimEnd()
-      .split('\n')
-      .map(
-        (line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as [string, string],
-      ),
-  );
-}
-
 describe('reference-server command line (../shared/CONTRACT.md)', () => {
   it('`npm run --silent reference-server -- --print-credentials` prints exactly the six dotenv lines', async () => {
     const { code, stdout } = await run('npm', [
@@ -73,88 +54,6 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       expect(key.startsWith(KEY_PREFIX) && key.length >= KEY_PREFIX.length + 32).toBe(true);
     }
     expect(values.get('CONFORMANCE_WEB_BASE_URL')).toBe('https://dashboard.canvassing.example');
-  });
-
-  it('--seed changes the keys to that seed’s, and --web-base-url the base line', async () => {
-    const { code, stdout } = await main(
-      '--print-credentials',
-      '--seed',
-      '7',
-      '--web-base-url',
-      'https://x.example/',
-    );
-    expect(code).toBe(0);
-    const values = parseDotenv(stdout);
-    expect([...values.keys()]).toEqual(CONTRACT_NAMES);
-    const seven = demoCredentials({ seed: 7 });
-    const standard = demoCredentials();
-    for (const [name, key] of Object.entries(seven)) {
-      expect(values.get(name) === key).toBe(true);
-      expect(key === standard[name as keyof typeof standard]).toBe(false);
-    }
-    expect(values.get('CONFORMANCE_WEB_BASE_URL')).toBe('https://x.example');
-  });
-
-  it('--help describes every flag and exits 0', async () => {
-    const { code, stdout } = await main('--help');
-    expect(code).toBe(0);
-    for (const flag of [
-      '--port',
-      '--host',
-      '--seed',
-      '--walks',
-      '--max-stops',
-      '--web-base-url',
-      '--print-credentials',
-      '--variant',
-      '--print-variant',
-      '--latency',
-      '--faults',
-      '--fault-kinds',
-      '--fault-seed',
-      '--clock',
-      '--clock-rate',
-    ]) {
-      expect(stdout).toContain(flag);
-    }
-  });
-
-  it('--variant list prints the choices of seeds 1 to 8; --variant N --print-variant one of them', async () => {
-    const listed = await main('--variant', 'list');
-    expect(listed.code).toBe(0);
-    expect(listed.stdout.match(/^variant \d+:$/gm)).toEqual(
-      [1, 2, 3, 4, 5, 6, 7, 8].map((n) => `variant ${n}:`),
-    );
-    const one = await main('--variant', '3', '--print-variant');
-    expect(one.code).toBe(0);
-    const block = listed.stdout.split('\n\n')[2];
-    expect(one.stdout).toBe(`${block?.trimEnd()}\n`);
-    expect(one.stdout).toMatch(/^ {2}missingKey +\d{3} [a-z_]+/m);
-  });
-
-  it('refuses a bad flag with exit status 2 and a message on stderr only', async () => {
-    for (const args of [
-      ['--port', 'eighty'],
-      ['--walks', '-1'],
-      ['--frobnicate'],
-      ['--web-base-url', 'ftp://x'],
-      ['--web-base-url', 'http://[::1]:3000'],
-      ['--web-base-url', 'https://x.example/1/2/3/4/5/6/7/8/9'],
-      ['--variant', '0'],
-      ['--print-variant'],
-      ['--latency', '300-100'],
-      ['--faults', '1.5'],
-      ['--faults', '0.1', '--fault-kinds', '404'],
-      ['--fault-kinds', '500'],
-      ['--clock-rate', '60'],
-      ['--clock', '--clock-rate', '0'],
-      ['--clock', '--clock-rate', 'fast'],
-    ]) {
-      const { code, stdout, stderr } = await main(...args);
-      expect([args.join(' '), code]).toEqual([args.join(' '), 2]);
-      expect(stdout).toBe('');
-      expect(stderr).toMatch(/^reference-server: /);
-    }
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)(
@@ -193,4 +92,50 @@ describe('reference-server command line (../shared/CONTRACT.md)', () => {
       }
     },
   );
+});
+
+describe('npm run reference-server -- --rate-limit N/min', () => {
+  it('limits each key to N requests a minute', async () => {
+    const limited = startServerProcess(['--port', '0', '--quiet', '--rate-limit', '2/min']);
+    try {
+      const port = Number(new URL(await limited.listening()).port);
+      const key = { authorization: `Bearer ${demoCredentials().CONFORMANCE_API_KEY}` };
+      const statuses: number[] = [];
+      let retryAfter: string | string[] | undefined;
+      for (let i = 0; i < 3; i++) {
+        const answer = await rawRequest(port, 'GET', '/api/v1/walks?limit=1', key);
+        statuses.push(answer.status);
+        retryAfter = answer.headers['retry-after'];
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(String(retryAfter)).toMatch(/^[1-9][0-9]?$/);
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
+});
+
+describe('keys in the log of `npm run reference-server`', () => {
+  it('a run that used every demo key in both headers prints none of them', async () => {
+    const server = startServerProcess(['--port', '0', '--rate-limit', '5/min']);
+    try {
+      const baseUrl = await server.listening();
+      const port = Number(new URL(baseUrl).port);
+      const walkId = activeWalksOf(datasetFor(), 0)[0]?.id ?? '';
+      for (const key of secrets) {
+        for (const { method, path, headers, body } of requestsWith(key, walkId)) {
+          await rawRequest(port, method, path, headers, body);
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+    const text = server.output();
+    const lines = text.trim().split('\n');
+    const requestLines = lines.filter((line) => line.includes('"responseTime":'));
+    expect(requestLines.length).toBe(secrets.length * 13);
+    expect(text).toContain('"statusCode":429');
+    expect(text).toContain('"msg":"stopped"');
+    expectNoSecret(text);
+  }, 60_000);
 });

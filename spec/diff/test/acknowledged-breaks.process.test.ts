@@ -1,8 +1,8 @@
 /**
- * The gate as the API team meets it, through the command (issue 18's proof): an accepted break
+ * The gate as the API team meets it, through the command: an accepted break
  * passes, the same break unacknowledged fails, an expired or stale entry fails, a non-breaking
  * change passes with its impact line, and unusable input exits 2 with one line. The command runs
- * in-process (its entry is run as a process in cli.test.ts), with Redocly run once per pair of specs.
+ * in-process (its entry is run as a process in cli.process.test.ts), with Redocly run once per pair of specs.
  */
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

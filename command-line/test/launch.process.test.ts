@@ -108,8 +108,8 @@ describe('command-line/launch.js', () => {
   });
 
   it('builds bundles from inside a bundle: a launched command that bundles another entry keeps that one’s paths too', async () => {
-    // As `npm run bench` (bundled) bundles its floors and the conformance CLI its worker: the
-    // bundler is itself part of the launched bundle.
+    // As the conformance CLI (bundled) bundles its worker: the bundler is itself part of the
+    // launched bundle.
     // Beside the launcher's bundles, where the packages a bundle leaves out resolve.
     const inner = join(CACHE_DIR, `test-${basename(dir)}.mjs`);
     forgetBundle(inner);

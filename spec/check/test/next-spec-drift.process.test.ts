@@ -1,6 +1,6 @@
 /**
  * `npm run conformance -- --spec PATH --strict` judges a deployment against a spec version other
- * than the bundled one (issue 18): against a next version that renames a field, today's reference
+ * than the bundled one: against a next version that renames a field, today's reference
  * server fails strict drift, and the report names the field on both sides.
  */
 import { execFile } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The spec loads in Specmatic (issue 26): its mock samples every string pattern when it loads a
+ * The spec loads in Specmatic: its mock samples every string pattern when it loads a
  * spec, and an unsamplable pattern hangs it (D-LINK-PATTERNS). The pinned devDependency
  * `specmatic` ships the jar; it needs Java 17. Under CI a missing `java` fails this test (.ci/run
  * installs it); elsewhere the test is skipped with the reason.
@@ -19,7 +19,7 @@ import { createContractValidator } from '../contract.ts';
 import { LIVE_SPEC_PATH } from '../facts.ts';
 
 const HOST = '127.0.0.1';
-/** Specmatic needs ~10 s on this machine kind; a hang (as before issue 26) never prints the line. */
+/** Specmatic takes seconds to load the spec; a hang (as unbounded string patterns once caused) never prints the line. */
 const START_TIMEOUT_MS = 90_000;
 const REQUEST_TIMEOUT_MS = 20_000;
 const READY_LINE = 'Mock server is running';

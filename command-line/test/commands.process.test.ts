@@ -59,6 +59,7 @@ const COMMANDS = [
   { name: 'spec:written-facts', entry: 'spec/test/written-spec-facts.ts' },
   { name: 'canvassing-conformance-summary', entry: 'tools/packaging/job-summary-cli.ts' },
   { name: 'conformance:traffic-bench', entry: 'tools/bench/traffic-main.ts' },
+  { name: 'bench:tests', entry: 'tools/bench/tests-main.ts' },
 ] as const;
 
 const usage = (name: string, problem: string) => `${name}: ${problem}\nRun with --help for the options.\n`;
