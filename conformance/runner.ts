@@ -9,9 +9,9 @@ import { HttpClient } from './client.ts';
 import type { Rule } from './core/rule.ts';
 import { ruleAppliesTo } from './core/rule.ts';
 import { loadSpecModel, type SpecModel } from './core/spec-model.ts';
-import { runLive } from './run/live.ts';
+import { type LiveOutcome, runLive } from './run/live.ts';
 import type { LiveWorld } from './run/world.ts';
-import { reportOf } from './run/report.ts';
+import { reportOf, type ReportInput } from './run/report.ts';
 import { skippedResult } from './run/results.ts';
 import { shownProxy } from './reach.ts';
 import { RULES } from './rules/registry.ts';
@@ -69,21 +69,20 @@ export async function runSuiteWithTraffic(
   const started = performance.now();
   const spec = specModelFor(config.specPath);
   const only = config.only;
-  if (only) rules = rules.filter((rule) => only.some((prefix) => rule.id.startsWith(prefix)));
+  const selected = only ? rules.filter((rule) => only.some((prefix) => rule.id.startsWith(prefix))) : rules;
   const client = new HttpClient(config);
   try {
     const pre = await preflight?.(client, config, spec);
-    const skipped = new Map(
-      rules.flatMap((rule) => {
-        const reason = whyNotRun(rule, config);
-        return reason ? [[rule.id, reason] as const] : [];
-      }),
-    );
-    const runnable = rules.filter((rule) => !skipped.has(rule.id));
+    const skipped = skipsOf(selected, config);
     let unreachable = pre?.stop;
-    let outcome: Awaited<ReturnType<typeof runLive>> | undefined;
+    let outcome: LiveOutcome | undefined;
     if (!unreachable) {
-      outcome = await runLive(spec, config, client, runnable);
+      outcome = await runLive(
+        spec,
+        config,
+        client,
+        selected.filter((rule) => !skipped.has(rule.id)),
+      );
       const first = client.exchanges[0]?.error;
       if (first && UNREACHABLE.has(first.kind) && client.exchanges.every((e) => e.error)) {
         unreachable = `${config.baseUrl} cannot be reached: ${first.message}`;
@@ -91,36 +90,14 @@ export async function runSuiteWithTraffic(
       }
     }
     const report = reportOf({
-      spec,
-      source: 'live',
-      strict: config.strict,
-      seed: config.seed,
-      tallies: outcome?.tallies ?? [],
-      ...(outcome ? { judge: outcome.judge } : {}),
-      skipped: (unreachable ? [] : rules).flatMap((rule) => {
+      ...liveInput(spec, config, client, outcome),
+      skipped: (unreachable ? [] : selected).flatMap((rule) => {
         const reason = skipped.get(rule.id);
         return reason ? [{ rule, result: skippedResult(rule, reason, config.strict) }] : [];
       }),
-      order: rules.map((r) => r.id),
-      exchanges: client.exchanges,
-      baseUrl: config.baseUrl,
+      order: selected.map((r) => r.id),
       startedAt,
       durationMs: Math.round(performance.now() - started),
-      requests: {
-        sent: client.sent,
-        budget: config.maxRequests,
-        memoized: client.memoized,
-        planned: outcome?.planned ?? 0,
-      },
-      timeoutMs: config.timeoutMs,
-      ...(outcome?.world.sampled ? { sampled: outcome.world.sampled } : {}),
-      ...(outcome ? { swept: sweptBy(outcome.world) } : {}),
-      target: {
-        baseUrl: config.baseUrl,
-        profile: config.profile,
-        strict: config.strict,
-        embedded: config.embedded,
-      },
       ...(unreachable ? { unreachable } : {}),
     });
     if (pre) report.preflight = pre;
@@ -130,6 +107,50 @@ export async function runSuiteWithTraffic(
   } finally {
     await client.close();
   }
+}
+
+/** The rules this configuration cannot run, each with why (a key, a setting, the profile). */
+function skipsOf(rules: readonly Rule[], config: SuiteConfig): Map<string, string> {
+  return new Map(
+    rules.flatMap((rule) => {
+      const reason = whyNotRun(rule, config);
+      return reason ? [[rule.id, reason] as const] : [];
+    }),
+  );
+}
+
+/** What the report of a live run is made of, besides its rules and their order. */
+function liveInput(
+  spec: SpecModel,
+  config: SuiteConfig,
+  client: HttpClient,
+  outcome: LiveOutcome | undefined,
+): Omit<ReportInput, 'skipped' | 'order' | 'startedAt' | 'durationMs'> {
+  return {
+    spec,
+    source: 'live',
+    strict: config.strict,
+    seed: config.seed,
+    tallies: outcome?.tallies ?? [],
+    ...(outcome ? { judge: outcome.judge } : {}),
+    exchanges: client.exchanges,
+    baseUrl: config.baseUrl,
+    requests: {
+      sent: client.sent,
+      budget: config.maxRequests,
+      memoized: client.memoized,
+      planned: outcome?.planned ?? 0,
+    },
+    timeoutMs: config.timeoutMs,
+    ...(outcome?.world.sampled ? { sampled: outcome.world.sampled } : {}),
+    ...(outcome ? { swept: sweptBy(outcome.world) } : {}),
+    target: {
+      baseUrl: config.baseUrl,
+      profile: config.profile,
+      strict: config.strict,
+      embedded: config.embedded,
+    },
+  };
 }
 
 /** What the sweeps of the operations a rule applies to fetched, of how many listed items. */

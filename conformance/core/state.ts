@@ -68,7 +68,11 @@ export class BudgetedState implements RuleState {
   /** How many tables spilled, for reports and tests. */
   spilled = 0;
 
-  constructor(private readonly budgetBytes: number) {}
+  private readonly budgetBytes: number;
+
+  constructor(budgetBytes: number) {
+    this.budgetBytes = budgetBytes;
+  }
 
   table<R>(name: string): StateTable<R> {
     let table = this.tables.get(name);
@@ -132,10 +136,13 @@ class BudgetedTable<R> implements StateTable<R> {
   private added = 0;
   private disk: DiskTable | undefined;
 
-  constructor(
-    readonly name: string,
-    private readonly grown: () => void,
-  ) {}
+  readonly name: string;
+  private readonly grown: () => void;
+
+  constructor(name: string, grown: () => void) {
+    this.name = name;
+    this.grown = grown;
+  }
 
   get isSpilled(): boolean {
     return this.disk !== undefined;

@@ -65,7 +65,11 @@ class Holdings {
   private readonly tables = new Map<string, StateTable<Holding>>();
   private last: { obs: Observation; served: Served | undefined } | undefined;
 
-  constructor(private readonly state: RuleState) {}
+  private readonly state: RuleState;
+
+  constructor(state: RuleState) {
+    this.state = state;
+  }
 
   /** Records what an answer served; returns the items it served and the campaign, when it served any. */
   see(obs: Observation): Served | undefined {

@@ -63,10 +63,10 @@ export class Judge {
   private readonly acrosses: { tally: Tally; across: Across }[] = [];
   private readonly byId = new Map<string, Tally>();
 
-  constructor(
-    rules: readonly Rule[],
-    private readonly ctx: RuleContext,
-  ) {
+  private readonly ctx: RuleContext;
+
+  constructor(rules: readonly Rule[], ctx: RuleContext) {
+    this.ctx = ctx;
     this.tallies = rules.map((rule) => ({
       rule,
       judgedObservations: 0,

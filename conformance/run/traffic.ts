@@ -85,11 +85,13 @@ class EntryCounts {
 
 /** One candidate API base: its judge and what its entries were. */
 class Base extends EntryCounts {
-  constructor(
-    readonly url: string,
-    readonly judge: Judge,
-  ) {
+  readonly url: string;
+  readonly judge: Judge;
+
+  constructor(url: string, judge: Judge) {
     super();
+    this.url = url;
+    this.judge = judge;
   }
 }
 

@@ -39,10 +39,12 @@ export class LiveWorld implements World {
   private readonly lists = new Map<string, readonly ListedItem[]>();
   private readonly mockExamples: MockExamples | undefined;
 
-  constructor(
-    readonly spec: SpecModel,
-    private readonly config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile'>,
-  ) {
+  readonly spec: SpecModel;
+  private readonly config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile'>;
+
+  constructor(spec: SpecModel, config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile'>) {
+    this.spec = spec;
+    this.config = config;
     this.mockExamples = config.profile === 'mock' ? mockExamplesOf(spec) : undefined;
   }
 

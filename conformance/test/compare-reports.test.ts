@@ -69,7 +69,7 @@ describe('--compare', () => {
     expect(report.comparison?.previous.file).toBe(previous.none);
     expect(run.stdout).toContain(`SINCE ${previous.none} (`);
     expect(run.stdout).toMatch(
-      /  newly failing:\n {4}WALKS-LIST-003 A limit at its minimum returns exactly that many items: GET \S+limit=1: 2 items, more than the 1 asked \(was pass\)/,
+      / {2}newly failing:\n {4}WALKS-LIST-003 A limit at its minimum returns exactly that many items: GET \S+limit=1: 2 items, more than the 1 asked \(was pass\)/,
     );
     expect(text('junit')).toMatch(
       /<testsuite name="comparison"[^>]*>\s*<system-out>SINCE [^<]*newly failing:/,
