@@ -1,7 +1,7 @@
 /** `npm run conformance -- …` or the packaged `canvassing-conformance`: runs the CLI, exits with its status. */
 import { PROCESS_OUTPUT } from '../command-line/output.ts';
-import { main } from './cli.ts';
-import { programOf } from './config.ts';
+import { main } from './cli/cli.ts';
+import { programOf } from './cli/config.ts';
 
 // Node 20 reads `--env-file` anywhere on its command line, even after the script, and exits 9 when
 // the file is missing; it stops looking at `--`. So `npm run conformance` puts a `--` before the

@@ -7,9 +7,9 @@
  * under test unless the rule says otherwise (`appliesTo`), so a new endpoint is checked by editing
  * the spec alone.
  */
-import type { Area, Exchange, Level, MockMode, RequestSpec } from '../types.ts';
+import type { Area, Exchange, Level, MockMode, RequestSpec } from './types.ts';
 import type { Campaign, KeyName, Via } from './roles.ts';
-import type { NearMiss } from '../near-miss.ts';
+import type { NearMiss } from './near-miss.ts';
 import type { Credential } from './credentials.ts';
 import type { Observation } from './observation.ts';
 import type { OperationModel, SpecModel } from './spec-model.ts';

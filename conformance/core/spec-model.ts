@@ -12,7 +12,7 @@ import type { ContractValidator, OpenApiDocument, Operation } from '../../spec/c
 import { createContractValidator, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { errorStatusesOf, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { isObject } from '../../spec/json-value.ts';
-import { ConfigError } from '../config-error.ts';
+import { ConfigError } from './config-error.ts';
 
 /** An integer query parameter that caps how many items a collection returns (written spec §8). */
 export interface LimitParameter {

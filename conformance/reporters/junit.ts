@@ -3,9 +3,9 @@
  * a skipped test case (as pytest reports xfail); an expected failure that passed is a failure. The
  * drift listing is the drift suite's system-out; the comparison has a suite of its own.
  */
-import { securityLine } from '../security-view.ts';
-import type { CheckResult, Report } from '../types.ts';
-import { AREAS } from '../types.ts';
+import { securityLine } from '../core/security-view.ts';
+import type { CheckResult, Report } from '../core/types.ts';
+import { AREAS } from '../core/types.ts';
 import {
   comparisonLines,
   coverageHeadline,

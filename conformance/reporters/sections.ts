@@ -2,7 +2,7 @@
  * The report sections the text reporters share (console, and JUnit's system-out): the coverage, the
  * drift, the expected failures and the comparison with a previous report, as plain lines.
  */
-import type { CheckChange, DriftFinding, Coverage, Judged, Report, TrafficCoverage } from '../types.ts';
+import type { CheckChange, DriftFinding, Coverage, Judged, Report, TrafficCoverage } from '../core/types.ts';
 
 /** "profile live · strict off · 120 requests (budget 1500)", or what a `--traffic` run read. */
 export function runText(report: Report): string {

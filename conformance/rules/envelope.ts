@@ -11,7 +11,7 @@ import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
-import type { ResponseData } from '../types.ts';
+import type { ResponseData } from '../core/types.ts';
 import { collectionRequest, isPlannedPath } from './requests.ts';
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;

@@ -15,7 +15,7 @@ import type { Ask, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { pathOf } from '../core/spec-model.ts';
-import { hasDotSegment } from '../dot-segments.ts';
+import { hasDotSegment } from '../core/dot-segments.ts';
 import { at, carriesData, keylessAcross, MOCK_KEYS, phaseOf, roleOfObs } from './auth-readings.ts';
 
 interface Spelling {

@@ -15,9 +15,9 @@
 import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
-import type { Exchange } from '../types.ts';
-import { overCap } from '../types.ts';
-import { DriftTally } from '../drift.ts';
+import type { Exchange } from '../core/types.ts';
+import { overCap } from '../core/types.ts';
+import { DriftTally } from '../core/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 
 /** Findings a rule keeps word for word; beyond them it counts (reports say how many were left out). */

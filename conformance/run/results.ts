@@ -9,7 +9,7 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { excerpt } from '../core/answers.ts';
-import type { CheckResult, Exchange, Status } from '../types.ts';
+import type { CheckResult, Exchange, Status } from '../core/types.ts';
 import type { Tally } from './judge.ts';
 
 /** How many findings the one-line `actual` names before "and N more". */

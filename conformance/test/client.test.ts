@@ -2,8 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../client.ts';
-import { USER_AGENT } from '../tool.ts';
+import { HttpClient } from '../transport/client.ts';
+import { USER_AGENT } from '../core/tool.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { HIDDEN_HOST, startForwardProxy } from '../../tools/test-support/reach-parts.ts';
 import { configFor } from './harness.ts';

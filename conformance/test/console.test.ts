@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { consoleReport, EXAMPLES } from '../reporters/console.ts';
-import type { CheckResult, Report } from '../types.ts';
+import type { CheckResult, Report } from '../core/types.ts';
 
 function result(overrides: Partial<CheckResult>): CheckResult {
   return {

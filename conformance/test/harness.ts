@@ -4,9 +4,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
-import { main } from '../cli.ts';
-import { DEFAULTS } from '../config.ts';
-import type { CheckResult, KeyName, Report, SuiteConfig } from '../types.ts';
+import { main } from '../cli/cli.ts';
+import { DEFAULTS } from '../cli/config.ts';
+import type { CheckResult, KeyName, Report, SuiteConfig } from '../core/types.ts';
 
 export type Credentials = Partial<Record<KeyName | typeof WEB_BASE_URL_NAME, string>>;
 

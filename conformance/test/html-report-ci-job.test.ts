@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../cli.ts';
+import { main } from '../cli/cli.ts';
 import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
-import type { Report } from '../types.ts';
+import type { Report } from '../core/types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 

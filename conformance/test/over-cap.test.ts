@@ -4,8 +4,8 @@
  * required check failed elsewhere.
  */
 import { describe, expect, it } from 'vitest';
-import { exitStatusOf } from '../cli.ts';
-import type { Report } from '../types.ts';
+import { exitStatusOf } from '../cli/cli.ts';
+import type { Report } from '../core/types.ts';
 import { runCli } from './harness.ts';
 
 const reportWith = (verdict: 'pass' | 'fail', overCap?: string[]) =>

@@ -4,8 +4,8 @@
  * `*` go direct; loopback never takes a proxy from the environment. And the reach flags' refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config-error.ts';
-import { proxyFor, reachOf, reachSecrets } from '../reach.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { proxyFor, reachOf, reachSecrets } from '../transport/reach.ts';
 
 const PROXY = 'http://proxy.corp.example:3128';
 const OTHER = 'http://other.corp.example:8080';

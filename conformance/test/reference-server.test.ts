@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { HttpClient } from '../client.ts';
+import { HttpClient } from '../transport/client.ts';
 import { RULES } from '../rules/registry.ts';
 import { LiveWorld } from '../run/world.ts';
-import { runSuite, specModelFor } from '../runner.ts';
-import type { Report } from '../types.ts';
+import { runSuite, specModelFor } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
 import { configFor, requiredFailures } from './harness.ts';
 
 let server: RunningServer;

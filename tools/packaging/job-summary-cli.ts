@@ -8,7 +8,7 @@ import {
   readFlags,
   UsageError,
 } from '../../command-line/flags.ts';
-import type { Report } from '../../conformance/types.ts';
+import type { Report } from '../../conformance/core/types.ts';
 import { jobSummary } from './job-summary.ts';
 
 const COMMAND = {

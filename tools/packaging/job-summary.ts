@@ -2,7 +2,7 @@
  * The Markdown a CI job shows for a run (the GitHub
  * Action appends it to `$GITHUB_STEP_SUMMARY`): the verdict, the counts, and each failed check.
  */
-import type { CheckResult, Report } from '../../conformance/types.ts';
+import type { CheckResult, Report } from '../../conformance/core/types.ts';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 

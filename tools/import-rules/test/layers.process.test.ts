@@ -114,21 +114,15 @@ describe('the repository import rules', () => {
     ]);
   });
 
-  it("hold today's flat suite to its layers until conformance/core/ exists", async () => {
+  it("hold every file of the suite in one of its layers' folders, but its entry and its tests", async () => {
     const root = treeOf({
-      'conformance/types.ts': importOf('./cli.ts'),
-      'conformance/client.ts': importOf('./types.ts'),
-      'conformance/checks/auth.ts': importOf('../runner.ts'),
-      'conformance/runner.ts': importOf('./checks/auth.ts'),
-      'conformance/cli.ts': importOf('./runner.ts'),
-      'conformance/stray.ts': importOf('./types.ts'),
-      'conformance/test/cli.test.ts': importOf('../cli.ts'),
+      'conformance/core/types.ts': '',
+      'conformance/stray.ts': importOf('./core/types.ts'),
+      'conformance/main.ts': importOf('./core/types.ts'),
+      'conformance/test/cli.test.ts': importOf('../stray.ts'),
     });
     expect(await violationsIn(root)).toEqual([
-      'no-circular: conformance/checks/auth.ts → conformance/runner.ts',
-      'suite-checks: conformance/checks/auth.ts → conformance/runner.ts',
-      'suite-file-has-a-layer: conformance/stray.ts → conformance/types.ts',
-      'suite-ground: conformance/types.ts → conformance/cli.ts',
+      'suite-file-in-a-folder: conformance/stray.ts → conformance/core/types.ts',
     ]);
   });
 });

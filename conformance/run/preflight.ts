@@ -7,14 +7,14 @@
  * so they count in the budget, appear in the HAR, and the list it fetched is the one the checks use
  * (the client memoizes it): on a healthy target the pre-flight costs no request of its own.
  */
-import { errorEnvelopeProblem } from './core/answers.ts';
-import type { OperationModel, SpecModel } from './core/spec-model.ts';
-import type { HttpClient } from './client.ts';
-import { acceptedInOtherHeader } from './header-retry.ts';
-import { PRIMARY } from './key-uses.ts';
-import { reachStop } from './reach-stops.ts';
+import { errorEnvelopeProblem } from '../core/answers.ts';
+import type { OperationModel, SpecModel } from '../core/spec-model.ts';
+import type { HttpClient } from '../transport/client.ts';
+import { acceptedInOtherHeader } from '../transport/header-retry.ts';
+import { PRIMARY } from '../core/key-uses.ts';
+import { reachStop } from '../transport/reach-stops.ts';
 import { mockWarning } from './target.ts';
-import type { PreflightSummary, ResponseData, SuiteConfig } from './types.ts';
+import type { PreflightSummary, ResponseData, SuiteConfig } from '../core/types.ts';
 
 type Finding = Pick<PreflightSummary, 'stop' | 'warnings'>;
 

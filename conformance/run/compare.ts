@@ -3,12 +3,12 @@
  * checks newly failing and newly passing, advisories that are new or whose answer changed, drift
  * that is new and drift that is gone. The previous file is checked before anything is sent.
  */
-import { currentId } from './core/renamed.ts';
-import { RESULT_CLASSES } from '../spec/facts.ts';
-import { ConfigError } from './config-error.ts';
-import { readConfigFile } from './config-file.ts';
-import { driftKey } from './drift.ts';
-import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from './types.ts';
+import { currentId } from '../core/renamed.ts';
+import { RESULT_CLASSES } from '../../spec/facts.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { readConfigFile } from '../core/config-file.ts';
+import { driftKey } from '../core/drift.ts';
+import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from '../core/types.ts';
 
 /** The result classes a report may hold, and 'inconclusive', what reports before "not judged" called it. */
 const STATUSES: readonly string[] = [...RESULT_CLASSES, 'inconclusive'];

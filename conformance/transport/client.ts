@@ -15,10 +15,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { type Dispatcher, request } from 'undici';
-import { KEY_PREFIX } from '../spec/facts.ts';
-import { hasDotSegment } from './dot-segments.ts';
-import { nearMissLabel, nearMissOf } from './near-miss.ts';
-import { RESPONSE_CAP_FLAG } from './types.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
+import { hasDotSegment } from '../core/dot-segments.ts';
+import { nearMissLabel, nearMissOf } from '../core/near-miss.ts';
+import { RESPONSE_CAP_FLAG } from '../core/types.ts';
 import type {
   Exchange,
   FailureKind,
@@ -29,12 +29,12 @@ import type {
   RequestSpec,
   ResponseData,
   SuiteConfig,
-} from './types.ts';
-import { USER_AGENT } from './tool.ts';
-import { curlOf, curlReachArgs } from './curl.ts';
+} from '../core/types.ts';
+import { USER_AGENT } from '../core/tool.ts';
+import { curlOf, curlReachArgs } from '../core/curl.ts';
 import { routeOf } from './dispatcher.ts';
 import { shownProxy } from './reach.ts';
-import type { ProxySetting } from './types.ts';
+import type { ProxySetting } from '../core/types.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
 export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;

@@ -5,11 +5,11 @@
  * configured-key redactor, and anything else shaped like a key (an echoed made-up key, another
  * campaign's key in a body) is replaced too.
  */
-import { KEY_PREFIX } from '../spec/facts.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 import { STATUS_CODES } from 'node:http';
-import type { Exchange, Report } from './types.ts';
-import { USER_AGENT } from './tool.ts';
-import type { Redactor } from './redact.ts';
+import type { Exchange, Report } from '../core/types.ts';
+import { USER_AGENT } from '../core/tool.ts';
+import type { Redactor } from '../core/redact.ts';
 
 interface HarHeader {
   name: string;

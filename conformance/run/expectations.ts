@@ -5,12 +5,12 @@
  * unknown id, a duplicate or an entry without a reason is unusable configuration (exit status 2).
  */
 import { parse } from 'yaml';
-import { ConfigError } from './config-error.ts';
-import { readConfigFile } from './config-file.ts';
-import { currentId } from './core/renamed.ts';
-import type { RuleDeclaration } from './core/rule.ts';
-import { summarize } from './summary.ts';
-import type { ExpectationState, ExpectedFailure, Report } from './types.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { readConfigFile } from '../core/config-file.ts';
+import { currentId } from '../core/renamed.ts';
+import type { RuleDeclaration } from '../core/rule.ts';
+import { summarize } from '../core/summary.ts';
+import type { ExpectationState, ExpectedFailure, Report } from '../core/types.ts';
 
 const ENTRY_FIELDS = new Set(['id', 'reason']);
 

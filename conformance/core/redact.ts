@@ -9,7 +9,7 @@
  * secret (`SECRET_LENGTH`) cannot occur in ordinary text by chance, so it is replaced wherever it
  * occurs, even glued to other characters (`%3D` + key in a doubly encoded URL): never printed.
  */
-import { KEY_PREFIX } from '../spec/facts.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 import { nearMissOf } from './near-miss.ts';
 import type { KeyName } from './types.ts';
 

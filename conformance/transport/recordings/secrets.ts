@@ -6,9 +6,9 @@
  * passes the ledger's redactor, so an answer that echoes a key is shown without it.
  */
 import { createHash } from 'node:crypto';
-import { KEY_PREFIX } from '../../spec/facts.ts';
-import { hasDotSegment } from '../dot-segments.ts';
-import type { Redactor } from '../redact.ts';
+import { KEY_PREFIX } from '../../../spec/facts.ts';
+import { hasDotSegment } from '../../core/dot-segments.ts';
+import type { Redactor } from '../../core/redact.ts';
 
 /** Request and response headers whose values are secrets, lower case. */
 export const SECRET_HEADERS: ReadonlySet<string> = new Set([

@@ -8,7 +8,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { ConfigError } from '../config-error.ts';
+import { ConfigError } from '../../core/config-error.ts';
 
 /** What the file holds beside its entries, read on the way (`log.version`, `log.creator.name`). */
 export interface HarHeader {

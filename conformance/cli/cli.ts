@@ -5,27 +5,27 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { RULES } from './rules/registry.ts';
-import { compareReports, loadPreviousReport } from './compare.ts';
-import { UsageError, usageMessage } from '../command-line/flags.ts';
-import type { Output } from '../command-line/output.ts';
+import { RULES } from '../rules/registry.ts';
+import { compareReports, loadPreviousReport } from '../run/compare.ts';
+import { UsageError, usageMessage } from '../../command-line/flags.ts';
+import type { Output } from '../../command-line/output.ts';
 import type { CliOptions } from './config.ts';
-import type { Exchange, KeyName, Report } from './types.ts';
-import { ConfigError } from './config-error.ts';
+import type { Exchange, KeyName, Report } from '../core/types.ts';
+import { ConfigError } from '../core/config-error.ts';
 import { helpFor, parseCli } from './config.ts';
-import { CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
-import { applyExpectedFailures, loadExpectedFailures } from './expectations.ts';
-import { harText } from './har.ts';
-import { preflight } from './preflight.ts';
-import { reachSecrets } from './reach.ts';
-import type { Redactor } from './redact.ts';
-import { redactorFor } from './redact.ts';
-import { consoleReport, pathLines } from './reporters/console.ts';
-import { formatReport } from './reporters/format.ts';
-import { runSuiteWithTraffic, specModelFor } from './runner.ts';
-import { selectChecks } from './selection.ts';
-import { resolveTarget } from './target.ts';
-import { runTraffic, type TrafficOptions } from './run/traffic.ts';
+import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
+import { applyExpectedFailures, loadExpectedFailures } from '../run/expectations.ts';
+import { harText } from '../reporters/har.ts';
+import { preflight } from '../run/preflight.ts';
+import { reachSecrets } from '../transport/reach.ts';
+import type { Redactor } from '../core/redact.ts';
+import { redactorFor } from '../core/redact.ts';
+import { consoleReport, pathLines } from '../reporters/console.ts';
+import { formatReport } from '../reporters/format.ts';
+import { runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
+import { selectChecks } from '../run/selection.ts';
+import { resolveTarget } from '../run/target.ts';
+import { runTraffic, type TrafficOptions } from '../run/traffic.ts';
 
 export interface Io extends Output {
   /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */

@@ -3,7 +3,7 @@
  * once. Anything unusable is a `ConfigError`, which the CLI turns into exit status 2.
  */
 import { basename, resolve } from 'node:path';
-import type { CommandSpec } from '../command-line/flags.ts';
+import type { CommandSpec } from '../../command-line/flags.ts';
 import {
   choiceFlag,
   helpText,
@@ -11,22 +11,22 @@ import {
   packagedVersion,
   readFlags,
   withEnvFile,
-} from '../command-line/flags.ts';
+} from '../../command-line/flags.ts';
 import {
   CREDENTIAL_NAMES,
   type CredentialName,
   WALKS_READ_SCOPE,
   WEB_BASE_URL_NAME,
   CREDENTIAL_KEY_NAMES,
-} from '../spec/facts.ts';
-import { ConfigError } from './config-error.ts';
-import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from './key-uses.ts';
-import type { Verbosity } from './reporters/console.ts';
-import { REPORTER_NAMES, type ReporterName } from './reporters/format.ts';
-import { reachOf } from './reach.ts';
-import { requireTargetKeys, type TargetOptions } from './target.ts';
-import { TOOL_NAME } from './tool.ts';
-import type { KeyName } from './types.ts';
+} from '../../spec/facts.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from '../core/key-uses.ts';
+import type { Verbosity } from '../reporters/console.ts';
+import { REPORTER_NAMES, type ReporterName } from '../reporters/format.ts';
+import { reachOf } from '../transport/reach.ts';
+import { requireTargetKeys, type TargetOptions } from '../run/target.ts';
+import { TOOL_NAME } from '../core/tool.ts';
+import type { KeyName } from '../core/types.ts';
 
 export const DEFAULTS = {
   profile: 'live',

@@ -4,7 +4,7 @@
  * Derived from the results alone, so every reporter shows the same view. A category fails only when
  * a rule of it was judged broken; one whose rules were left unjudged says so.
  */
-import { OWASP_CATEGORIES, type OwaspCategory } from './core/owasp.ts';
+import { OWASP_CATEGORIES, type OwaspCategory } from './owasp.ts';
 import type { CheckResult, SecurityCategory } from './types.ts';
 
 function statusOf(results: CheckResult[]): SecurityCategory['status'] {

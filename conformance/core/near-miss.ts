@@ -4,7 +4,7 @@
  * prefix, a truncated hash input, a case-folded body) accepts one of them; a correct one refuses
  * them all. Reports name a near miss by the key's variable and the edit (`nearMissLabel`).
  */
-import { KEY_PREFIX } from '../spec/facts.ts';
+import { KEY_PREFIX } from '../../spec/facts.ts';
 
 export const NEAR_MISSES = [
   'last-changed',

@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { ConfigError } from './config-error.ts';
-import type { GatewayHeader, ProxySetting, Reach } from './types.ts';
+import { ConfigError } from '../core/config-error.ts';
+import type { GatewayHeader, ProxySetting, Reach } from '../core/types.ts';
 
 type Env = Record<string, string | undefined>;
 

@@ -4,19 +4,19 @@
  * decides only what the declarations say (skips by key, setting and profile; strict mode) and what
  * the verdict is; the judgements are the rules'.
  */
-import { LIVE_SPEC_PATH } from '../spec/facts.ts';
-import { HttpClient } from './client.ts';
-import type { Rule } from './core/rule.ts';
-import { ruleAppliesTo } from './core/rule.ts';
-import { loadSpecModel, type SpecModel } from './core/spec-model.ts';
-import { type LiveOutcome, runLive } from './run/live.ts';
-import type { LiveWorld } from './run/world.ts';
-import { reportOf, type ReportInput } from './run/report.ts';
-import { skippedResult } from './run/results.ts';
-import { shownProxy } from './reach.ts';
-import { RULES } from './rules/registry.ts';
-import type { Exchange, PreflightSummary, Report, ReachSummary, SuiteConfig } from './types.ts';
-import { WEB_BASE_URL_NAME } from '../spec/facts.ts';
+import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
+import { HttpClient } from '../transport/client.ts';
+import type { Rule } from '../core/rule.ts';
+import { ruleAppliesTo } from '../core/rule.ts';
+import { loadSpecModel, type SpecModel } from '../core/spec-model.ts';
+import { type LiveOutcome, runLive } from './live.ts';
+import type { LiveWorld } from './world.ts';
+import { reportOf, type ReportInput } from './report.ts';
+import { skippedResult } from './results.ts';
+import { shownProxy } from '../transport/reach.ts';
+import { RULES } from '../rules/registry.ts';
+import type { Exchange, PreflightSummary, Report, ReachSummary, SuiteConfig } from '../core/types.ts';
+import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 
 const models = new Map<string, SpecModel>();
 

@@ -7,11 +7,11 @@
  * right after the handshake or during it: that is a client certificate refused (TLS 1.3 after,
  * TLS 1.2 during), asked once more with `tls-probe.ts` to be sure.
  */
-import { WALKS_PATH } from '../spec/facts.ts';
+import { WALKS_PATH } from '../../spec/facts.ts';
 import type { HttpClient } from './client.ts';
 import { shownProxy } from './reach.ts';
 import { type HandshakeEnd, howHandshakeEnds } from './tls-probe.ts';
-import type { NetworkFailure, SuiteConfig } from './types.ts';
+import type { NetworkFailure, SuiteConfig } from '../core/types.ts';
 
 /** The lines that stop the run, or undefined when the checks should judge what happened. */
 export async function reachStop(

@@ -7,12 +7,12 @@
  * tells when a "live" target answers like a mock. No other module tests the profile.
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { ContractValidator } from '../spec/contract.ts';
-import { resolveRef } from '../spec/contract.ts';
-import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../spec/facts.ts';
-import { ConfigError } from './config-error.ts';
-import { EMPTY_CAMPAIGN, NO_SCOPE, PRIMARY } from './key-uses.ts';
-import type { Exchange, KeyName, MockMode, RequestSpec, SuiteConfig } from './types.ts';
+import type { ContractValidator } from '../../spec/contract.ts';
+import { resolveRef } from '../../spec/contract.ts';
+import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { EMPTY_CAMPAIGN, NO_SCOPE, PRIMARY } from '../core/key-uses.ts';
+import type { Exchange, KeyName, MockMode, RequestSpec, SuiteConfig } from '../core/types.ts';
 
 /** What the configuration says of the target before it is resolved: no base URL means embedded. */
 export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
@@ -110,7 +110,7 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
  */
 async function startEmbedded() {
   try {
-    const { startReferenceServer } = await import('../reference-server/start.ts');
+    const { startReferenceServer } = await import('../../reference-server/start.ts');
     return await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
   } catch (error) {
     const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };

@@ -3,10 +3,10 @@
  * in the other header (§5.2: either header carries it). Accepted there, the refusal is the
  * deployment's fault, for the checks to judge (exit 1), not the tester's setup mistake (exit 2).
  */
-import { WALKS_PATH } from '../spec/facts.ts';
+import { WALKS_PATH } from '../../spec/facts.ts';
 import type { HttpClient } from './client.ts';
-import { PRIMARY } from './key-uses.ts';
-import type { Via } from './types.ts';
+import { PRIMARY } from '../core/key-uses.ts';
+import type { Via } from '../core/types.ts';
 
 const HEADER: Record<Via, string> = { bearer: 'Authorization: Bearer', 'x-api-key': 'x-api-key' };
 

@@ -4,9 +4,9 @@
  * it. The DRIFT checks judge the undocumented kinds from these findings and the reports list all of
  * them, so a report's drift section and the checks' verdicts cannot disagree.
  */
-import type { ContractValidator } from '../spec/contract.ts';
-import { mediaTypesOf, operationsOf } from '../spec/contract.ts';
-import type { Operation } from '../spec/contract.ts';
+import type { ContractValidator } from '../../spec/contract.ts';
+import { mediaTypesOf, operationsOf } from '../../spec/contract.ts';
+import type { Operation } from '../../spec/contract.ts';
 import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
 import { DRIFT_KINDS } from './types.ts';
 

@@ -3,9 +3,9 @@
  * request to check nothing, so it is unusable configuration naming the nearest ids; a run that
  * would select nothing at all is too (a green run that checked nothing would be a lie).
  */
-import { editDistance } from '../command-line/flags.ts';
-import { ConfigError } from './config-error.ts';
-import { currentId } from './core/renamed.ts';
+import { editDistance } from '../../command-line/flags.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { currentId } from '../core/renamed.ts';
 
 /** How many of the nearest ids a message names. */
 const NEAREST = 3;

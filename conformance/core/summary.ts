@@ -1,5 +1,5 @@
 /** The counts and the verdict of a run, from its results alone. */
-import { RESULT_CLASSES, type ResultClass } from '../spec/facts.ts';
+import { RESULT_CLASSES, type ResultClass } from '../../spec/facts.ts';
 import type { CheckResult, ReportSummary } from './types.ts';
 
 /**

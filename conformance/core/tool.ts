@@ -13,7 +13,7 @@ export const TOOL_NAME = 'canvassing-conformance';
  * built package the one `tools/packaging/build.ts` writes beside the bundle.
  */
 export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 export const USER_AGENT = `${TOOL_NAME}/${VERSION}`;

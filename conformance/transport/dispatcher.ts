@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
 import { Agent, type Dispatcher, ProxyAgent } from 'undici';
 import { proxyFor } from './reach.ts';
-import type { ProxySetting, Reach, SuiteConfig } from './types.ts';
+import type { ProxySetting, Reach, SuiteConfig } from '../core/types.ts';
 
 export type DispatcherOptions = Pick<SuiteConfig, 'baseUrl' | 'concurrency' | 'timeoutMs' | 'reach'> & {
   embedded?: boolean;

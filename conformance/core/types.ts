@@ -4,7 +4,7 @@
  * it (client, checks, runner, reporters, CLI) can depend on it without a circle.
  */
 
-import type { CredentialKeyName, ResultClass } from '../spec/facts.ts';
+import type { CredentialKeyName, ResultClass } from '../../spec/facts.ts';
 import type { NearMiss } from './near-miss.ts';
 
 /** A configured key's variable name (CONTRACT.md); the names are `CREDENTIAL_KEY_NAMES` of spec/facts.ts. */
