@@ -12,6 +12,7 @@ import {
   readFlags,
   withEnvFile,
 } from '../command-line/flags.ts';
+import { loadSpec } from '../spec/contract.ts';
 import {
   CREDENTIAL_NAMES,
   type CredentialName,
@@ -25,7 +26,7 @@ import type { Verbosity } from './reporters/console.ts';
 import { REPORTER_NAMES, type ReporterName } from './reporters/format.ts';
 import { reachOf } from './reach.ts';
 import { requireTargetKeys, type TargetOptions } from './target.ts';
-import { TOOL_NAME } from './tool.ts';
+import { TOOL_NAME, VERSION } from './tool.ts';
 import type { KeyName } from './types.ts';
 
 export const DEFAULTS = {
@@ -55,7 +56,7 @@ export interface CliOptions {
   /** `--traffic FILE.har`: judge a recording instead of a deployment (no key needed). */
   traffic?: string;
   help: boolean;
-  /** `--version` (a packaged bin only): the line to print, and nothing is run. */
+  /** `--version`: the line to print, and nothing is run. */
   version?: string;
   list: boolean;
 }
@@ -66,8 +67,8 @@ type Flags = ReturnType<typeof readFlags<typeof FLAGS>>['values'];
 /** Reads the command line and the environment; any mistake is a `UsageError` (exit status 2). */
 export function parseCli(argv: string[], env: Env): CliOptions {
   const flags = readFlags(COMMAND, argv).values;
-  // `--help` wins over `--version`, which only a packaged bin has (`COMMAND.version`).
-  const version = flags.help ? undefined : flags.version ? COMMAND.version : undefined;
+  // `--help` wins over `--version`.
+  const version = flags.help ? undefined : flags.version ? versionLine() : undefined;
   if (flags.help || version !== undefined) {
     const nothingRun: CliOptions = {
       config: configOf({}, {}),
@@ -429,8 +430,8 @@ const NPM_SCRIPT = 'npm run conformance --';
 const COMMAND: CommandSpec<typeof FLAGS> = {
   name: 'conformance',
   usage: `${NPM_SCRIPT} [options]`,
-  // Only a packaged bin has a version of its own (`packagedVersion`); the repository's has none.
-  version: packagedVersion(TOOL_NAME),
+  // The packaged bin and `npm run conformance` answer alike (`versionLine`).
+  version: `${TOOL_NAME} ${VERSION}`,
   summary: `Checks a deployment of the Campaign Canvassing Read API against the written specification and
 spec/openapi.yaml. With no base URL at all it starts the reference server in-process on a free
 port, with its demo credentials, and checks that.
@@ -467,6 +468,18 @@ from something in front of the API, or a 404 on the list route.`,
     },
   ],
 };
+
+/**
+ * `--version`: `canvassing-conformance 1.0.0-beta (Campaign Canvassing Read API 1.0.0-beta)`. The
+ * packaged bin reads the API beside its bundle (`packagedVersion`); the repository reads it from the
+ * spec, only when asked. The tool's version is the API's (`conformance/test/version.test.ts`).
+ */
+function versionLine(): string {
+  const packaged = packagedVersion(TOOL_NAME);
+  if (packaged !== undefined) return packaged;
+  const { info } = loadSpec();
+  return `${TOOL_NAME} ${VERSION} (${info.title} ${info.version})`;
+}
 
 /**
  * The command a person ran, for the usage line: the packaged bin's own name when that is what ran
