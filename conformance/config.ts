@@ -85,7 +85,10 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   const config = configOf(flags, merged);
   const traffic = trafficOf(flags);
   // --list and --traffic send nothing, so they need no key; the target decides which keys a run needs.
-  if (!flags.list && traffic === undefined) requireTargetKeys(config);
+  if (!flags.list && traffic === undefined) {
+    requireBaseUrlForKeys(config);
+    requireTargetKeys(config);
+  }
   const options: CliOptions = {
     config,
     reporters: parseReporters(flags.reporter ?? [], flags.output ?? []),
@@ -146,8 +149,8 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
     ),
     seed: integerFlag('--seed', flags.seed, LIMITS.seed, DEFAULTS.seed),
   };
-  const baseUrl = flags['base-url'] ?? (merged.CONFORMANCE_BASE_URL?.trim() || undefined);
-  if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, '--base-url / CONFORMANCE_BASE_URL');
+  const baseUrl = flags['base-url'] ?? (merged[BASE_URL_VARIABLE]?.trim() || undefined);
+  if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, `--base-url / ${BASE_URL_VARIABLE}`);
   const webBaseUrl = flags['web-base-url'] ?? (merged[WEB_BASE_URL_NAME]?.trim() || undefined);
   if (webBaseUrl !== undefined) config.webBaseUrl = normalizeBaseUrl(webBaseUrl, WEB_BASE_URL_NAME);
   if (flags.sample !== undefined) config.sample = integerFlag('--sample', flags.sample, LIMITS.sample, 0);
@@ -160,6 +163,23 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   config.reach = reachOf(flags, merged);
   return config;
 }
+
+/**
+ * Fail closed: a key with no base URL is a deployment meant but not named (a CI variable unset or
+ * misspelt), never a wish for the embedded reference server, which runs only when nothing points
+ * at a deployment.
+ */
+function requireBaseUrlForKeys(config: CliOptions['config']): void {
+  if (config.baseUrl !== undefined) return;
+  const key = CREDENTIAL_KEY_NAMES.find((name) => config.keys[name] !== undefined);
+  if (key === undefined) return;
+  throw new ConfigError(
+    `${key} is set but ${BASE_URL_VARIABLE} is empty or missing: name the deployment with --base-url URL or ${BASE_URL_VARIABLE} (the embedded reference server runs only when no key is set either)`,
+  );
+}
+
+/** The variable `--base-url` falls back to. */
+const BASE_URL_VARIABLE = 'CONFORMANCE_BASE_URL';
 
 /** `--only A,B --only C` → `['A', 'B', 'C']`, upper case as the check ids are. */
 function prefixesOf(values: string[] | undefined): string[] | undefined {
