@@ -5,6 +5,7 @@
 import { basename, resolve } from 'node:path';
 import type { CommandSpec } from '../command-line/flags.ts';
 import {
+  badValue,
   choiceFlag,
   helpText,
   integerFlag,
@@ -27,7 +28,7 @@ import { REPORTER_NAMES, type ReporterName } from './reporters/format.ts';
 import { reachOf } from './reach.ts';
 import { requireTargetKeys, type TargetOptions } from './target.ts';
 import { TOOL_NAME, VERSION } from './tool.ts';
-import type { KeyName } from './types.ts';
+import type { KeyName, RateLimit } from './types.ts';
 
 export const DEFAULTS = {
   profile: 'live',
@@ -36,6 +37,7 @@ export const DEFAULTS = {
   maxRequests: 1500,
   maxResponseBytes: 8 * 1024 * 1024,
   maxRetryWaitMs: 10_000,
+  retries: 3,
   seed: 20261124,
 } as const;
 
@@ -56,6 +58,8 @@ export interface CliOptions {
   /** `--traffic FILE.har`: judge a recording instead of a deployment (no key needed). */
   traffic?: string;
   help: boolean;
+  /** `--log-requests`: one line per attempt (method, path, status, milliseconds). */
+  logRequests: boolean;
   /** `--version`: the line to print, and nothing is run. */
   version?: string;
   list: boolean;
@@ -76,6 +80,7 @@ export function parseCli(argv: string[], env: Env): CliOptions {
       verbosity: 'normal',
       help: !!flags.help,
       list: false,
+      logRequests: false,
     };
     return version === undefined ? nothingRun : { ...nothingRun, version };
   }
@@ -95,6 +100,7 @@ export function parseCli(argv: string[], env: Env): CliOptions {
     verbosity: flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal',
     help: false,
     list: !!flags.list,
+    logRequests: flags['log-requests'] === true,
   };
   const skip = prefixesOf(flags.skip);
   if (skip) options.skip = skip;
@@ -147,8 +153,10 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
       LIMITS.maxRetryWaitMs,
       DEFAULTS.maxRetryWaitMs,
     ),
+    retries: integerFlag('--retries', flags.retries, LIMITS.retries, DEFAULTS.retries),
     seed: integerFlag('--seed', flags.seed, LIMITS.seed, DEFAULTS.seed),
   };
+  if (flags['rate-limit'] !== undefined) config.rateLimit = rateLimitOf(flags['rate-limit']);
   const baseUrl = flags['base-url'] ?? (merged[BASE_URL_VARIABLE]?.trim() || undefined);
   if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, `--base-url / ${BASE_URL_VARIABLE}`);
   const webBaseUrl = flags['web-base-url'] ?? (merged[WEB_BASE_URL_NAME]?.trim() || undefined);
@@ -180,6 +188,22 @@ function requireBaseUrlForKeys(config: CliOptions['config']): void {
 
 /** The variable `--base-url` falls back to. */
 const BASE_URL_VARIABLE = 'CONFORMANCE_BASE_URL';
+
+/** `--rate-limit 20/s` or `600/min`: request starts allowed per second or per minute. */
+function rateLimitOf(raw: string): RateLimit {
+  const match = /^([0-9]+)\/(s|min)$/.exec(raw.trim());
+  const requests = Number(match?.[1]);
+  const perMs = match?.[2] === 'min' ? 60_000 : 1_000;
+  const max = perMs === 1_000 ? LIMITS.ratePerSecond : LIMITS.ratePerSecond * 60;
+  if (!match || !(requests >= 1 && requests <= max)) {
+    throw badValue(
+      '--rate-limit',
+      `a rate from 1/s to ${LIMITS.ratePerSecond}/s or 1/min to ${max}/min`,
+      raw,
+    );
+  }
+  return { requests, perMs };
+}
 
 /** `--only A,B --only C` → `['A', 'B', 'C']`, upper case as the check ids are. */
 function prefixesOf(values: string[] | undefined): string[] | undefined {
@@ -266,6 +290,8 @@ const LIMITS = {
   maxRequests: { min: 1, max: 100_000 },
   maxResponseBytes: { min: 1024, max: 1024 ** 3 },
   maxRetryWaitMs: { min: 0, max: 120_000 },
+  retries: { min: 0, max: 10 },
+  ratePerSecond: 10_000,
   seed: { min: 0, max: 2 ** 31 - 1 },
   sample: { min: 1, max: 1_000_000 },
 } as const;
@@ -324,7 +350,7 @@ const FLAGS = {
   timeout: {
     type: 'string',
     value: 'MS',
-    help: `Per-request timeout, headers and body together (default ${DEFAULTS.timeoutMs})`,
+    help: `Longest wait for one attempt, every leg within it: connect, a proxy's CONNECT,\nTLS, headers and body (default ${DEFAULTS.timeoutMs}; ${LIMITS.timeoutMs.min} to ${LIMITS.timeoutMs.max})`,
   },
   'max-requests': {
     type: 'string',
@@ -339,7 +365,17 @@ const FLAGS = {
   'max-retry-wait': {
     type: 'string',
     value: 'MS',
-    help: `Longest Retry-After honoured on a 429 before one retry (default ${DEFAULTS.maxRetryWaitMs})`,
+    help: `Longest Retry-After honoured on a 429 or 503 before a retry; a longer one's answer\nstands (default ${DEFAULTS.maxRetryWaitMs})`,
+  },
+  retries: {
+    type: 'string',
+    value: 'N',
+    help: `Times one request is tried again (default ${DEFAULTS.retries}): a 429 on any request; a 503\nor a reset with no answer on GET and HEAD only. Every attempt counts in the budget\nand appears in the HAR, the JSON report and the coverage`,
+  },
+  'rate-limit': {
+    type: 'string',
+    value: 'N/s|N/min',
+    help: 'Request starts allowed in any second (N/s) or minute (N/min); on a 429 the run\nwaits out its Retry-After and keeps to the rate the target accepted (default:\nno cap but --concurrency, until a 429)',
   },
   sample: {
     type: 'string',
@@ -412,6 +448,10 @@ const FLAGS = {
     help: 'Print every section: advisories, skips, every example, the pre-flight figures',
   },
   list: { type: 'boolean', help: 'Print the checks (id, level, section, title) and exit' },
+  'log-requests': {
+    type: 'boolean',
+    help: 'Print one line per request as it ends: method, path, status, milliseconds (never a\nkey or header value). On a terminal a live line shows requests, rate and time',
+  },
   ...TRAFFIC_FLAGS,
 } as const satisfies CommandSpec['flags'];
 

@@ -126,7 +126,7 @@ export async function runSuiteWithTraffic(
       },
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(performance.now() - started),
-      requests: { sent: ctx.client.sent, budget: config.maxRequests, memoized: ctx.client.memoized },
+      requests: ctx.client.requestsOf(config.maxRequests),
       summary: summarize(results),
       results,
       drift: unreachable ? { judged: 0, findings: [], omitted: 0 } : driftSection(ctx.client.exchanges, ctx),

@@ -23,8 +23,15 @@ export interface SuiteConfig {
   timeoutMs: number;
   maxRequests: number;
   maxResponseBytes: number;
-  /** Longest wait a 429's `Retry-After` may impose before one retry. */
+  /** Longest wait a 429's (or a 503's) `Retry-After` may impose before one retry. */
   maxRetryWaitMs: number;
+  /**
+   * `--retries N`: how many times one request is tried again (`RETRY_POLICY` of client.ts: a 429 on
+   * any request; a 503 or a reset with no answer on GET and HEAD). Every attempt counts in the budget.
+   */
+  retries: number;
+  /** `--rate-limit N/s` or `N/min`: request starts allowed in any one-second (or one-minute) window. */
+  rateLimit?: RateLimit;
   /** How many walks the detail checks fetch (the empty and unlocated ones first). */
   /**
    * `--sample N`: judge N records per sweep, chosen by the seed; undefined (the default) judges every
@@ -41,6 +48,12 @@ export interface SuiteConfig {
   specPath?: string;
   /** How the target is reached: proxy, TLS trust and identity, gateway headers (`reach.ts`). */
   reach?: Reach;
+}
+
+/** `--rate-limit`: at most `requests` request starts in any window of `perMs` (1,000 or 60,000) ms. */
+export interface RateLimit {
+  requests: number;
+  perMs: 1_000 | 60_000;
 }
 
 /** A proxy URL and where it was configured (`--proxy`, `HTTPS_PROXY`...), for messages. */
@@ -186,6 +199,12 @@ export interface NetworkFailure {
   code?: string;
 }
 
+/**
+ * One attempt of a request. A request tried again (client.ts's retry policy) leaves one exchange per
+ * attempt in `client.exchanges`, in the order sent: the HAR, the JSON report and the coverage count
+ * them all. Every attempt but the last carries `retriedAs`, the `seq` of the attempt that replaced it;
+ * rules judge only final attempts (`isFinal`), and `send()` resolves to the final one.
+ */
 export interface Exchange {
   seq: number;
   /** When it was sent (ms since the epoch): the HAR's `startedDateTime`. */
@@ -194,8 +213,20 @@ export interface Exchange {
   response?: ResponseData;
   error?: NetworkFailure;
   durationMs: number;
-  /** 429 answers waited out before this one. */
+  /** Attempts of the same request before this one (0 for a first attempt). */
   retries: number;
+  /** Set on a superseded attempt: the `seq` of the attempt sent again in its place. */
+  retriedAs?: number;
+  /** Why it was tried again (`429`, `503`, `reset`, `local`), on a superseded attempt. */
+  retriedFor?: RetryReason;
+}
+
+/** What makes the client try a request again (client.ts, `RETRY_POLICY`). */
+export type RetryReason = '429' | '503' | 'reset' | 'local';
+
+/** Whether an exchange is the one a request ended with: the attempt rules judge. */
+export function isFinal(exchange: Exchange): boolean {
+  return exchange.retriedAs === undefined;
 }
 
 export type Status = ResultClass;
@@ -290,6 +321,16 @@ export interface ReportSummary extends Record<ResultClass, number> {
   verdict: 'pass' | 'fail' | 'not judged';
 }
 
+/** The pace a run kept: the `--rate-limit` asked for, the rate 429s taught, the 429s answered. */
+export interface PaceSummary {
+  /** `--rate-limit` as given, e.g. `20/s`. */
+  asked?: string;
+  /** Request starts per second the target's 429s taught the client to keep to. */
+  learntPerSecond?: number;
+  /** Answers with status 429, every attempt counted. */
+  throttled: number;
+}
+
 /** Which OpenAPI document a run used: its file, `info.version` and SHA-256 of its bytes. */
 export interface SpecIdentity {
   path: string;
@@ -311,7 +352,17 @@ export interface Report {
   };
   startedAt: string;
   durationMs: number;
-  requests: { sent: number; budget: number; memoized: number };
+  /**
+   * `sent` counts every attempt; `retried` those tried again, by reason (reports made before there was
+   * a retry policy have none); `rateLimit` the pace the run kept (`--rate-limit`, and what 429s taught).
+   */
+  requests: {
+    sent: number;
+    budget: number;
+    memoized: number;
+    retried?: Partial<Record<RetryReason, number>>;
+    rateLimit?: PaceSummary;
+  };
   /**
    * Set when the run could not judge the target (exit status 2): the pre-flight found it unreachable,
    * silent, rejecting the key, behind a base URL that holds the API prefix, or not answering JSON.

@@ -8,6 +8,7 @@ import type { DriftKind } from '../types.ts';
 import type { DriftObservation } from '../drift.ts';
 import { observeDrift } from '../drift.ts';
 import type { Exchange, Outcome } from '../types.ts';
+import { isFinal } from '../types.ts';
 import type { Check, CheckContext } from './check.ts';
 import { inconclusive, verdict } from './outcome.ts';
 
@@ -45,7 +46,9 @@ export const DRIFT_RULES = {
 export type DriftRuleId = keyof typeof DRIFT_RULES;
 
 function judge(ctx: CheckContext, id: DriftRuleId) {
-  const answers = ctx.client.exchanges.filter((e) => judgeableBy(DRIFT_RULES[id].kind, e, ctx)).length;
+  const answers = ctx.client.exchanges.filter(
+    (e) => isFinal(e) && judgeableBy(DRIFT_RULES[id].kind, e, ctx),
+  ).length;
   return driftOutcome(id, observeDrift(ctx.client.exchanges, ctx), answers);
 }
 

@@ -4,6 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Exchange, ResponseData } from '../types.ts';
+import { isFinal } from '../types.ts';
 import { FULL_LIMIT } from '../shared-fetches.ts';
 import { PRIMARY } from '../key-uses.ts';
 import type { Check, CheckContext } from './check.ts';
@@ -21,7 +22,7 @@ import {
 type Answered = Exchange & { response: ResponseData };
 
 function answered(ctx: CheckContext): Answered[] {
-  return ctx.client.exchanges.filter((e): e is Answered => e.response !== undefined);
+  return ctx.client.exchanges.filter((e): e is Answered => e.response !== undefined && isFinal(e));
 }
 
 /**

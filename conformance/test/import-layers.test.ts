@@ -29,6 +29,7 @@ const FLOORS: Record<string, number> = {
   // What talks to the deployment, decides it, and what every check is given.
   'client.ts': FLOOR.target,
   'dispatcher.ts': FLOOR.target,
+  'pace.ts': FLOOR.target,
   'tls-probe.ts': FLOOR.target,
   'target.ts': FLOOR.target,
   'operations.ts': FLOOR.target,
