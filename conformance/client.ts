@@ -38,7 +38,7 @@ import type {
 import { USER_AGENT } from './tool.ts';
 import { curlOf, curlReachArgs } from './curl.ts';
 import { routeOf } from './dispatcher.ts';
-import { shownProxy } from './reach.ts';
+import { safeDecode, shownProxy } from './reach.ts';
 import type { ProxySetting } from './types.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
@@ -642,7 +642,14 @@ function proxyFailureOf(
   const refused = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(message);
   const status = refused?.[1] ?? refused?.[2];
   if (status === undefined) return undefined;
-  const what = status === '407' ? 'asks for credentials (407)' : `answered ${status} to CONNECT`;
+  // A 407 to credentials sent is a wrong user or password: the user is named, never the password.
+  const user = new URL(proxy.url).username;
+  const what =
+    status !== '407'
+      ? `answered ${status} to CONNECT`
+      : user
+        ? `refused the credentials of user ${JSON.stringify(safeDecode(user))} (407)`
+        : 'asks for credentials (407)';
   return { kind: 'proxy', code: `PROXY_${status}`, message: `${where} ${what}` };
 }
 const PROXY_CONNECT_CODES = new Set([

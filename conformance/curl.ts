@@ -5,6 +5,7 @@
  * given by flag (curl reads the proxy variables itself), the CA file, `-k`, the client certificate,
  * with credentials and passphrases as variables too.
  */
+import { PROXY_VARIABLE, safeDecode } from './reach.ts';
 import type { ProxySetting, Reach, RequestInfo } from './types.ts';
 
 export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly string[] = []): string {
@@ -36,19 +37,31 @@ function doubleQuoted(text: string): string {
 }
 
 /**
+ * The proxy as the run was given it: `$CONFORMANCE_PROXY` itself (curl reads credentials in the
+ * URL), or the `--proxy` origin with its user; the password as `$CONFORMANCE_PROXY_PASSWORD` when
+ * the run read it there, else left for curl to ask (`--proxy-user USER` prompts for it).
+ */
+function curlProxyArgs(proxy: ProxySetting): string[] {
+  const url = new URL(proxy.url);
+  if (proxy.from === PROXY_VARIABLE && !proxy.passwordVariable) return ['-x', `"$${PROXY_VARIABLE}"`];
+  const args = ['-x', singleQuoted(url.origin)];
+  if (!url.username) return args;
+  const user = safeDecode(url.username);
+  const credentials = proxy.passwordVariable
+    ? doubleQuoted(`${user}:$${proxy.passwordVariable}`)
+    : singleQuoted(user);
+  return [...args, '--proxy-user', credentials];
+}
+
+/**
  * curl's flags for the run's way to the target. A proxy from HTTPS_PROXY or HTTP_PROXY is left to
  * curl, which reads the same variables; one from `--proxy` is named by its origin, its credentials
  * as variables.
  */
 export function curlReachArgs(reach: Reach | undefined, proxy: ProxySetting | undefined): string[] {
   const args: string[] = [];
-  if (proxy && (proxy.from === '--proxy' || proxy.from === 'CONFORMANCE_PROXY')) {
-    const url = new URL(proxy.url);
-    args.push('-x', singleQuoted(url.origin));
-    if (url.password) {
-      args.push('--proxy-user', '"$CONFORMANCE_PROXY_USER:$CONFORMANCE_PROXY_PASSWORD"');
-    }
-  }
+  if (proxy && (proxy.from === '--proxy' || proxy.from === PROXY_VARIABLE))
+    args.push(...curlProxyArgs(proxy));
   if (reach?.ca) args.push('--cacert', singleQuoted(reach.ca.file));
   if (reach?.insecure) args.push('-k');
   const cert = reach?.clientCert;

@@ -44,7 +44,6 @@ export function routeOf(options: DispatcherOptions): Route {
   // The embedded reference server is in this process: no proxy stands between.
   const proxy = options.embedded ? undefined : proxyFor(options.baseUrl, options.reach);
   if (!proxy) return { dispatcher: new Agent({ ...pool, connect: { timeout, ...targetTls } }) };
-  const { ca, rejectUnauthorized } = targetTls;
   // Pools of undici's own, given the run's timeouts: its defaults wait five minutes for a proxy's
   // answer to CONNECT (`clientFactory`) and for an answer through a proxy without a tunnel (`factory`).
   const bounded = (origin: string | URL, options: Pool.Options) => new Pool(origin, { ...pool, ...options });
@@ -55,14 +54,15 @@ export function routeOf(options: DispatcherOptions): Route {
     clientFactory: bounded,
     proxyTunnel: false,
     requestTls: { timeout, ...targetTls },
-    // An https proxy is trusted as the target is; the client certificate is the target's alone.
-    proxyTls: {
-      timeout,
-      ...(ca ? { ca } : {}),
-      ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}),
-    },
+    proxyTls: { timeout, ...proxyTlsOf(targetTls) },
   });
   return { dispatcher, proxy };
+}
+
+/** An https proxy is trusted as the target is; the client certificate is the target's alone. */
+export function proxyTlsOf(targetTls: TlsOptions): TlsOptions {
+  const { ca, rejectUnauthorized } = targetTls;
+  return { ...(ca ? { ca } : {}), ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}) };
 }
 
 export function tlsOf(reach: Reach | undefined): TlsOptions {

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from './config-error.ts';
 import type { GatewayHeader, ProxySetting, Reach } from './types.ts';
@@ -32,12 +33,17 @@ export interface ReachFlags {
 export const HEADERS_VARIABLE = 'CONFORMANCE_HEADERS';
 /** The variable `--proxy` falls back to. */
 export const PROXY_VARIABLE = 'CONFORMANCE_PROXY';
+/** The password of the `--proxy` (or `CONFORMANCE_PROXY`) user, when its URL holds none. */
+export const PROXY_PASSWORD_VARIABLE = 'CONFORMANCE_PROXY_PASSWORD';
 
 export function reachOf(flags: ReachFlags, env: Env): Reach {
   const reach: Reach = { insecure: flags.insecure === true, headers: headersOf(flags.header, env) };
   const explicit = flags.proxy ?? (env[PROXY_VARIABLE]?.trim() || undefined);
   if (explicit !== undefined) {
-    reach.proxy = proxySetting(explicit, flags.proxy !== undefined ? '--proxy' : PROXY_VARIABLE);
+    reach.proxy = withPassword(
+      proxySetting(explicit, flags.proxy !== undefined ? '--proxy' : PROXY_VARIABLE),
+      env[PROXY_PASSWORD_VARIABLE],
+    );
   }
   // curl's order: the lower-case name first.
   const http = firstSet(env, ['http_proxy', 'HTTP_PROXY']);
@@ -78,6 +84,17 @@ function proxySetting(raw: string, from: string): ProxySetting {
     throw new ConfigError(`${from} must be an http:// or https:// proxy, not ${url.protocol}`);
   }
   return { url: url.href, from };
+}
+
+/**
+ * `--proxy http://qa-ci@host:port` with the password in `CONFORMANCE_PROXY_PASSWORD`: the password
+ * stays off the command line, and reproductions name the variable (curl.ts).
+ */
+function withPassword(proxy: ProxySetting, password: string | undefined): ProxySetting {
+  const url = new URL(proxy.url);
+  if (!password || !url.username || url.password) return proxy;
+  url.password = encodeURIComponent(password);
+  return { ...proxy, url: url.href, passwordVariable: PROXY_PASSWORD_VARIABLE };
 }
 
 /** The proxy's URL fit to print: its origin, credentials left out. */
@@ -189,8 +206,37 @@ function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
     clientCert.passphrase = passphrase;
     clientCert.passphraseVariable = passphraseName;
   }
+  currentCertificate(clientCert);
   usableIdentity(clientCert, passphraseName);
   return clientCert;
+}
+
+/**
+ * The client certificate's dates, checked here before anything is sent: a server refuses an expired
+ * or not-yet-valid one with an alert that does not say why.
+ */
+function currentCertificate(clientCert: NonNullable<Reach['clientCert']>): void {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(clientCert.cert);
+  } catch (error) {
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} is not a usable certificate: ${(error as Error).message}`,
+    );
+  }
+  const now = Date.now();
+  const from = Date.parse(certificate.validFrom);
+  const to = Date.parse(certificate.validTo);
+  if (now > to) {
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} expired on ${new Date(to).toISOString()}: renew the client certificate`,
+    );
+  }
+  if (now < from) {
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} is not valid until ${new Date(from).toISOString()}: check the machine's clock or use the current certificate`,
+    );
+  }
 }
 
 /** Node's own check of the pair: a key that does not decrypt or does not match fails here, not mid-run. */
@@ -285,10 +331,9 @@ export function reachSecrets(reach: Reach | undefined): Record<string, string> {
   }
   for (const proxy of [reach.proxy, reach.httpProxy, reach.httpsProxy]) {
     if (!proxy) continue;
-    const { username, password } = new URL(proxy.url);
+    const { password } = new URL(proxy.url);
     const prefix = proxy.from === '--proxy' ? PROXY_VARIABLE : proxy.from.toUpperCase();
-    // A user name is no secret unless long enough to be one (a short one would mangle reports).
-    if (username.length >= SECRET_HEADER_LENGTH) secrets[`${prefix}_USER`] = safeDecode(username);
+    // The user name is no secret: a refused login names it (the password never).
     if (password) secrets[`${prefix}_PASSWORD`] = safeDecode(password);
   }
   const cert = reach.clientCert;
@@ -296,7 +341,7 @@ export function reachSecrets(reach: Reach | undefined): Record<string, string> {
   return secrets;
 }
 
-function safeDecode(text: string): string {
+export function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

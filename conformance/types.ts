@@ -60,6 +60,8 @@ export interface RateLimit {
 export interface ProxySetting {
   url: string;
   from: string;
+  /** The variable the password came from (`CONFORMANCE_PROXY_PASSWORD`), when not from the URL. */
+  passwordVariable?: string;
 }
 
 /**

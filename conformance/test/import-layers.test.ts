@@ -30,6 +30,7 @@ const FLOORS: Record<string, number> = {
   'client.ts': FLOOR.target,
   'dispatcher.ts': FLOOR.target,
   'pace.ts': FLOOR.target,
+  'proxy-probe.ts': FLOOR.target,
   'tls-probe.ts': FLOOR.target,
   'target.ts': FLOOR.target,
   'operations.ts': FLOOR.target,
