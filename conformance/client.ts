@@ -515,7 +515,7 @@ export class HttpClient {
     // The gateway's headers go on every request, under a check's own; reports show their variable.
     for (const header of this.options.reach?.headers ?? []) {
       wire[header.name.toLowerCase()] = header.value;
-      display[header.name] = `$${header.variable}`;
+      display[header.name] = header.shown;
     }
     for (const [name, value] of Object.entries(spec.headers ?? {})) {
       wire[name.toLowerCase()] = value;

@@ -323,7 +323,7 @@ const REACH_FLAGS = {
     type: 'string',
     multiple: true,
     value: "'NAME: VALUE'",
-    help: "Sent on every request, e.g. a gateway's token (repeatable; env\nCONFORMANCE_HEADERS, one per line); reports show $CONFORMANCE_HEADER_NAME, not the value",
+    help: "Sent on every request, e.g. a gateway's token (repeatable; env CONFORMANCE_HEADERS,\none per line, or CONFORMANCE_HEADER_<NAME>). 'X-Token: $TOKEN' (quoted so the shell\nleaves it) reads TOKEN here; reproductions show $TOKEN, or $CONFORMANCE_HEADER_<NAME>\nfor a value given as it is, never the value",
   },
 } as const satisfies CommandSpec['flags'];
 
@@ -472,9 +472,14 @@ function environmentText(): string {
     ...CREDENTIAL_NAMES.map((name): [string, string] => [name, CREDENTIAL_HELP[name]]),
     ['CONFORMANCE_STRICT=1', 'as --strict'],
     ['CONFORMANCE_PROXY', 'as --proxy'],
+    ['CONFORMANCE_PROXY_PASSWORD', "the password of the proxy's user, when its URL has none"],
     ['HTTPS_PROXY, HTTP_PROXY', 'the proxy of an https or http target (either case, as curl)'],
     ['NO_PROXY', 'hosts reached without a proxy (either case, as curl)'],
     ['CONFORMANCE_HEADERS', "headers as --header, one 'Name: value' per line"],
+    ['CONFORMANCE_HEADER_<NAME>', 'one header each (CONFORMANCE_HEADER_X_GATEWAY_TOKEN: X-Gateway-Token)'],
+    ['CONFORMANCE_CA_FILE', 'as --ca-file; reproductions then name the variable'],
+    ['CONFORMANCE_CERT_FILE', 'as --cert; reproductions then name the variable'],
+    ['CONFORMANCE_KEY_FILE', 'as --key; reproductions then name the variable'],
     ['CONFORMANCE_TRAFFIC_WORKERS=N', '--traffic on N worker threads (0: none); else by file size'],
     ['NO_COLOR', 'no colour (colour is used only on a terminal anyway)'],
   ];

@@ -24,16 +24,24 @@ export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly s
   return parts.join(' ');
 }
 
-/** Header values the shell must expand: a key or gateway header variable, or the made-up key's generator. */
-const SHELL_VALUE = /\$CONFORMANCE_[A-Z0-9_]+|\$\(openssl rand -hex \d+\)/;
+/**
+ * Header values the shell must expand: a key's variable, a gateway header's variables (any name:
+ * `--header 'X-Gateway-Token: $GATEWAY_TOKEN'` shows as written), or the made-up key's generator.
+ */
+const SHELL_VALUE = /\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})|\$\(openssl rand -hex \d+\)/;
 
 function singleQuoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Double quotes so `$CONFORMANCE_…` expands; anything else the shell would interpret is escaped. */
+/** Double quotes so variables expand; anything else the shell would interpret is escaped. */
 function doubleQuoted(text: string): string {
-  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?!CONFORMANCE_[A-Z0-9_]+|\(openssl rand -hex \d+\))/g, '\\$')}"`;
+  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?![A-Za-z_]|\{[A-Za-z_][A-Za-z0-9_]*\}|\(openssl rand -hex \d+\))/g, '\\$')}"`;
+}
+
+/** A file as the run was given it: by its variable when it came from one, else its path. */
+function fileArg(file: string, variable: string | undefined): string {
+  return variable ? `"$${variable}"` : singleQuoted(file);
 }
 
 /**
@@ -62,11 +70,16 @@ export function curlReachArgs(reach: Reach | undefined, proxy: ProxySetting | un
   const args: string[] = [];
   if (proxy && (proxy.from === '--proxy' || proxy.from === PROXY_VARIABLE))
     args.push(...curlProxyArgs(proxy));
-  if (reach?.ca) args.push('--cacert', singleQuoted(reach.ca.file));
+  if (reach?.ca) args.push('--cacert', fileArg(reach.ca.file, reach.ca.variable));
   if (reach?.insecure) args.push('-k');
   const cert = reach?.clientCert;
   if (cert) {
-    args.push('--cert', singleQuoted(cert.certFile), '--key', singleQuoted(cert.keyFile));
+    args.push(
+      '--cert',
+      fileArg(cert.certFile, cert.certVariable),
+      '--key',
+      fileArg(cert.keyFile, cert.keyVariable),
+    );
     if (cert.passphraseVariable) args.push('--pass', `"$${cert.passphraseVariable}"`);
   }
   return args;

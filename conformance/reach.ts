@@ -36,6 +36,30 @@ export const PROXY_VARIABLE = 'CONFORMANCE_PROXY';
 /** The password of the `--proxy` (or `CONFORMANCE_PROXY`) user, when its URL holds none. */
 export const PROXY_PASSWORD_VARIABLE = 'CONFORMANCE_PROXY_PASSWORD';
 
+/**
+ * The files' variables: the environment's way to give `--ca-file`, `--cert` and `--key` (the flag
+ * wins). Reproductions name the variable rather than the path, so a file that lived only for the
+ * run (the GitHub Action's) is not named after it is gone.
+ */
+export const FILE_VARIABLES = {
+  'ca-file': 'CONFORMANCE_CA_FILE',
+  cert: 'CONFORMANCE_CERT_FILE',
+  key: 'CONFORMANCE_KEY_FILE',
+} as const;
+
+/** A file flag, or its variable: the path, and the variable when that is where it came from. */
+function fileSetting(
+  flags: ReachFlags,
+  env: Env,
+  flag: keyof typeof FILE_VARIABLES,
+): { raw: string; variable?: string } | undefined {
+  const given = flags[flag];
+  if (given !== undefined) return { raw: given };
+  const variable = FILE_VARIABLES[flag];
+  const raw = env[variable]?.trim();
+  return raw ? { raw, variable } : undefined;
+}
+
 export function reachOf(flags: ReachFlags, env: Env): Reach {
   const reach: Reach = { insecure: flags.insecure === true, headers: headersOf(flags.header, env) };
   const explicit = flags.proxy ?? (env[PROXY_VARIABLE]?.trim() || undefined);
@@ -52,9 +76,14 @@ export function reachOf(flags: ReachFlags, env: Env): Reach {
   if (https) reach.httpsProxy = proxySetting(https.value, https.name);
   const noProxy = firstSet(env, ['no_proxy', 'NO_PROXY']);
   if (noProxy) reach.noProxy = noProxy.value;
-  if (flags['ca-file'] !== undefined) {
-    const file = fileFlag('--ca-file', flags['ca-file']);
-    reach.ca = { file, pem: pemOf('--ca-file', file, 'CERTIFICATE') };
+  const ca = fileSetting(flags, env, 'ca-file');
+  if (ca) {
+    const file = fileFlag('--ca-file', ca.raw);
+    reach.ca = {
+      file,
+      pem: pemOf('--ca-file', file, 'CERTIFICATE'),
+      ...(ca.variable ? { variable: ca.variable } : {}),
+    };
   }
   const clientCert = clientCertOf(flags, env);
   if (clientCert) reach.clientCert = clientCert;
@@ -180,21 +209,25 @@ function pemOf(flag: string, file: string, label: string): string {
 /** `--cert` and `--key` together, the key decrypted with its passphrase and matching the certificate. */
 function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
   const passphraseName = flags['key-passphrase-env'];
-  if (flags.cert === undefined && flags.key === undefined) {
+  const cert = fileSetting(flags, env, 'cert');
+  const key = fileSetting(flags, env, 'key');
+  if (cert === undefined && key === undefined) {
     if (passphraseName !== undefined)
       throw new ConfigError('--key-passphrase-env goes with --cert and --key');
     return undefined;
   }
-  if (flags.cert === undefined || flags.key === undefined) {
+  if (cert === undefined || key === undefined) {
     throw new ConfigError('a client certificate needs both --cert FILE and --key FILE (PEM)');
   }
-  const certFile = fileFlag('--cert', flags.cert);
-  const keyFile = fileFlag('--key', flags.key);
+  const certFile = fileFlag('--cert', cert.raw);
+  const keyFile = fileFlag('--key', key.raw);
   const clientCert: NonNullable<Reach['clientCert']> = {
     certFile,
     cert: pemOf('--cert', certFile, 'CERTIFICATE'),
     keyFile,
     key: pemOf('--key', keyFile, 'PRIVATE KEY'),
+    ...(cert.variable ? { certVariable: cert.variable } : {}),
+    ...(key.variable ? { keyVariable: key.variable } : {}),
   };
   if (passphraseName !== undefined) {
     const passphrase = env[passphraseName];
@@ -281,35 +314,89 @@ const OWN_HEADERS: Record<string, string> = {
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** `CONFORMANCE_HEADERS` lines, then `--header` flags; a later header of the same name replaces an earlier one. */
+/**
+ * Gateway headers, a later one of the same name replacing an earlier one: each `CONFORMANCE_HEADER_<NAME>`
+ * variable (`CONFORMANCE_HEADER_X_GATEWAY_TOKEN` is `X-Gateway-Token`), then `CONFORMANCE_HEADERS`
+ * lines, then `--header` flags.
+ */
 function headersOf(flags: string[] | undefined, env: Env): GatewayHeader[] {
   const lines = (env[HEADERS_VARIABLE] ?? '').split(/\r?\n/).map((line) => line.trim());
+  const byName = new Map<string, GatewayHeader>();
+  for (const [variable, value] of Object.entries(env)) {
+    if (!variable.startsWith(HEADER_VARIABLE_PREFIX) || !value?.trim()) continue;
+    // The variable's value is the header's as it stands: it names no further variable.
+    const header = headerOf(`${headerNameOf(variable)}: ${value}`, variable, undefined);
+    byName.set(header.name.toLowerCase(), {
+      ...header,
+      shown: `$${variable}`,
+      secrets: { [variable]: header.value },
+    });
+  }
   const given = [
     ...lines
       .map((line, i) => ({ line, where: `${HEADERS_VARIABLE} line ${i + 1}` }))
       .filter((g) => g.line !== ''),
     ...(flags ?? []).map((line, i) => ({ line, where: `--header #${i + 1}` })),
   ];
-  const byName = new Map<string, GatewayHeader>();
   for (const { line, where } of given) {
-    const header = headerOf(line, where);
+    const header = headerOf(line, where, env);
     byName.set(header.name.toLowerCase(), header);
   }
   return [...byName.values()];
 }
 
-/** One `Name: value`; a message names the header, never its value. */
-function headerOf(line: string, where: string): GatewayHeader {
+/** The variables the suite reads a gateway header from, one each: `CONFORMANCE_HEADER_<NAME>`. */
+export const HEADER_VARIABLE_PREFIX = 'CONFORMANCE_HEADER_';
+
+/** `CONFORMANCE_HEADER_X_GATEWAY_TOKEN` → `X-Gateway-Token`. */
+function headerNameOf(variable: string): string {
+  return variable
+    .slice(HEADER_VARIABLE_PREFIX.length)
+    .split('_')
+    .map((word) => word.charAt(0) + word.slice(1).toLowerCase())
+    .join('-');
+}
+
+/** The variable reproductions name for a header given as a literal value. */
+function variableOf(name: string): string {
+  return `${HEADER_VARIABLE_PREFIX}${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** `$NAME` or `${NAME}` in a header value, as the shell writes a variable. */
+const VARIABLE_REFERENCE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+
+/**
+ * One `Name: value`; a message names the header, never its value. Variables the value names
+ * (`--header 'X-Gateway-Token: $GATEWAY_TOKEN'`) are read from the environment, so the value never
+ * stands on the command line and reproductions can name the same variables; one that is not set is
+ * unusable configuration.
+ */
+function headerOf(line: string, where: string, env: Env | undefined): GatewayHeader {
   const colon = line.indexOf(':');
   const name = colon < 0 ? '' : line.slice(0, colon).trim();
   if (!TOKEN.test(name))
-    throw new ConfigError(`${where} is not 'Name: value' (e.g. --header 'X-Gateway-Token: ...')`);
-  const value = line.slice(colon + 1).trim();
+    throw new ConfigError(`${where} is not 'Name: value' (e.g. --header 'X-Gateway-Token: $GATEWAY_TOKEN')`);
+  const written = line.slice(colon + 1).trim();
   const own = OWN_HEADERS[name.toLowerCase()];
   if (own) throw new ConfigError(`${where} sets ${name}, which --header cannot set: ${own}`);
-  if (value === '') throw new ConfigError(`${where} (${name}) has no value`);
+  if (written === '') throw new ConfigError(`${where} (${name}) has no value`);
+  const secrets: Record<string, string> = {};
+  const value = written.replace(VARIABLE_REFERENCE, (match, braced?: string, bare?: string) => {
+    if (env === undefined) return match;
+    const variable = (braced ?? bare) as string;
+    const set = env[variable];
+    if (set === undefined || set === '') {
+      throw new ConfigError(
+        `${where} (${name}) names $${variable}, which is not set: export it, or give the value`,
+      );
+    }
+    secrets[variable] = set;
+    return set;
+  });
   if (/[\0\r\n]/.test(value)) throw new ConfigError(`${where} (${name}) holds a control character`);
-  return { name, value, variable: `CONFORMANCE_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}` };
+  if (Object.keys(secrets).length > 0) return { name, value, shown: written, secrets };
+  const variable = variableOf(name);
+  return { name, value, shown: `$${variable}`, secrets: { [variable]: value } };
 }
 
 /**
@@ -327,7 +414,9 @@ export function reachSecrets(reach: Reach | undefined): Record<string, string> {
   const secrets: Record<string, string> = {};
   if (!reach) return secrets;
   for (const header of reach.headers) {
-    if (header.value.length >= SECRET_HEADER_LENGTH) secrets[header.variable] = header.value;
+    for (const [variable, value] of Object.entries(header.secrets)) {
+      if (value.length >= SECRET_HEADER_LENGTH) secrets[variable] = value;
+    }
   }
   for (const proxy of [reach.proxy, reach.httpProxy, reach.httpsProxy]) {
     if (!proxy) continue;

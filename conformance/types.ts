@@ -77,8 +77,8 @@ export interface Reach {
   httpsProxy?: ProxySetting;
   /** `no_proxy` / `NO_PROXY`: hosts never proxied (curl's rules). */
   noProxy?: string;
-  /** `--ca-file`: PEM added to the trusted roots. */
-  ca?: { file: string; pem: string };
+  /** `--ca-file`: PEM added to the trusted roots; `variable` when it came from `CONFORMANCE_CA_FILE`. */
+  ca?: { file: string; pem: string; variable?: string };
   /** `--insecure`: the target's certificate is not verified (every report says so). */
   insecure: boolean;
   /** `--cert` and `--key` (PEM), with the passphrase read from the variable `--key-passphrase-env` names. */
@@ -89,6 +89,9 @@ export interface Reach {
     key: string;
     passphrase?: string;
     passphraseVariable?: string;
+    /** Set when the file came from `CONFORMANCE_CERT_FILE` / `CONFORMANCE_KEY_FILE`. */
+    certVariable?: string;
+    keyVariable?: string;
   };
   /** `--header` / `CONFORMANCE_HEADERS`: sent on every request; values are secrets. */
   headers: GatewayHeader[];
@@ -106,10 +109,16 @@ export interface ReachSummary {
 
 export interface GatewayHeader {
   name: string;
-  /** A secret: reports show `$variable`, never this. */
+  /** A secret: reports show `shown`, never this. */
   value: string;
-  /** The shell variable reproductions name instead of the value, e.g. `CONFORMANCE_HEADER_X_GATEWAY_TOKEN`. */
-  variable: string;
+  /**
+   * The value as reproductions and the HAR show it, for the shell to expand: as written when it
+   * named variables (`$GATEWAY_TOKEN`), else the variable the suite also reads it from
+   * (`$CONFORMANCE_HEADER_X_GATEWAY_TOKEN`).
+   */
+  shown: string;
+  /** The variables whose values make it up, by name: the redactor replaces each by its name. */
+  secrets: Record<string, string>;
 }
 
 export type Via = 'bearer' | 'x-api-key';
