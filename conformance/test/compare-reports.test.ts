@@ -72,7 +72,7 @@ describe('--compare', () => {
       '  newly failing:\n    WALKS-LIST-003 limit=1 returns exactly one walk: 2 walks (was pass)',
     );
     expect(text('junit')).toMatch(
-      /<testsuite name="comparison"[^>]*>\s*<system-out>SINCE [^<]*newly failing:/,
+      /<testsuite name="comparison"[^>]*>\s*<properties\/>\s*<system-out>SINCE [^<]*newly failing:/,
     );
     expect(text('html')).toContain('<h3>Newly failing (');
   });

@@ -76,3 +76,19 @@ export function pourBytes(res: ServerResponse, total: number): () => number {
   pump();
   return () => sent;
 }
+
+/** A JUnit report's counts, added up over its suites (the root carries none: the Ant schema allows none). */
+export function junitTotals(xml: string): {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+} {
+  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  for (const [suite] of xml.matchAll(/<testsuite [^>]*>/g)) {
+    for (const name of Object.keys(totals) as (keyof typeof totals)[]) {
+      totals[name] += Number(new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1] ?? 0);
+    }
+  }
+  return totals;
+}
