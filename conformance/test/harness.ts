@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
-import { main } from '../cli.ts';
+import { type Io, main } from '../cli.ts';
 import { DEFAULTS } from '../config.ts';
 import type { CheckResult, KeyName, Report, SuiteConfig } from '../types.ts';
 
@@ -49,10 +49,14 @@ export interface CliRun {
 }
 
 /** Runs the CLI's `main` in-process with `env` as its environment, capturing what it prints. */
-export async function runCli(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  io: Pick<Io, 'live' | 'color'> = {},
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const status = await main(argv, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const status = await main(argv, env, { ...io, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
   return { status, stdout, stderr };
 }
 

@@ -80,6 +80,7 @@ const FLOORS: Record<string, number> = {
   // What a run's report and traffic become.
   'reporters/sections.ts': FLOOR.reporters,
   'reporters/console.ts': FLOOR.reporters,
+  'reporters/progress.ts': FLOOR.reporters,
   'reporters/html.ts': FLOOR.reporters,
   'reporters/junit.ts': FLOOR.reporters,
   'reporters/format.ts': FLOOR.reporters,
