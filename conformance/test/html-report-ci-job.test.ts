@@ -76,6 +76,12 @@ describe('the example CI job', () => {
     for (const name of CREDENTIAL_KEY_NAMES) expect(staging.env[name]).toBe(`\${{ secrets.${name} }}`);
     expect(staging.env.CONFORMANCE_BASE_URL).toBe('${{ vars.CONFORMANCE_BASE_URL }}');
     expect(staging.env.CONFORMANCE_STRICT).toBe('1');
+    // The way there, as the action takes it: a proxy, a private CA, a client certificate, headers.
+    for (const name of ['CONFORMANCE_PROXY', 'CONFORMANCE_HEADERS', 'CLIENT_CERT', 'CLIENT_KEY']) {
+      expect(staging.env[name]).toMatch(/^\$\{\{ secrets\.CONFORMANCE_/);
+    }
+    expect(staging.env.CA_CERT).toBe('${{ vars.CONFORMANCE_CA_CERT }}');
+    expect(staging.steps.map((s) => s.run)).toContain('npm ci --omit=dev --no-audit --no-fund');
     const published = staging.steps.map((s) => s.uses?.split('@')[0]);
     expect(published).toContain('mikepenz/action-junit-report');
     expect(published).toContain('actions/upload-artifact');
