@@ -193,10 +193,12 @@ export class HttpClient {
     // curl removes dot segments too, unless told not to.
     info.curl = curlOf(info, asWritten ? [...this.curlArgs, '--path-as-is'] : this.curlArgs);
     let exchange = this.recorded(info, 0);
+    // A deployment limits each key: the pace is kept per credentials sent.
+    const credentials = credentialsOf(spec);
     await this.acquire();
     try {
       for (let local = 0; ;) {
-        const outcome = await this.tried(exchange, () =>
+        const outcome = await this.tried(exchange, credentials, () =>
           this.attempt(method, asWritten ?? url, wire, spec.body),
         );
         const retry = this.retryOf(method, outcome, exchange.retries, local);
@@ -212,7 +214,7 @@ export class HttpClient {
         exchange.retriedFor = retry.reason;
         this.settled(exchange);
         exchange = next;
-        if (retry.reason === '429') this.pace.pauseUntil(performance.now() + retry.waitMs);
+        if (retry.reason === '429') this.pace.pauseUntil(credentials, performance.now() + retry.waitMs);
         else await sleep(retry.waitMs);
       }
     } finally {
@@ -228,9 +230,14 @@ export class HttpClient {
   }
 
   /** Waits for the pace, sends one attempt and writes what came of it into `exchange`. */
-  private async tried(exchange: Exchange, send: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
-    const startedAt = await this.pace.turn();
-    exchange.startedAt = Date.now();
+  private async tried(
+    exchange: Exchange,
+    credentials: string,
+    send: () => Promise<AttemptOutcome>,
+  ): Promise<AttemptOutcome> {
+    const startedAt = await this.pace.turn(credentials);
+    // The start the pace granted, on the wall clock: the HAR and the figures show the starts it counted.
+    exchange.startedAt = Math.floor(performance.timeOrigin + startedAt);
     const outcome = await send();
     exchange.durationMs = Math.round(performance.now() - startedAt);
     if ('kind' in outcome) {
@@ -238,7 +245,7 @@ export class HttpClient {
       exchange.error = failure;
     } else {
       exchange.response = outcome;
-      this.pace.answered(startedAt, outcome.status);
+      this.pace.answered(credentials, startedAt, outcome.status);
     }
     return outcome;
   }
@@ -569,6 +576,14 @@ const DECODERS: Record<string, Decoder> = {
   deflate: inflateEither,
   br: promisify(brotliDecompress) as Decoder,
 };
+
+/** What identifies a request's credentials to the target: the keys (or their near misses) it sends. */
+function credentialsOf(spec: RequestSpec): string {
+  const uses = spec.auth === undefined ? [] : [spec.auth].flat();
+  const keys = uses.map((use) => (use.nearMiss ? `${use.key}~${use.nearMiss}` : use.key));
+  if (spec.madeUpKey) keys.push('made-up');
+  return keys.join('+');
+}
 
 /** An origin and a path to send exactly as written (`HttpClient.asWrittenOf`). */
 interface AsWritten {

@@ -1,21 +1,29 @@
 /**
  * The client's pace toward the target: how many request starts any one-second (and, for `N/min`,
- * one-minute) window may hold, and what the target's 429s teach. `--rate-limit` sets the cap; a
- * 429 pauses every start until its `Retry-After` has passed (the client asks `pauseUntil`) and
- * lowers the cap to the most the target accepted in any one second of the last few (a per-key limit
- * never lets more through), one less each time a 429 comes back to a request sent at the learnt
- * rate; a 429 while the client kept below its cap (a pause had just ended) teaches nothing. A 429 in the run's first second teaches nothing yet (too little has been seen), nor do the
- * 429s of requests sent before the last lesson; only their waits count. The cap never rises again
- * within a run: a per-key limit does not loosen because the suite was polite. Starts are granted in
- * the order asked, so no request waits behind later ones.
+ * one-minute) window may hold, and what the target's 429s teach. `--rate-limit` caps every start of
+ * the run. A deployment limits each key (D-RATE), so what a 429 teaches is the key's: the requests
+ * carrying that key wait until its `Retry-After` has passed, and when 429s to that key come in a
+ * run (a second one within two seconds), they keep from then on to 85 % of the most the target
+ * accepted of that key in any one second of the last few (a per-key limit never lets more through;
+ * the headroom is for arrivals a busy client sends bunched, which is what the target counts), and
+ * lower at each 429 after that. Before the first lesson a lone 429 only pauses (a fault, not a limit: learning from it
+ * would slow the run for nothing), and 429s to requests sent before the last lesson teach nothing
+ * more. A learnt cap never rises again within a run: a per-key limit does not loosen because the
+ * suite was polite. Each key's starts are granted in the order asked, so no request waits behind
+ * later ones, nor behind another key's pause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaceSummary, RateLimit } from './types.ts';
 
 const SECOND = 1_000;
-const KEEP_ACCEPTED_MS = 60_000;
+/** An answer may come a whole `--timeout` after its start: a minute of starts is kept. */
+const KEEP_MS = 60_000;
 /** How far back a 429 looks for the busiest second the target accepted. */
 const LOOK_BACK_MS = 5_000;
+/** The share of the most a key got through that the run keeps to once a 429 has taught it. */
+const HEADROOM = 0.85;
+/** Two 429s to one key within this make a run of them: a limit, not a fault. */
+const RUN_MS = 2_000;
 
 /** A cap on starts: at most `max` in any `ms`-long window. */
 interface Window {
@@ -23,19 +31,26 @@ interface Window {
   max: number;
 }
 
+/** What the pace knows of one key's requests (ms on the monotonic clock). */
+class KeyPace {
+  readonly starts: number[] = [];
+  /** Accepted (non-429) answers, by the start of their request. */
+  readonly accepted: number[] = [];
+  learnt: number | undefined;
+  /** When the cap was last lowered: 429s to requests sent before then were already counted in it. */
+  learntAt = Number.NEGATIVE_INFINITY;
+  /** The start of the last request answered 429 since the last lesson. */
+  lastThrottled = Number.NEGATIVE_INFINITY;
+  pausedUntil = 0;
+  queue: Promise<void> = Promise.resolve();
+}
+
 export class Pace {
   private readonly asked: RateLimit | undefined;
   private readonly windows: Window[];
-  /** Starts within the longest window, oldest first (ms on the monotonic clock). */
+  /** Every start of the run, for `--rate-limit`. */
   private readonly starts: number[] = [];
-  /** Accepted (non-429) answers, by the start of their request, oldest first. */
-  private readonly accepted: number[] = [];
-  private learnt: number | undefined;
-  /** When the cap was last lowered: 429s to requests sent before then were already counted in it. */
-  private learntAt = Number.NEGATIVE_INFINITY;
-  private firstStart: number | undefined;
-  private pausedUntil = 0;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly keys = new Map<string, KeyPace>();
   throttled = 0;
 
   constructor(rateLimit: RateLimit | undefined) {
@@ -43,89 +58,99 @@ export class Pace {
     this.windows = rateLimit ? windowsOf(rateLimit) : [];
   }
 
-  /** Resolves when a request may start, and counts its start (the time it returns). */
-  turn(): Promise<number> {
-    const granted = this.queue.then(() => this.nextStart());
-    this.queue = granted.then(() => undefined);
+  /**
+   * Resolves when a request carrying `key` (what identifies its credentials to the target, '' for
+   * none) may start, and counts its start: the time it returns.
+   */
+  turn(key: string): Promise<number> {
+    const pace = this.paceOf(key);
+    const granted = pace.queue.then(() => this.nextStart(pace));
+    pace.queue = granted.then(() => undefined);
     return granted;
   }
 
-  /** An answer to a request started at `startedAt` (a value `turn` returned). */
-  answered(startedAt: number, status: number): void {
+  /** An answer to a request carrying `key`, started at `startedAt` (a value `turn` returned). */
+  answered(key: string, startedAt: number, status: number): void {
+    const pace = this.paceOf(key);
     if (status !== 429) {
-      this.accepted.push(startedAt);
+      pace.accepted.push(startedAt);
       return;
     }
     this.throttled++;
-    if (startedAt < this.learntAt || startedAt - SECOND < (this.firstStart ?? startedAt)) return;
-    const most = busiestSecond(this.accepted, startedAt - LOOK_BACK_MS, startedAt);
-    const cap = this.perSecond();
-    // Below its cap the client was not what the target refused (a pause, a fault): nothing to learn.
-    const atCap = cap === undefined || busiestSecond(this.starts, startedAt - SECOND, startedAt + 1) >= cap;
-    if (most === 0 || !atCap) return;
-    this.learnt = Math.max(1, cap === undefined ? most : Math.min(most, cap - 1));
-    this.learntAt = performance.now();
+    if (startedAt < pace.learntAt) return;
+    // Before any lesson, a lone 429 is a fault, not a limit; once one is learnt, each tells it is lower.
+    const lone = pace.learnt === undefined && startedAt - pace.lastThrottled > RUN_MS;
+    pace.lastThrottled = startedAt;
+    if (lone) return;
+    const most = busiestSecond(pace.accepted, startedAt - LOOK_BACK_MS, startedAt);
+    if (most === 0) return;
+    // Headroom under what got through: the target counts arrivals, which a busy client sends bunched.
+    const known = Math.min(most, pace.learnt ?? most);
+    pace.learnt = Math.max(1, Math.min(known - 1, Math.floor(known * HEADROOM)));
+    pace.learntAt = performance.now();
+    pace.lastThrottled = Number.NEGATIVE_INFINITY;
   }
 
-  /** Every start waits until `until` (ms on the monotonic clock): a `Retry-After`. */
-  pauseUntil(until: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, until);
+  /** The requests carrying `key` wait until `until` (ms on the monotonic clock): a `Retry-After`. */
+  pauseUntil(key: string, until: number): void {
+    const pace = this.paceOf(key);
+    pace.pausedUntil = Math.max(pace.pausedUntil, until);
   }
 
   summary(): PaceSummary {
     const summary: PaceSummary = { throttled: this.throttled };
     if (this.asked) summary.asked = rateLimitText(this.asked);
-    if (this.learnt !== undefined) summary.learntPerSecond = this.learnt;
+    const learnt = [...this.keys.values()].flatMap((pace) =>
+      pace.learnt === undefined ? [] : [pace.learnt],
+    );
+    if (learnt.length > 0) summary.learntPerSecond = Math.min(...learnt);
     return summary;
   }
 
-  /** Starts allowed in any second now: the learnt rate, or the one asked for. */
-  private perSecond(): number | undefined {
-    const asked = this.windows.find((w) => w.ms === SECOND)?.max;
-    if (this.learnt === undefined) return asked;
-    return asked === undefined ? this.learnt : Math.min(asked, this.learnt);
+  private paceOf(key: string): KeyPace {
+    let pace = this.keys.get(key);
+    if (!pace) this.keys.set(key, (pace = new KeyPace()));
+    return pace;
   }
 
-  private async nextStart(): Promise<number> {
+  private async nextStart(pace: KeyPace): Promise<number> {
     for (;;) {
       const now = performance.now();
-      const wait = Math.max(this.pausedUntil - now, this.windowWait(now));
+      const keyWindows = pace.learnt === undefined ? [] : [{ ms: SECOND, max: pace.learnt }];
+      const wait = Math.max(
+        pace.pausedUntil - now,
+        windowWait(this.starts, this.windows, now),
+        windowWait(pace.starts, keyWindows, now),
+      );
       if (wait <= 0) {
-        this.firstStart ??= now;
-        this.starts.push(now);
-        this.forget(now);
+        for (const starts of [this.starts, pace.starts]) starts.push(now);
+        forget(this.starts, now);
+        forget(pace.starts, now);
+        forget(pace.accepted, now);
         return now;
       }
       await sleep(Math.ceil(wait));
     }
   }
+}
 
-  /** How long until a start fits every window (0: now). */
-  private windowWait(now: number): number {
-    let wait = 0;
-    for (const window of this.currentWindows()) {
-      const inWindow = this.starts.filter((t) => t > now - window.ms);
-      if (inWindow.length < window.max) continue;
-      // The start that must leave the window before another may enter it.
-      const leaving = inWindow[inWindow.length - window.max] as number;
-      wait = Math.max(wait, leaving + window.ms - now);
-    }
-    return wait;
+/** How long until a start fits every window (0: now). */
+function windowWait(starts: readonly number[], windows: readonly Window[], now: number): number {
+  let wait = 0;
+  for (const window of windows) {
+    const inWindow = starts.filter((t) => t > now - window.ms);
+    if (inWindow.length < window.max) continue;
+    // The start that must leave the window before another may enter it (a millisecond after, so
+    // starts stamped in whole milliseconds show the same).
+    const leaving = inWindow[inWindow.length - window.max] as number;
+    wait = Math.max(wait, leaving + window.ms + 1 - now);
   }
+  return wait;
+}
 
-  private currentWindows(): Window[] {
-    const perSecond = this.perSecond();
-    const others = this.windows.filter((w) => w.ms !== SECOND);
-    return perSecond === undefined ? others : [{ ms: SECOND, max: perSecond }, ...others];
-  }
-
-  /** Drops what no window looks at any more. */
-  private forget(now: number): void {
-    const longest = Math.max(SECOND, ...this.windows.map((w) => w.ms));
-    while ((this.starts[0] ?? now) <= now - longest) this.starts.shift();
-    // An answer may come a whole --timeout after its start: a minute of accepted starts is kept.
-    while ((this.accepted[0] ?? now) <= now - KEEP_ACCEPTED_MS) this.accepted.shift();
-  }
+/** Drops what no window looks at any more (the times are in the order they were pushed). */
+function forget(times: number[], now: number): void {
+  while ((times[0] ?? now) <= now - KEEP_MS) times.shift();
 }
 
 /** `N/s`: N a second. `N/min`: N a minute, spread as at most ⌈N/60⌉ in any second. */
