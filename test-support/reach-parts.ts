@@ -51,20 +51,15 @@ function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/** A new key, `name.key`, and its certificate signing request, `name.csr`. */
+function signingRequest(dir: string, name: string, subject: string): void {
+  const out = ['-keyout', `${name}.key`, '-out', `${name}.csr`];
+  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', ...out, '-subj', `/CN=${subject}`]);
+}
+
 /** A key and a certificate signed by the CA, with these alternative names and days of validity. */
 function signed(dir: string, name: string, subject: string, altNames: string | undefined, days: number) {
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-    '-subj',
-    `/CN=${subject}`,
-  ]);
+  signingRequest(dir, name, subject);
   const ext = altNames ? ['-extfile', `${name}.ext`] : [];
   if (altNames) writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${altNames}\n`);
   openssl(dir, [
@@ -108,18 +103,7 @@ function selfSigned(dir: string, name: string, subject: string): void {
 
 /** A client certificate signed by the CA, valid only in the years to come (openssl ca sets the dates). */
 function signedLater(dir: string, name: string): void {
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-    '-subj',
-    `/CN=${name}`,
-  ]);
+  signingRequest(dir, name, name);
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'later.cnf'), LATER_CA_CONFIG);
   const dates = ['-startdate', '20990101000000Z', '-enddate', '21000101000000Z'];
