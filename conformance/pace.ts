@@ -6,11 +6,12 @@
  * run (a second one within two seconds), they keep from then on to 85 % of the most the target
  * accepted of that key in any one second of the last few (a per-key limit never lets more through;
  * the headroom is for arrivals a busy client sends bunched, which is what the target counts), and
- * lower at each 429 after that. Before the first lesson a lone 429 only pauses (a fault, not a limit: learning from it
- * would slow the run for nothing), and 429s to requests sent before the last lesson teach nothing
- * more. A learnt cap never rises again within a run: a per-key limit does not loosen because the
- * suite was polite. Each key's starts are granted in the order asked, so no request waits behind
- * later ones, nor behind another key's pause.
+ * one less at each 429 to a request sent at that cap. Before the first lesson a lone 429 only
+ * pauses (a fault, not a limit: learning from it would slow the run for nothing); a 429 while the
+ * key kept below its cap (a pause had just ended) or to a request sent before the last lesson
+ * teaches nothing more. A learnt cap never rises again within a run: a per-key limit does not
+ * loosen because the suite was polite. Each key's starts are granted in the order asked, so no
+ * request waits behind later ones, nor behind another key's pause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaceSummary, RateLimit } from './types.ts';
@@ -78,17 +79,20 @@ export class Pace {
     }
     this.throttled++;
     if (startedAt < pace.learntAt) return;
-    // Before any lesson, a lone 429 is a fault, not a limit; once one is learnt, each tells it is lower.
-    const lone = pace.learnt === undefined && startedAt - pace.lastThrottled > RUN_MS;
-    pace.lastThrottled = startedAt;
-    if (lone) return;
     const most = busiestSecond(pace.accepted, startedAt - LOOK_BACK_MS, startedAt);
-    if (most === 0) return;
-    // Headroom under what got through: the target counts arrivals, which a busy client sends bunched.
-    const known = Math.min(most, pace.learnt ?? most);
-    pace.learnt = Math.max(1, Math.min(known - 1, Math.floor(known * HEADROOM)));
+    if (pace.learnt === undefined) {
+      // Before any lesson a lone 429 is a fault, not a limit: a second within two seconds makes a run.
+      const lone = startedAt - pace.lastThrottled > RUN_MS;
+      pace.lastThrottled = startedAt;
+      if (lone || most === 0) return;
+      pace.learnt = Math.max(1, Math.min(most - 1, Math.floor(most * HEADROOM)));
+    } else {
+      // Below its cap the key was not what the target refused (a pause had just ended, a fault).
+      const atCap = busiestSecond(pace.starts, startedAt - SECOND, startedAt + 1) >= pace.learnt;
+      if (!atCap) return;
+      pace.learnt = Math.max(1, Math.min(most, pace.learnt) - 1);
+    }
     pace.learntAt = performance.now();
-    pace.lastThrottled = Number.NEGATIVE_INFINITY;
   }
 
   /** The requests carrying `key` wait until `until` (ms on the monotonic clock): a `Retry-After`. */
