@@ -13,6 +13,8 @@ const status = await main(argv, process.env, {
   ...PROCESS_OUTPUT,
   // Colour only for a person at a terminal, and never when NO_COLOR asks for none (no-color.org).
   color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+  // A live progress line for a person at a terminal; CI's output stays as it is.
+  live: process.stdout.isTTY === true,
   program: programOf(process.argv[1]),
 });
 process.exitCode = status;

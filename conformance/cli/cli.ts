@@ -22,6 +22,7 @@ import type { Redactor } from '../core/redact.ts';
 import { redactorFor } from '../core/redact.ts';
 import { consoleReport, pathLines } from '../reporters/console.ts';
 import { formatReport } from '../reporters/format.ts';
+import { Progress } from './progress.ts';
 import { runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
 import { selectChecks } from '../run/selection.ts';
 import { resolveTarget } from '../run/target.ts';
@@ -30,6 +31,8 @@ import { runTraffic, type TrafficOptions } from '../run/traffic.ts';
 export interface Io extends Output {
   /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */
   color?: boolean;
+  /** Stdout is a terminal: a live progress line while the run runs (main.ts). */
+  live?: boolean;
   /** The command as it was run, for `--help` (main.ts: the packaged bin's name, or the npm script). */
   program?: string;
   /** What `--traffic -` reads (default: the process's standard input). */
@@ -66,6 +69,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
     specModelFor(options.config.specPath);
     const run = await reportOf(options, session, io);
+    session.progress?.finish();
     const { redact } = session;
     let report = run.report;
     if (expected && options.expectFailures)
@@ -84,13 +88,15 @@ export async function main(argv: string[], env: Record<string, string | undefine
     io.stderr(session.redact(errorMessage(error)));
     return EXIT.unusable;
   } finally {
+    session.progress?.finish();
     await session.stop?.();
   }
 }
 
-/** What the output passes through, and what stops the target once the run is over. */
+/** What the output passes through, what shows the run's progress, and what stops the target after. */
 interface Session {
   redact: Redactor;
+  progress?: Progress;
   stop?: () => Promise<void>;
 }
 
@@ -109,7 +115,17 @@ async function reportOf(
   session.stop = target.close;
   session.redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
   const selected = selectChecks(RULES, options.config.only, options.skip);
-  return runSuiteWithTraffic(target.config, selected, preflight);
+  const progress = new Progress({
+    live: io.live === true,
+    logRequests: options.logRequests,
+    write: (text) => io.stdout(session.redact(text)),
+  });
+  session.progress = progress;
+  // The pre-flight is handed the run's client before its first request: progress follows it from there.
+  return runSuiteWithTraffic(target.config, selected, (client, config, spec) => {
+    progress.attach(client);
+    return preflight(client, config, spec);
+  });
 }
 
 /**

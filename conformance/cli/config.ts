@@ -5,6 +5,7 @@
 import { basename, resolve } from 'node:path';
 import type { CommandSpec } from '../../command-line/flags.ts';
 import {
+  badValue,
   choiceFlag,
   helpText,
   integerFlag,
@@ -12,6 +13,7 @@ import {
   readFlags,
   withEnvFile,
 } from '../../command-line/flags.ts';
+import { loadSpec } from '../../spec/contract.ts';
 import {
   CREDENTIAL_NAMES,
   type CredentialName,
@@ -25,8 +27,8 @@ import type { Verbosity } from '../reporters/console.ts';
 import { REPORTER_NAMES, type ReporterName } from '../reporters/format.ts';
 import { reachOf } from '../transport/reach.ts';
 import { requireTargetKeys, type TargetOptions } from '../run/target.ts';
-import { TOOL_NAME } from '../core/tool.ts';
-import type { KeyName } from '../core/types.ts';
+import { TOOL_NAME, VERSION } from '../core/tool.ts';
+import type { KeyName, RateLimit } from '../core/types.ts';
 
 export const DEFAULTS = {
   profile: 'live',
@@ -35,6 +37,7 @@ export const DEFAULTS = {
   maxRequests: 1500,
   maxResponseBytes: 8 * 1024 * 1024,
   maxRetryWaitMs: 10_000,
+  retries: 3,
   seed: 20261124,
 } as const;
 
@@ -59,7 +62,9 @@ export interface CliOptions {
   /** `--redact-bodies`: findings name ids and field paths, never values from bodies. */
   redactBodies?: boolean;
   help: boolean;
-  /** `--version` (a packaged bin only): the line to print, and nothing is run. */
+  /** `--log-requests`: one line per attempt (method, path, status, milliseconds). */
+  logRequests: boolean;
+  /** `--version`: the line to print, and nothing is run. */
   version?: string;
   list: boolean;
 }
@@ -70,8 +75,8 @@ type Flags = ReturnType<typeof readFlags<typeof FLAGS>>['values'];
 /** Reads the command line and the environment; any mistake is a `UsageError` (exit status 2). */
 export function parseCli(argv: string[], env: Env): CliOptions {
   const flags = readFlags(COMMAND, argv).values;
-  // `--help` wins over `--version`, which only a packaged bin has (`COMMAND.version`).
-  const version = flags.help ? undefined : flags.version ? COMMAND.version : undefined;
+  // `--help` wins over `--version`.
+  const version = flags.help ? undefined : flags.version ? versionLine() : undefined;
   if (flags.help || version !== undefined) {
     const nothingRun: CliOptions = {
       config: configOf({}, {}),
@@ -79,6 +84,7 @@ export function parseCli(argv: string[], env: Env): CliOptions {
       verbosity: 'normal',
       help: !!flags.help,
       list: false,
+      logRequests: false,
     };
     return version === undefined ? nothingRun : { ...nothingRun, version };
   }
@@ -88,13 +94,17 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   const config = configOf(flags, merged);
   const traffic = trafficOf(flags);
   // --list and --traffic send nothing, so they need no key; the target decides which keys a run needs.
-  if (!flags.list && traffic === undefined) requireTargetKeys(config);
+  if (!flags.list && traffic === undefined) {
+    requireBaseUrlForKeys(config);
+    requireTargetKeys(config);
+  }
   const options: CliOptions = {
     config,
     reporters: parseReporters(flags.reporter ?? [], flags.output ?? []),
     verbosity: flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal',
     help: false,
     list: !!flags.list,
+    logRequests: flags['log-requests'] === true,
   };
   const skip = prefixesOf(flags.skip);
   if (skip) options.skip = skip;
@@ -156,10 +166,12 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
       LIMITS.maxRetryWaitMs,
       DEFAULTS.maxRetryWaitMs,
     ),
+    retries: integerFlag('--retries', flags.retries, LIMITS.retries, DEFAULTS.retries),
     seed: integerFlag('--seed', flags.seed, LIMITS.seed, DEFAULTS.seed),
   };
-  const baseUrl = flags['base-url'] ?? (merged.CONFORMANCE_BASE_URL?.trim() || undefined);
-  if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, '--base-url / CONFORMANCE_BASE_URL');
+  if (flags['rate-limit'] !== undefined) config.rateLimit = rateLimitOf(flags['rate-limit']);
+  const baseUrl = flags['base-url'] ?? (merged[BASE_URL_VARIABLE]?.trim() || undefined);
+  if (baseUrl !== undefined) config.baseUrl = normalizeBaseUrl(baseUrl, `--base-url / ${BASE_URL_VARIABLE}`);
   const webBaseUrl = flags['web-base-url'] ?? (merged[WEB_BASE_URL_NAME]?.trim() || undefined);
   if (webBaseUrl !== undefined) config.webBaseUrl = normalizeBaseUrl(webBaseUrl, WEB_BASE_URL_NAME);
   if (flags.sample !== undefined) config.sample = integerFlag('--sample', flags.sample, LIMITS.sample, 0);
@@ -171,6 +183,39 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   if (only) config.only = only;
   config.reach = reachOf(flags, merged);
   return config;
+}
+
+/**
+ * Fail closed: a key with no base URL is a deployment meant but not named (a CI variable unset or
+ * misspelt), never a wish for the embedded reference server, which runs only when nothing points
+ * at a deployment.
+ */
+function requireBaseUrlForKeys(config: CliOptions['config']): void {
+  if (config.baseUrl !== undefined) return;
+  const key = CREDENTIAL_KEY_NAMES.find((name) => config.keys[name] !== undefined);
+  if (key === undefined) return;
+  throw new ConfigError(
+    `${key} is set but ${BASE_URL_VARIABLE} is empty or missing: name the deployment with --base-url URL or ${BASE_URL_VARIABLE} (the embedded reference server runs only when no key is set either)`,
+  );
+}
+
+/** The variable `--base-url` falls back to. */
+const BASE_URL_VARIABLE = 'CONFORMANCE_BASE_URL';
+
+/** `--rate-limit 20/s` or `600/min`: request starts allowed per second or per minute. */
+function rateLimitOf(raw: string): RateLimit {
+  const match = /^([0-9]+)\/(s|min)$/.exec(raw.trim());
+  const requests = Number(match?.[1]);
+  const perMs = match?.[2] === 'min' ? 60_000 : 1_000;
+  const max = perMs === 1_000 ? LIMITS.ratePerSecond : LIMITS.ratePerSecond * 60;
+  if (!match || !(requests >= 1 && requests <= max)) {
+    throw badValue(
+      '--rate-limit',
+      `a rate from 1/s to ${LIMITS.ratePerSecond}/s or 1/min to ${max}/min`,
+      raw,
+    );
+  }
+  return { requests, perMs };
 }
 
 /** `--only A,B --only C` → `['A', 'B', 'C']`, upper case as the check ids are. */
@@ -282,6 +327,8 @@ const LIMITS = {
   maxRequests: { min: 1, max: 100_000 },
   maxResponseBytes: { min: 1024, max: 1024 ** 3 },
   maxRetryWaitMs: { min: 0, max: 120_000 },
+  retries: { min: 0, max: 10 },
+  ratePerSecond: 10_000,
   seed: { min: 0, max: 2 ** 31 - 1 },
   sample: { min: 1, max: 1_000_000 },
 } as const;
@@ -313,7 +360,7 @@ const REACH_FLAGS = {
     type: 'string',
     multiple: true,
     value: "'NAME: VALUE'",
-    help: "Sent on every request, e.g. a gateway's token (repeatable; env\nCONFORMANCE_HEADERS, one per line); reports show $CONFORMANCE_HEADER_NAME, not the value",
+    help: "Sent on every request, e.g. a gateway's token (repeatable; env CONFORMANCE_HEADERS,\none per line, or CONFORMANCE_HEADER_<NAME>). 'X-Token: $TOKEN' (quoted so the shell\nleaves it) reads TOKEN here; reproductions show $TOKEN, or $CONFORMANCE_HEADER_<NAME>\nfor a value given as it is, never the value",
   },
 } as const satisfies CommandSpec['flags'];
 
@@ -340,7 +387,7 @@ const FLAGS = {
   timeout: {
     type: 'string',
     value: 'MS',
-    help: `Per-request timeout, headers and body together (default ${DEFAULTS.timeoutMs})`,
+    help: `Longest wait for one attempt, every leg within it: connect, a proxy's CONNECT,\nTLS, headers and body (default ${DEFAULTS.timeoutMs}; ${LIMITS.timeoutMs.min} to ${LIMITS.timeoutMs.max})`,
   },
   'max-requests': {
     type: 'string',
@@ -355,7 +402,17 @@ const FLAGS = {
   'max-retry-wait': {
     type: 'string',
     value: 'MS',
-    help: `Longest Retry-After honoured on a 429 before one retry (default ${DEFAULTS.maxRetryWaitMs})`,
+    help: `Longest Retry-After honoured on a 429 or 503 before a retry; a longer one's answer\nstands (default ${DEFAULTS.maxRetryWaitMs})`,
+  },
+  retries: {
+    type: 'string',
+    value: 'N',
+    help: `Times one request is tried again (default ${DEFAULTS.retries}): a 429 on any request; a 503\nor a reset with no answer on GET and HEAD only. Every attempt counts in the budget\nand appears in the HAR, the JSON report and the coverage`,
+  },
+  'rate-limit': {
+    type: 'string',
+    value: 'N/s|N/min',
+    help: 'Request starts allowed in any second (N/s) or minute (N/min); on a 429 the run\nwaits out its Retry-After and keeps to the rate the target accepted (default:\nno cap but --concurrency, until a 429)',
   },
   sample: {
     type: 'string',
@@ -428,6 +485,10 @@ const FLAGS = {
     help: 'Print every section: advisories, skips, every example, the pre-flight figures',
   },
   list: { type: 'boolean', help: 'Print the checks (id, level, section, title) and exit' },
+  'log-requests': {
+    type: 'boolean',
+    help: 'Print one line per request as it ends: method, path, status, milliseconds (never a\nkey or header value). On a terminal a live line shows requests, rate and time',
+  },
   ...TRAFFIC_FLAGS,
 } as const satisfies CommandSpec['flags'];
 
@@ -448,9 +509,14 @@ function environmentText(): string {
     ...CREDENTIAL_NAMES.map((name): [string, string] => [name, CREDENTIAL_HELP[name]]),
     ['CONFORMANCE_STRICT=1', 'as --strict'],
     ['CONFORMANCE_PROXY', 'as --proxy'],
+    ['CONFORMANCE_PROXY_PASSWORD', "the password of the proxy's user, when its URL has none"],
     ['HTTPS_PROXY, HTTP_PROXY', 'the proxy of an https or http target (either case, as curl)'],
     ['NO_PROXY', 'hosts reached without a proxy (either case, as curl)'],
     ['CONFORMANCE_HEADERS', "headers as --header, one 'Name: value' per line"],
+    ['CONFORMANCE_HEADER_<NAME>', 'one header each (CONFORMANCE_HEADER_X_GATEWAY_TOKEN: X-Gateway-Token)'],
+    ['CONFORMANCE_CA_FILE', 'as --ca-file; reproductions then name the variable'],
+    ['CONFORMANCE_CERT_FILE', 'as --cert; reproductions then name the variable'],
+    ['CONFORMANCE_KEY_FILE', 'as --key; reproductions then name the variable'],
     ['NO_COLOR', 'no colour (colour is used only on a terminal anyway)'],
   ];
   const lines = rows.map(([name, text]) => `  ${name.padEnd(32)}${text}`);
@@ -465,8 +531,8 @@ const NPM_SCRIPT = 'npm run conformance --';
 const COMMAND: CommandSpec<typeof FLAGS> = {
   name: 'conformance',
   usage: `${NPM_SCRIPT} [options]`,
-  // Only a packaged bin has a version of its own (`packagedVersion`); the repository's has none.
-  version: packagedVersion(TOOL_NAME),
+  // The packaged bin and `npm run conformance` answer alike (`versionLine`).
+  version: `${TOOL_NAME} ${VERSION}`,
   summary: `Checks a deployment of the Campaign Canvassing Read API against the written specification and
 spec/openapi.yaml. With no base URL at all it starts the reference server in-process on a free
 port, with its demo credentials, and checks that.
@@ -503,6 +569,18 @@ from something in front of the API, or a 404 on the list route.`,
     },
   ],
 };
+
+/**
+ * `--version`: `canvassing-conformance 1.0.0-beta (Campaign Canvassing Read API 1.0.0-beta)`. The
+ * packaged bin reads the API beside its bundle (`packagedVersion`); the repository reads it from the
+ * spec, only when asked. The tool's version is the API's (`conformance/test/version.test.ts`).
+ */
+function versionLine(): string {
+  const packaged = packagedVersion(TOOL_NAME);
+  if (packaged !== undefined) return packaged;
+  const { info } = loadSpec();
+  return `${TOOL_NAME} ${VERSION} (${info.title} ${info.version})`;
+}
 
 /**
  * The command a person ran, for the usage line: the packaged bin's own name when that is what ran

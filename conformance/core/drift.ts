@@ -8,7 +8,7 @@ import type { ContractValidator } from '../../spec/contract.ts';
 import { mediaTypesOf, operationsOf } from '../../spec/contract.ts';
 import type { Operation } from '../../spec/contract.ts';
 import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
-import { DRIFT_KINDS } from './types.ts';
+import { DRIFT_KINDS, isFinal } from './types.ts';
 
 /**
  * The check whose verdict each kind decides: the DRIFT checks (advisory, failures under --strict)
@@ -60,7 +60,8 @@ export function observeDrift(exchanges: readonly Exchange[], ctx: DriftContext):
 
 function analyse(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
   const tally = new DriftTally(ctx);
-  for (const exchange of exchanges) tally.add(exchange);
+  // A request tried again is judged by its last attempt (a 429 waited out is no drift).
+  for (const exchange of exchanges) if (isFinal(exchange)) tally.add(exchange);
   return tally.observations();
 }
 
@@ -139,7 +140,7 @@ export class DriftTally {
 /** The report's drift section: the findings (at most MAX_FINDINGS) and how many answers were judged. */
 export function driftSection(exchanges: readonly Exchange[], ctx: DriftContext): DriftSection {
   const observations = observeDrift(exchanges, ctx);
-  const judged = exchanges.filter((e) => e.response && documentedOperation(e, ctx)).length;
+  const judged = exchanges.filter((e) => isFinal(e) && e.response && documentedOperation(e, ctx)).length;
   return sectionOf(observations, judged);
 }
 

@@ -183,6 +183,11 @@ export interface Rule extends RuleDeclaration {
    * when no rule about that very request already found it broken, so one cause is one failure.
    */
   catchAll?: true;
+  /**
+   * Also judges attempts that were tried again (a 429 or a 503 the client retried): a fault a client
+   * met is a fault even if a retry would have succeeded. Every other rule judges final attempts only.
+   */
+  judgesEveryAttempt?: true;
   /** The operations it applies to; every live GET operation when absent. */
   appliesTo?(op: OperationModel): boolean;
   /** The requests a live run needs for this rule on one operation. */

@@ -23,8 +23,15 @@ export interface SuiteConfig {
   timeoutMs: number;
   maxRequests: number;
   maxResponseBytes: number;
-  /** Longest wait a 429's `Retry-After` may impose before one retry. */
+  /** Longest wait a 429's (or a 503's) `Retry-After` may impose before one retry. */
   maxRetryWaitMs: number;
+  /**
+   * `--retries N`: how many times one request is tried again (`RETRY_POLICY` of client.ts: a 429 on
+   * any request; a 503 or a reset with no answer on GET and HEAD). Every attempt counts in the budget.
+   */
+  retries: number;
+  /** `--rate-limit N/s` or `N/min`: request starts allowed in any one-second (or one-minute) window. */
+  rateLimit?: RateLimit;
   /** How many walks the detail checks fetch (the empty and unlocated ones first). */
   /**
    * `--sample N`: judge N records per sweep, chosen by the seed; undefined (the default) judges every
@@ -43,10 +50,18 @@ export interface SuiteConfig {
   reach?: Reach;
 }
 
+/** `--rate-limit`: at most `requests` request starts in any window of `perMs` (1,000 or 60,000) ms. */
+export interface RateLimit {
+  requests: number;
+  perMs: 1_000 | 60_000;
+}
+
 /** A proxy URL and where it was configured (`--proxy`, `HTTPS_PROXY`...), for messages. */
 export interface ProxySetting {
   url: string;
   from: string;
+  /** The variable the password came from (`CONFORMANCE_PROXY_PASSWORD`), when not from the URL. */
+  passwordVariable?: string;
 }
 
 /**
@@ -62,8 +77,8 @@ export interface Reach {
   httpsProxy?: ProxySetting;
   /** `no_proxy` / `NO_PROXY`: hosts never proxied (curl's rules). */
   noProxy?: string;
-  /** `--ca-file`: PEM added to the trusted roots. */
-  ca?: { file: string; pem: string };
+  /** `--ca-file`: PEM added to the trusted roots; `variable` when it came from `CONFORMANCE_CA_FILE`. */
+  ca?: { file: string; pem: string; variable?: string };
   /** `--insecure`: the target's certificate is not verified (every report says so). */
   insecure: boolean;
   /** `--cert` and `--key` (PEM), with the passphrase read from the variable `--key-passphrase-env` names. */
@@ -74,6 +89,9 @@ export interface Reach {
     key: string;
     passphrase?: string;
     passphraseVariable?: string;
+    /** Set when the file came from `CONFORMANCE_CERT_FILE` / `CONFORMANCE_KEY_FILE`. */
+    certVariable?: string;
+    keyVariable?: string;
   };
   /** `--header` / `CONFORMANCE_HEADERS`: sent on every request; values are secrets. */
   headers: GatewayHeader[];
@@ -91,10 +109,16 @@ export interface ReachSummary {
 
 export interface GatewayHeader {
   name: string;
-  /** A secret: reports show `$variable`, never this. */
+  /** A secret: reports show `shown`, never this. */
   value: string;
-  /** The shell variable reproductions name instead of the value, e.g. `CONFORMANCE_HEADER_X_GATEWAY_TOKEN`. */
-  variable: string;
+  /**
+   * The value as reproductions and the HAR show it, for the shell to expand: as written when it
+   * named variables (`$GATEWAY_TOKEN`), else the variable the suite also reads it from
+   * (`$CONFORMANCE_HEADER_X_GATEWAY_TOKEN`).
+   */
+  shown: string;
+  /** The variables whose values make it up, by name: the redactor replaces each by its name. */
+  secrets: Record<string, string>;
 }
 
 export type Via = 'bearer' | 'x-api-key';
@@ -193,6 +217,12 @@ export interface NetworkFailure {
   code?: string;
 }
 
+/**
+ * One attempt of a request. A request tried again (client.ts's retry policy) leaves one exchange per
+ * attempt in `client.exchanges`, in the order sent: the HAR, the JSON report and the coverage count
+ * them all. Every attempt but the last carries `retriedAs`, the `seq` of the attempt that replaced it;
+ * rules judge only final attempts (`isFinal`), and `send()` resolves to the final one.
+ */
 export interface Exchange {
   seq: number;
   /** When it was sent (ms since the epoch): the HAR's `startedDateTime`. */
@@ -201,8 +231,20 @@ export interface Exchange {
   response?: ResponseData;
   error?: NetworkFailure;
   durationMs: number;
-  /** 429 answers waited out before this one. */
+  /** Attempts of the same request before this one (0 for a first attempt). */
   retries: number;
+  /** Set on a superseded attempt: the `seq` of the attempt sent again in its place. */
+  retriedAs?: number;
+  /** Why it was tried again (`429`, `503`, `reset`, `local`), on a superseded attempt. */
+  retriedFor?: RetryReason;
+}
+
+/** What makes the client try a request again (client.ts, `RETRY_POLICY`). */
+export type RetryReason = '429' | '503' | 'reset' | 'local';
+
+/** Whether an exchange is the one a request ended with: the attempt rules judge. */
+export function isFinal(exchange: Exchange): boolean {
+  return exchange.retriedAs === undefined;
 }
 
 export type Status = ResultClass;
@@ -306,6 +348,16 @@ export interface ReportSummary extends Record<ResultClass, number> {
   requiredNotJudged: number;
 }
 
+/** The pace a run kept: the `--rate-limit` asked for, the rate 429s taught, the 429s answered. */
+export interface PaceSummary {
+  /** `--rate-limit` as given, e.g. `20/s`. */
+  asked?: string;
+  /** Request starts per second the target's 429s taught the client to keep to. */
+  learntPerSecond?: number;
+  /** Answers with status 429, every attempt counted. */
+  throttled: number;
+}
+
 /** Which OpenAPI document a run used: its file, `info.version` and SHA-256 of its bytes. */
 export interface SpecIdentity {
   path: string;
@@ -327,8 +379,19 @@ export interface Report {
   };
   startedAt: string;
   durationMs: number;
-  /** Requests sent, the budget, identical GETs answered once, and (live) how many the plan asked for. */
-  requests: { sent: number; budget: number; memoized: number; planned?: number };
+  /**
+   * `sent` counts every attempt; `retried` those tried again, by reason (reports made before there was
+   * a retry policy have none); `rateLimit` the pace the run kept (`--rate-limit`, and what 429s taught);
+   * `planned` (live runs) how many requests the plan asked for.
+   */
+  requests: {
+    sent: number;
+    budget: number;
+    memoized: number;
+    retried?: Partial<Record<RetryReason, number>>;
+    rateLimit?: PaceSummary;
+    planned?: number;
+  };
   /**
    * Set when the run could not judge the target (exit status 2): the pre-flight found it unreachable,
    * silent, rejecting the key, behind a base URL that holds the API prefix, or not answering JSON.

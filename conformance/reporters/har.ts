@@ -1,6 +1,7 @@
 /**
  * `--har FILE`: the run's traffic as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), one
- * entry per request sent, so it can be replayed or fed to other tools. Keys never appear: requests
+ * entry per request sent, every attempt of a request tried again included (`_retriedAs` names the
+ * attempt that replaced it), so it can be replayed or fed to other tools. Keys never appear: requests
  * carry them as `$CONFORMANCE_API_KEY` etc. (as the curl reproductions do), the whole text passes the
  * configured-key redactor, and anything else shaped like a key (an echoed made-up key, another
  * campaign's key in a body) is replaced too.
@@ -47,9 +48,14 @@ export interface HarEntry {
   cache: Record<string, never>;
   /** Only the total is measured: it is reported as waiting time. */
   timings: { blocked: -1; dns: -1; connect: -1; ssl: -1; send: number; wait: number; receive: number };
-  /** The suite's request number, and how many 429 answers were waited out before this one. */
+  /**
+   * The suite's request number; how many attempts of the same request came before this one; on an
+   * attempt that was tried again, the `_seq` of the attempt that replaced it and why.
+   */
   _seq: number;
   _retries: number;
+  _retriedAs?: number;
+  _retriedFor?: string;
 }
 
 export interface Har {
@@ -131,6 +137,10 @@ function entryOf(exchange: Exchange, runStarted: number): HarEntry {
   if (response && response.body !== '') entry.response.content.text = response.body;
   if (response?.encoded) entry.response.content.compression = response.bytes - response.encoded.bytes;
   if (error) entry.response._error = `${error.kind}: ${error.message}`;
+  if (exchange.retriedAs !== undefined) {
+    entry._retriedAs = exchange.retriedAs;
+    if (exchange.retriedFor) entry._retriedFor = exchange.retriedFor;
+  }
   return entry;
 }
 

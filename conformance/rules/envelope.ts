@@ -286,6 +286,7 @@ export const envelopeRules: Rule[] = [
     mock: 'run',
     sees: 'answers',
     catchAll: true,
+    judgesEveryAttempt: true,
     expected: 'a non-5xx, non-HTML answer to every request',
     hint: 'Every request must get a JSON answer: a 5xx or a proxy’s HTML page on any request is a fault a client meets, even if a retry would succeed.',
     judge(obs, ctx) {

@@ -16,7 +16,7 @@ import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { Exchange } from '../core/types.ts';
-import { overCap } from '../core/types.ts';
+import { isFinal, overCap } from '../core/types.ts';
 import { DriftTally } from '../core/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 
@@ -93,6 +93,12 @@ export class Judge {
 
   /** Judges one observation by every rule it concerns. */
   see(obs: Observation): void {
+    if (!isFinal(obs.exchange)) {
+      for (const tally of this.tallies) {
+        if (tally.rule.judgesEveryAttempt && obs.answer !== 'usable') this.judgeWith(tally, obs);
+      }
+      return;
+    }
     if (obs.answer === 'lost') {
       const reason = lostReason(obs);
       for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);

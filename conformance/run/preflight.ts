@@ -12,6 +12,7 @@ import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { HttpClient } from '../transport/client.ts';
 import { acceptedInOtherHeader } from '../transport/header-retry.ts';
 import { PRIMARY } from '../core/key-uses.ts';
+import { shownProxy } from '../transport/reach.ts';
 import { reachStop } from '../transport/reach-stops.ts';
 import { mockWarning } from './target.ts';
 import type { PreflightSummary, ResponseData, SuiteConfig } from '../core/types.ts';
@@ -55,7 +56,7 @@ async function diagnose(client: HttpClient, config: SuiteConfig, spec: SpecModel
   const inFront =
     (response.status === 401 || response.status === 403) && errorEnvelopeProblem(spec, response);
   if (inFront) return { stop: gatewayStop(url, response, config), warnings: [] };
-  if (!isJson(response)) return { stop: notJsonStop(url, response, client), warnings: [] };
+  if (!isJson(response)) return { stop: notJsonStop(url, response, client, config), warnings: [] };
   const warnings: string[] = [];
   if (response.status === 401 || response.status === 403) {
     const otherHeader = await acceptedInOtherHeader(client, response.status);
@@ -128,7 +129,7 @@ function notFoundStop(url: string, response: ResponseData, spec: SpecModel, API_
   );
 }
 
-function notJsonStop(url: string, response: ResponseData, client: HttpClient): string {
+function notJsonStop(url: string, response: ResponseData, client: HttpClient, config: SuiteConfig): string {
   const location = response.headers.location;
   if (response.status >= 300 && response.status < 400) {
     return (
@@ -140,10 +141,18 @@ function notJsonStop(url: string, response: ResponseData, client: HttpClient): s
   const start = response.body.trim().slice(0, 40).replace(/\s+/g, ' ');
   const first = `GET ${url} answered ${response.status} ${type}, not JSON${start ? ` (it starts ${JSON.stringify(start)})` : ''}.\n`;
   if (client.proxy && response.status >= 502 && response.status <= 504) {
-    return `${first}The proxy (${client.proxy.from}) could not reach the target: check the host name, or NO_PROXY if it is reached directly.`;
+    // Squid says why in a header of its own (ERR_DNS_FAIL: the proxy could not resolve the host).
+    const reason = response.headers['x-squid-error'];
+    const said = reason ? ` It says X-Squid-Error: ${reason}.` : '';
+    const what = reason && /DNS/i.test(reason) ? 'resolve the host name' : 'reach the target';
+    return `${first}The proxy ${shownProxy(client.proxy)} (${client.proxy.from}) could not ${what}.${said} Check the host name, or NO_PROXY if it is reached directly.`;
   }
   if (/certificate/i.test(response.body) && response.status === 400) {
-    return `${first}It seems to require a client certificate: give one with --cert FILE --key FILE (PEM).`;
+    // A TLS terminator (nginx) that checks client certificates answers 400 when one is missing or refused.
+    const cert = config.reach?.clientCert;
+    return cert
+      ? `${first}It did not accept the client certificate --cert ${cert.certFile}: check it is signed by a CA the server trusts (its dates were checked here).`
+      : `${first}It seems to require a client certificate: give one with --cert FILE --key FILE (PEM).`;
   }
   return `${first}Check --base-url points at the API, not a web app, a login page or a proxy.`;
 }

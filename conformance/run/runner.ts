@@ -135,12 +135,7 @@ function liveInput(
     ...(outcome ? { judge: outcome.judge } : {}),
     exchanges: client.exchanges,
     baseUrl: config.baseUrl,
-    requests: {
-      sent: client.sent,
-      budget: config.maxRequests,
-      memoized: client.memoized,
-      planned: outcome?.planned ?? 0,
-    },
+    requests: { ...client.requestsOf(config.maxRequests), planned: outcome?.planned ?? 0 },
     timeoutMs: config.timeoutMs,
     ...(outcome?.world.sampled ? { sampled: outcome.world.sampled } : {}),
     ...(outcome ? { swept: sweptBy(outcome.world) } : {}),

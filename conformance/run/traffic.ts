@@ -14,7 +14,13 @@ import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
 import type { Redactor } from '../core/redact.ts';
-import { apiBaseOf, attachedFileOf, readEntry, requestOf, type RawEntry } from '../transport/recordings/entry.ts';
+import {
+  apiBaseOf,
+  attachedFileOf,
+  readEntry,
+  requestOf,
+  type RawEntry,
+} from '../transport/recordings/entry.ts';
 import { NOT_JSON, NotHarError, parseEntry } from '../transport/recordings/har-entries.ts';
 import { openRecording } from '../transport/recordings/source.ts';
 import { withBodiesWithheld } from '../transport/recordings/withheld.ts';

@@ -8,7 +8,7 @@ import { demoCredentials } from '../../fixtures/index.ts';
 import { main } from '../cli/cli.ts';
 import { programOf } from '../cli/config.ts';
 import type { Report } from '../core/types.ts';
-import { runCli } from './harness.ts';
+import { junitTotals, runCli } from './harness.ts';
 import { listen } from '../../tools/test-support/listen.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';
 import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
@@ -85,7 +85,8 @@ describe('npm run conformance', () => {
     expect(report.summary.verdict).toBe('pass');
     expect(report.target.embedded).toBe(true);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toMatch(/<testsuites name="canvassing-conformance" tests="\d+" failures="0"/);
+    expect(xml).toContain('<testsuites>');
+    expect(junitTotals(xml)).toMatchObject({ tests: report.results.length, failures: 0 });
     expect(xml).toContain('<testsuite name="isolation"');
     for (const text of [stdout, xml, readFileSync(json, 'utf8')]) expectNoKeys(text);
   });

@@ -72,7 +72,7 @@ describe('--compare', () => {
       / {2}newly failing:\n {4}WALKS-LIST-003 A limit at its minimum returns exactly that many items: GET \S+limit=1: 2 items, more than the 1 asked \(was pass\)/,
     );
     expect(text('junit')).toMatch(
-      /<testsuite name="comparison"[^>]*>\s*<system-out>SINCE [^<]*newly failing:/,
+      /<testsuite name="comparison"[^>]*>\s*<properties\/>\s*<system-out>SINCE [^<]*newly failing:/,
     );
     expect(text('html')).toContain('<h3>Newly failing (');
   });

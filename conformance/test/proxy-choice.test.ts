@@ -106,7 +106,12 @@ describe('the reach flags refuse what cannot work, never echoing a secret', () =
     );
     const reach = reachOf({ header: ['x-a: from-the-flag'] }, { CONFORMANCE_HEADERS: 'X-A: from-the-env' });
     expect(reach.headers).toEqual([
-      { name: 'x-a', value: 'from-the-flag', variable: 'CONFORMANCE_HEADER_X_A' },
+      {
+        name: 'x-a',
+        value: 'from-the-flag',
+        shown: '$CONFORMANCE_HEADER_X_A',
+        secrets: { CONFORMANCE_HEADER_X_A: 'from-the-flag' },
+      },
     ]);
   });
 

@@ -1,14 +1,16 @@
 /**
- * The suite's only way to the target. Manners: bounded concurrency, a timeout covering headers and
- * body, a request budget, a response size cap, redirects never followed (so a key never travels to
- * another origin), 429 waited out (its `Retry-After`, a few times, bounded; the whole client pauses
- * meanwhile), and identical GETs memoized so checks share one fetch. Requests ask for
- * `Accept-Encoding: identity` unless a check asks for a coding; whatever coding an answer declares
- * (gzip, x-gzip, deflate, br) is decoded under the same size cap, so every check judges the
- * content, and a body that does not decode is an `undecodable` failure. Only the suite's own
- * connection trouble (local resources) is retried: a reset or a 5xx from the target is its answer.
- * Every attempt counts against the budget. Network trouble never throws: it comes back as an
- * `Exchange` with an `error` a check turns into a clear failure.
+ * The suite's only way to the target. Manners: bounded concurrency, a pace (`pace.ts`: `--rate-limit`
+ * and what 429s teach), a deadline on every attempt that no leg escapes (connect, a proxy's CONNECT,
+ * TLS, headers and body: `--timeout`), a request budget, a response size cap, redirects never
+ * followed (so a key never travels to another origin), and identical GETs memoized so checks share
+ * one fetch. The retry policy (`RETRY_POLICY`) tries a request again, at most `--retries` times: a
+ * 429 on any request (the target did not act on it), a 503 or a reset before any answer on GET and
+ * HEAD (idempotent); each attempt is an exchange of its own and counts against the budget, and the
+ * request ends with its last. Requests ask for `Accept-Encoding: identity` unless a check asks for a
+ * coding; whatever coding an answer declares (gzip, x-gzip, deflate, br) is decoded under the same
+ * size cap, so every check judges the content, and a body that does not decode is an `undecodable`
+ * failure. Network trouble never throws: it comes back as an `Exchange` with an `error` a check
+ * turns into a clear failure.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,9 +20,12 @@ import { type Dispatcher, request } from 'undici';
 import { KEY_PREFIX } from '../../spec/facts.ts';
 import { hasDotSegment } from '../core/dot-segments.ts';
 import { nearMissLabel, nearMissOf } from '../core/near-miss.ts';
+import { Pace } from './pace.ts';
 import { RESPONSE_CAP_FLAG } from '../core/types.ts';
 import type {
   Exchange,
+  Report,
+  RetryReason,
   FailureKind,
   KeyName,
   KeyUse,
@@ -31,9 +36,9 @@ import type {
   SuiteConfig,
 } from '../core/types.ts';
 import { USER_AGENT } from '../core/tool.ts';
-import { curlOf, curlReachArgs } from '../core/curl.ts';
+import { curlOf, curlReachArgs } from './curl.ts';
 import { routeOf } from './dispatcher.ts';
-import { shownProxy } from './reach.ts';
+import { safeDecode, shownProxy } from './reach.ts';
 import type { ProxySetting } from '../core/types.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
@@ -50,8 +55,6 @@ const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set([
   'proxy',
 ]);
 const GIVE_UP_AFTER = 3;
-/** How many times one request waits out a 429 before its answer stands. */
-const MAX_429_RETRIES = 5;
 /** Errors of the suite's own side (no socket, no file descriptor): the request never reached the target. */
 const LOCAL_ERRORS: ReadonlySet<string> = new Set([
   'EADDRNOTAVAIL',
@@ -62,6 +65,23 @@ const LOCAL_ERRORS: ReadonlySet<string> = new Set([
 ]);
 const MAX_LOCAL_RETRIES = 2;
 
+/**
+ * What is tried again, at most `--retries` times per request, and on which methods: a 429 on any
+ * (the target refused to act on it), a 503 and a reset with no answer on GET and HEAD only (a write
+ * may have been acted on). A 429's or 503's `Retry-After` is honoured up to `--max-retry-wait`
+ * (longer, and the answer stands); without one, the wait doubles from a quarter second.
+ */
+export const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
+  '429': 'any',
+  '503': 'idempotent',
+  reset: 'idempotent',
+};
+const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+const FIRST_BACKOFF_MS = 250;
+
+/** What one attempt came to: an answer, or why there was none. */
+type AttemptOutcome = ResponseData | (NetworkFailure & { local?: true });
+
 type ClientOptions = Pick<
   SuiteConfig,
   | 'baseUrl'
@@ -71,8 +91,13 @@ type ClientOptions = Pick<
   | 'maxRequests'
   | 'maxResponseBytes'
   | 'maxRetryWaitMs'
+  | 'retries'
+  | 'rateLimit'
   | 'reach'
 > & { embedded?: boolean };
+
+/** Told of every attempt once it is settled (answered, failed, or not sent). */
+export type ExchangeListener = (exchange: Exchange) => void;
 
 export class HttpClient {
   /** Every exchange of the run, in the order they were sent (memoized fetches appear once). */
@@ -89,18 +114,21 @@ export class HttpClient {
   private inFlight = 0;
   private seq = 0;
   private deadInARow = 0;
-  /** Until when every request waits, after a 429 asked the client to slow down (ms since the epoch). */
-  private pausedUntil = 0;
+  /** Request starts per window, and the pauses 429s ask for. */
+  private readonly pace: Pace;
+  /** Attempts tried again, by why. */
+  readonly retried: Partial<Record<RetryReason, number>> = {};
+  private readonly listeners: ExchangeListener[] = [];
+  private readonly options: ClientOptions;
   /** Random per run; reports show it as a shell expression that makes another one. Public for the echo check. */
   readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   private lastDeadMessage = '';
   /** The base URL's origin and path, for a path sent as written (`asWrittenOf`). */
   private readonly base: { origin: string; path: string };
 
-  private readonly options: ClientOptions;
-
   constructor(options: ClientOptions) {
     this.options = options;
+    this.pace = new Pace(options.rateLimit);
     const route = routeOf(options);
     this.agent = route.dispatcher;
     this.proxy = route.proxy;
@@ -139,6 +167,22 @@ export class HttpClient {
     await this.agent.destroy();
   }
 
+  /** Tells `listener` of every attempt as it settles (progress lines, `--log-requests`). */
+  onSettled(listener: ExchangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The report's count of requests: every attempt sent, the retries by reason, the pace kept. */
+  requestsOf(budget: number): Report['requests'] {
+    return {
+      sent: this.sent,
+      budget,
+      memoized: this.memoized,
+      retried: { ...this.retried },
+      rateLimit: this.pace.summary(),
+    };
+  }
+
   private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
     const { wire, display, keys, nearMisses } = this.headersOf(spec);
     const url = this.urlOf(spec);
@@ -148,38 +192,95 @@ export class HttpClient {
     if (spec.body !== undefined) info.body = spec.body;
     // curl removes dot segments too, unless told not to.
     info.curl = curlOf(info, asWritten ? [...this.curlArgs, '--path-as-is'] : this.curlArgs);
-    const exchange: Exchange = { seq: ++this.seq, request: info, durationMs: 0, retries: 0 };
-    this.exchanges.push(exchange);
+    let exchange = this.recorded(info, 0);
+    // A deployment limits each key: the pace is kept per credentials sent.
+    const credentials = credentialsOf(spec);
     await this.acquire();
-    const started = performance.now();
-    exchange.startedAt = Date.now();
     try {
-      let local = 0;
-      for (;;) {
-        const pause = this.pausedUntil - Date.now();
-        if (pause > 0) await sleep(pause);
-        const outcome = await this.attempt(method, asWritten ?? url, wire, spec.body);
-        if ('kind' in outcome) {
-          exchange.error = outcome;
-          delete exchange.response;
-          if (outcome.local && local++ < MAX_LOCAL_RETRIES) continue;
-          break;
+      for (let local = 0; ;) {
+        const outcome = await this.tried(exchange, credentials, () =>
+          this.attempt(method, asWritten ?? url, wire, spec.body),
+        );
+        const retry = this.retryOf(method, outcome, exchange.retries, local);
+        if (!retry) {
+          this.judgeTarget(outcome);
+          this.settled(exchange);
+          return exchange;
         }
-        delete exchange.error;
-        exchange.response = outcome;
-        const wait =
-          outcome.status === 429 && exchange.retries < MAX_429_RETRIES
-            ? this.retryWaitOf(outcome)
-            : undefined;
-        if (wait === undefined) break;
-        exchange.retries++;
-        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
+        if (retry.reason === 'local') local++;
+        this.retried[retry.reason] = (this.retried[retry.reason] ?? 0) + 1;
+        const next = this.recorded(info, exchange.retries + 1);
+        exchange.retriedAs = next.seq;
+        exchange.retriedFor = retry.reason;
+        this.settled(exchange);
+        exchange = next;
+        if (retry.reason === '429') this.pace.pauseUntil(credentials, performance.now() + retry.waitMs);
+        else await sleep(retry.waitMs);
       }
     } finally {
-      exchange.durationMs = Math.round(performance.now() - started);
       this.release();
     }
+  }
+
+  /** A new attempt of the request, in `exchanges` from now on (in the order requested). */
+  private recorded(request: RequestInfo, retries: number): Exchange {
+    const exchange: Exchange = { seq: ++this.seq, request, durationMs: 0, retries };
+    this.exchanges.push(exchange);
     return exchange;
+  }
+
+  /** Waits for the pace, sends one attempt and writes what came of it into `exchange`. */
+  private async tried(
+    exchange: Exchange,
+    credentials: string,
+    send: () => Promise<AttemptOutcome>,
+  ): Promise<AttemptOutcome> {
+    const startedAt = await this.pace.turn(credentials);
+    // The start the pace granted, on the wall clock: the HAR and the figures show the starts it counted.
+    exchange.startedAt = Math.floor(performance.timeOrigin + startedAt);
+    const outcome = await send();
+    exchange.durationMs = Math.round(performance.now() - startedAt);
+    if ('kind' in outcome) {
+      const { local: _local, ...failure } = outcome;
+      exchange.error = failure;
+    } else {
+      exchange.response = outcome;
+      this.pace.answered(credentials, startedAt, outcome.status);
+    }
+    return outcome;
+  }
+
+  /** Whether and when to try again (`RETRY_POLICY`), or undefined when this attempt is the last. */
+  private retryOf(
+    method: string,
+    outcome: AttemptOutcome,
+    retries: number,
+    local: number,
+  ): { reason: RetryReason; waitMs: number } | undefined {
+    if ('kind' in outcome && outcome.local) {
+      return local < MAX_LOCAL_RETRIES ? { reason: 'local', waitMs: 0 } : undefined;
+    }
+    const reason: RetryReason | undefined =
+      'kind' in outcome
+        ? outcome.kind === 'reset'
+          ? 'reset'
+          : undefined
+        : outcome.status === 429
+          ? '429'
+          : outcome.status === 503
+            ? '503'
+            : undefined;
+    if (reason === undefined || retries >= this.options.retries) return undefined;
+    if (RETRY_POLICY[reason] === 'idempotent' && !IDEMPOTENT.has(method)) return undefined;
+    // The budget is spent: the answer in hand stands rather than a "not sent".
+    if (this.sent >= this.options.maxRequests) return undefined;
+    const backoff = FIRST_BACKOFF_MS * 2 ** retries;
+    const waitMs = 'kind' in outcome ? backoff : this.retryWaitOf(outcome, backoff);
+    return waitMs === undefined ? undefined : { reason, waitMs };
+  }
+
+  private settled(exchange: Exchange): void {
+    for (const listener of this.listeners) listener(exchange);
   }
 
   /**
@@ -194,46 +295,69 @@ export class HttpClient {
     return { origin: this.base.origin, path: `${this.base.path}${spec.path}${query}` };
   }
 
+  /**
+   * One attempt, bounded by `--timeout` from its start whatever leg it is in: undici cannot abort a
+   * request still waiting for its connection (a proxy that accepted and never answers CONNECT), so
+   * the deadline does not wait for undici; the dispatcher's own timeouts (`dispatcher.ts`) end the
+   * abandoned attempt soon after.
+   */
   private async attempt(
     method: string,
     target: string | AsWritten,
     headers: Record<string, string>,
     body: string | undefined,
-  ): Promise<ResponseData | (NetworkFailure & { local?: true })> {
+  ): Promise<AttemptOutcome> {
     const refused = this.notSending();
     if (refused) return refused;
     this.sent++;
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.options.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => {
+        resolve('deadline');
+        controller.abort();
+      }, this.options.timeoutMs);
+    });
+    const work = this.answerOf(method, target, headers, body, controller).catch(
+      (error: unknown) => ({ thrown: error }) as const,
+    );
     try {
-      const options = { method: method as 'GET', headers, body, signal: controller.signal };
-      // `Dispatcher.request` sends the path as given, through the same dispatcher (an http target
-      // behind a proxy gets it in the absolute-URI request, `origin + path`).
-      const answer =
-        typeof target === 'string'
-          ? await request(target, { ...options, dispatcher: this.agent })
-          : await this.agent.request({ ...options, ...target });
-      const wire = await this.bodyOf(answer, controller);
-      if (!Buffer.isBuffer(wire)) return wire;
-      this.deadInARow = 0;
-      return await this.contentOf(answer, wire, method);
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
-      if (!timedOut && LOCAL_ERRORS.has(code)) {
+      const first = await Promise.race([work, deadline]);
+      if (first === 'deadline') {
+        return {
+          kind: 'timeout',
+          message: `no complete answer within ${this.options.timeoutMs} ms (--timeout)`,
+        };
+      }
+      if (!('thrown' in first)) return first;
+      const code = (first.thrown as { code?: string }).code ?? '';
+      if (LOCAL_ERRORS.has(code)) {
         return { kind: 'network', message: `the suite could not open a connection (${code})`, local: true };
       }
-      return this.dead(
-        timedOut
-          ? { kind: 'timeout', message: `no complete answer within ${this.options.timeoutMs} ms (--timeout)` }
-          : failureOf(error, this.proxy),
-      );
+      return failureOf(first.thrown, this.proxy);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Sends the request and reads its answer, decoded; throws what undici throws. */
+  private async answerOf(
+    method: string,
+    target: string | AsWritten,
+    headers: Record<string, string>,
+    body: string | undefined,
+    controller: AbortController,
+  ): Promise<ResponseData | NetworkFailure> {
+    const options = { method: method as 'GET', headers, body, signal: controller.signal };
+    // `Dispatcher.request` sends the path as given, through the same dispatcher (an http target
+    // behind a proxy gets it in the absolute-URI request, `origin + path`).
+    const answer =
+      typeof target === 'string'
+        ? await request(target, { ...options, dispatcher: this.agent })
+        : await this.agent.request({ ...options, ...target });
+    const wire = await this.bodyOf(answer, controller);
+    if (!Buffer.isBuffer(wire)) return wire;
+    return this.contentOf(answer, wire, method);
   }
 
   /** Why a request is not sent at all: the target is gone, or the budget is spent. */
@@ -264,10 +388,10 @@ export class HttpClient {
       bytes += chunk.length;
       if (bytes > this.options.maxResponseBytes) {
         controller.abort();
-        return this.dead({
+        return {
           kind: 'too-large',
           message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
-        });
+        };
       }
       chunks.push(chunk);
     }
@@ -330,20 +454,29 @@ export class HttpClient {
     return content;
   }
 
-  private dead(failure: NetworkFailure): NetworkFailure {
-    if (DEAD_TARGET_KINDS.has(failure.kind)) {
+  /**
+   * How the request ended tells whether the target is still there: requests that end, one after the
+   * other, with no connection or no answer make the client stop asking (an attempt that was tried
+   * again counts once, with its request).
+   */
+  private judgeTarget(outcome: AttemptOutcome): void {
+    if (!('kind' in outcome)) {
+      this.deadInARow = 0;
+    } else if (DEAD_TARGET_KINDS.has(outcome.kind)) {
       this.deadInARow++;
-      this.lastDeadMessage = failure.message;
-    } else {
+      this.lastDeadMessage = outcome.message;
+    } else if (outcome.kind !== 'budget' && outcome.kind !== 'gave-up') {
       this.deadInARow = 0;
     }
-    return failure;
   }
 
-  /** Milliseconds to wait before retrying a 429, or undefined when it should not be retried. */
-  private retryWaitOf(response: ResponseData): number | undefined {
+  /**
+   * Milliseconds to wait before trying a 429 or 503 again: its `Retry-After` (seconds or a date),
+   * else `fallback`; undefined when the wait asked for is longer than `--max-retry-wait`.
+   */
+  private retryWaitOf(response: ResponseData, fallback: number): number | undefined {
     const raw = response.headers['retry-after'];
-    let ms = 1_000;
+    let ms = fallback;
     if (raw !== undefined) {
       if (/^\d+$/.test(raw.trim())) ms = Number(raw.trim()) * 1_000;
       else if (!Number.isNaN(Date.parse(raw))) ms = Math.max(0, Date.parse(raw) - Date.now());
@@ -391,7 +524,7 @@ export class HttpClient {
     // The gateway's headers go on every request, under a check's own; reports show their variable.
     for (const header of this.options.reach?.headers ?? []) {
       wire[header.name.toLowerCase()] = header.value;
-      display[header.name] = `$${header.variable}`;
+      display[header.name] = header.shown;
     }
     for (const [name, value] of Object.entries(spec.headers ?? {})) {
       wire[name.toLowerCase()] = value;
@@ -451,6 +584,14 @@ const DECODERS: Record<string, Decoder> = {
   deflate: inflateEither,
   br: promisify(brotliDecompress) as Decoder,
 };
+
+/** What identifies a request's credentials to the target: the keys (or their near misses) it sends. */
+function credentialsOf(spec: RequestSpec): string {
+  const uses = spec.auth === undefined ? [] : [spec.auth].flat();
+  const keys = uses.map((use) => (use.nearMiss ? `${use.key}~${use.nearMiss}` : use.key));
+  if (spec.madeUpKey) keys.push('made-up');
+  return keys.join('+');
+}
 
 /** An origin and a path to send exactly as written (`HttpClient.asWrittenOf`). */
 interface AsWritten {
@@ -524,7 +665,14 @@ function proxyFailureOf(
   const refused = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(message);
   const status = refused?.[1] ?? refused?.[2];
   if (status === undefined) return undefined;
-  const what = status === '407' ? 'asks for credentials (407)' : `answered ${status} to CONNECT`;
+  // A 407 to credentials sent is a wrong user or password: the user is named, never the password.
+  const user = new URL(proxy.url).username;
+  const what =
+    status !== '407'
+      ? `answered ${status} to CONNECT`
+      : user
+        ? `refused the credentials of user ${JSON.stringify(safeDecode(user))} (407)`
+        : 'asks for credentials (407)';
   return { kind: 'proxy', code: `PROXY_${status}`, message: `${where} ${what}` };
 }
 const PROXY_CONNECT_CODES = new Set([

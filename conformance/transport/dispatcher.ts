@@ -5,10 +5,12 @@
  * https target through CONNECT, as curl does. TLS options (extra trusted roots, no verification, a
  * client certificate) apply to the target's connection, inside the tunnel when there is one.
  * The client talks to one origin only (it never follows a redirect), so the proxy is chosen once.
+ * Every connection undici opens, to the target or to the proxy, has `--timeout` for its headers and
+ * body (a proxy's answer to CONNECT included), so no attempt the client gave up on lingers.
  */
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
-import { Agent, type Dispatcher, ProxyAgent } from 'undici';
+import { Agent, type Dispatcher, Pool, ProxyAgent } from 'undici';
 import { proxyFor } from './reach.ts';
 import type { ProxySetting, Reach, SuiteConfig } from '../core/types.ts';
 
@@ -42,20 +44,25 @@ export function routeOf(options: DispatcherOptions): Route {
   // The embedded reference server is in this process: no proxy stands between.
   const proxy = options.embedded ? undefined : proxyFor(options.baseUrl, options.reach);
   if (!proxy) return { dispatcher: new Agent({ ...pool, connect: { timeout, ...targetTls } }) };
-  const { ca, rejectUnauthorized } = targetTls;
+  // Pools of undici's own, given the run's timeouts: its defaults wait five minutes for a proxy's
+  // answer to CONNECT (`clientFactory`) and for an answer through a proxy without a tunnel (`factory`).
+  const bounded = (origin: string | URL, options: Pool.Options) => new Pool(origin, { ...pool, ...options });
   const dispatcher = new ProxyAgent({
     ...pool,
     uri: proxy.url,
+    factory: bounded,
+    clientFactory: bounded,
     proxyTunnel: false,
     requestTls: { timeout, ...targetTls },
-    // An https proxy is trusted as the target is; the client certificate is the target's alone.
-    proxyTls: {
-      timeout,
-      ...(ca ? { ca } : {}),
-      ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}),
-    },
+    proxyTls: { timeout, ...proxyTlsOf(targetTls) },
   });
   return { dispatcher, proxy };
+}
+
+/** An https proxy is trusted as the target is; the client certificate is the target's alone. */
+export function proxyTlsOf(targetTls: TlsOptions): TlsOptions {
+  const { ca, rejectUnauthorized } = targetTls;
+  return { ...(ca ? { ca } : {}), ...(rejectUnauthorized === false ? { rejectUnauthorized } : {}) };
 }
 
 export function tlsOf(reach: Reach | undefined): TlsOptions {

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from '../core/config-error.ts';
 import type { GatewayHeader, ProxySetting, Reach } from '../core/types.ts';
@@ -32,12 +33,41 @@ export interface ReachFlags {
 export const HEADERS_VARIABLE = 'CONFORMANCE_HEADERS';
 /** The variable `--proxy` falls back to. */
 export const PROXY_VARIABLE = 'CONFORMANCE_PROXY';
+/** The password of the `--proxy` (or `CONFORMANCE_PROXY`) user, when its URL holds none. */
+export const PROXY_PASSWORD_VARIABLE = 'CONFORMANCE_PROXY_PASSWORD';
+
+/**
+ * The files' variables: the environment's way to give `--ca-file`, `--cert` and `--key` (the flag
+ * wins). Reproductions name the variable rather than the path, so a file that lived only for the
+ * run (the GitHub Action's) is not named after it is gone.
+ */
+export const FILE_VARIABLES = {
+  'ca-file': 'CONFORMANCE_CA_FILE',
+  cert: 'CONFORMANCE_CERT_FILE',
+  key: 'CONFORMANCE_KEY_FILE',
+} as const;
+
+/** A file flag, or its variable: the path, and the variable when that is where it came from. */
+function fileSetting(
+  flags: ReachFlags,
+  env: Env,
+  flag: keyof typeof FILE_VARIABLES,
+): { raw: string; variable?: string } | undefined {
+  const given = flags[flag];
+  if (given !== undefined) return { raw: given };
+  const variable = FILE_VARIABLES[flag];
+  const raw = env[variable]?.trim();
+  return raw ? { raw, variable } : undefined;
+}
 
 export function reachOf(flags: ReachFlags, env: Env): Reach {
   const reach: Reach = { insecure: flags.insecure === true, headers: headersOf(flags.header, env) };
   const explicit = flags.proxy ?? (env[PROXY_VARIABLE]?.trim() || undefined);
   if (explicit !== undefined) {
-    reach.proxy = proxySetting(explicit, flags.proxy !== undefined ? '--proxy' : PROXY_VARIABLE);
+    reach.proxy = withPassword(
+      proxySetting(explicit, flags.proxy !== undefined ? '--proxy' : PROXY_VARIABLE),
+      env[PROXY_PASSWORD_VARIABLE],
+    );
   }
   // curl's order: the lower-case name first.
   const http = firstSet(env, ['http_proxy', 'HTTP_PROXY']);
@@ -46,9 +76,14 @@ export function reachOf(flags: ReachFlags, env: Env): Reach {
   if (https) reach.httpsProxy = proxySetting(https.value, https.name);
   const noProxy = firstSet(env, ['no_proxy', 'NO_PROXY']);
   if (noProxy) reach.noProxy = noProxy.value;
-  if (flags['ca-file'] !== undefined) {
-    const file = fileFlag('--ca-file', flags['ca-file']);
-    reach.ca = { file, pem: pemOf('--ca-file', file, 'CERTIFICATE') };
+  const ca = fileSetting(flags, env, 'ca-file');
+  if (ca) {
+    const file = fileFlag('--ca-file', ca.raw);
+    reach.ca = {
+      file,
+      pem: pemOf('--ca-file', file, 'CERTIFICATE'),
+      ...(ca.variable ? { variable: ca.variable } : {}),
+    };
   }
   const clientCert = clientCertOf(flags, env);
   if (clientCert) reach.clientCert = clientCert;
@@ -78,6 +113,17 @@ function proxySetting(raw: string, from: string): ProxySetting {
     throw new ConfigError(`${from} must be an http:// or https:// proxy, not ${url.protocol}`);
   }
   return { url: url.href, from };
+}
+
+/**
+ * `--proxy http://qa-ci@host:port` with the password in `CONFORMANCE_PROXY_PASSWORD`: the password
+ * stays off the command line, and reproductions name the variable (curl.ts).
+ */
+function withPassword(proxy: ProxySetting, password: string | undefined): ProxySetting {
+  const url = new URL(proxy.url);
+  if (!password || !url.username || url.password) return proxy;
+  url.password = encodeURIComponent(password);
+  return { ...proxy, url: url.href, passwordVariable: PROXY_PASSWORD_VARIABLE };
 }
 
 /** The proxy's URL fit to print: its origin, credentials left out. */
@@ -163,21 +209,25 @@ function pemOf(flag: string, file: string, label: string): string {
 /** `--cert` and `--key` together, the key decrypted with its passphrase and matching the certificate. */
 function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
   const passphraseName = flags['key-passphrase-env'];
-  if (flags.cert === undefined && flags.key === undefined) {
+  const cert = fileSetting(flags, env, 'cert');
+  const key = fileSetting(flags, env, 'key');
+  if (cert === undefined && key === undefined) {
     if (passphraseName !== undefined)
       throw new ConfigError('--key-passphrase-env goes with --cert and --key');
     return undefined;
   }
-  if (flags.cert === undefined || flags.key === undefined) {
+  if (cert === undefined || key === undefined) {
     throw new ConfigError('a client certificate needs both --cert FILE and --key FILE (PEM)');
   }
-  const certFile = fileFlag('--cert', flags.cert);
-  const keyFile = fileFlag('--key', flags.key);
+  const certFile = fileFlag('--cert', cert.raw);
+  const keyFile = fileFlag('--key', key.raw);
   const clientCert: NonNullable<Reach['clientCert']> = {
     certFile,
     cert: pemOf('--cert', certFile, 'CERTIFICATE'),
     keyFile,
     key: pemOf('--key', keyFile, 'PRIVATE KEY'),
+    ...(cert.variable ? { certVariable: cert.variable } : {}),
+    ...(key.variable ? { keyVariable: key.variable } : {}),
   };
   if (passphraseName !== undefined) {
     const passphrase = env[passphraseName];
@@ -189,8 +239,37 @@ function clientCertOf(flags: ReachFlags, env: Env): Reach['clientCert'] {
     clientCert.passphrase = passphrase;
     clientCert.passphraseVariable = passphraseName;
   }
+  currentCertificate(clientCert);
   usableIdentity(clientCert, passphraseName);
   return clientCert;
+}
+
+/**
+ * The client certificate's dates, checked here before anything is sent: a server refuses an expired
+ * or not-yet-valid one with an alert that does not say why.
+ */
+function currentCertificate(clientCert: NonNullable<Reach['clientCert']>): void {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(clientCert.cert);
+  } catch (error) {
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} is not a usable certificate: ${(error as Error).message}`,
+    );
+  }
+  const now = Date.now();
+  const from = Date.parse(certificate.validFrom);
+  const to = Date.parse(certificate.validTo);
+  if (now > to) {
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} expired on ${new Date(to).toISOString()}: renew the client certificate`,
+    );
+  }
+  if (now < from) {
+    throw new ConfigError(
+      `--cert ${clientCert.certFile} is not valid until ${new Date(from).toISOString()}: check the machine's clock or use the current certificate`,
+    );
+  }
 }
 
 /** Node's own check of the pair: a key that does not decrypt or does not match fails here, not mid-run. */
@@ -235,35 +314,89 @@ const OWN_HEADERS: Record<string, string> = {
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** `CONFORMANCE_HEADERS` lines, then `--header` flags; a later header of the same name replaces an earlier one. */
+/**
+ * Gateway headers, a later one of the same name replacing an earlier one: each `CONFORMANCE_HEADER_<NAME>`
+ * variable (`CONFORMANCE_HEADER_X_GATEWAY_TOKEN` is `X-Gateway-Token`), then `CONFORMANCE_HEADERS`
+ * lines, then `--header` flags.
+ */
 function headersOf(flags: string[] | undefined, env: Env): GatewayHeader[] {
   const lines = (env[HEADERS_VARIABLE] ?? '').split(/\r?\n/).map((line) => line.trim());
+  const byName = new Map<string, GatewayHeader>();
+  for (const [variable, value] of Object.entries(env)) {
+    if (!variable.startsWith(HEADER_VARIABLE_PREFIX) || !value?.trim()) continue;
+    // The variable's value is the header's as it stands: it names no further variable.
+    const header = headerOf(`${headerNameOf(variable)}: ${value}`, variable, undefined);
+    byName.set(header.name.toLowerCase(), {
+      ...header,
+      shown: `$${variable}`,
+      secrets: { [variable]: header.value },
+    });
+  }
   const given = [
     ...lines
       .map((line, i) => ({ line, where: `${HEADERS_VARIABLE} line ${i + 1}` }))
       .filter((g) => g.line !== ''),
     ...(flags ?? []).map((line, i) => ({ line, where: `--header #${i + 1}` })),
   ];
-  const byName = new Map<string, GatewayHeader>();
   for (const { line, where } of given) {
-    const header = headerOf(line, where);
+    const header = headerOf(line, where, env);
     byName.set(header.name.toLowerCase(), header);
   }
   return [...byName.values()];
 }
 
-/** One `Name: value`; a message names the header, never its value. */
-function headerOf(line: string, where: string): GatewayHeader {
+/** The variables the suite reads a gateway header from, one each: `CONFORMANCE_HEADER_<NAME>`. */
+export const HEADER_VARIABLE_PREFIX = 'CONFORMANCE_HEADER_';
+
+/** `CONFORMANCE_HEADER_X_GATEWAY_TOKEN` → `X-Gateway-Token`. */
+function headerNameOf(variable: string): string {
+  return variable
+    .slice(HEADER_VARIABLE_PREFIX.length)
+    .split('_')
+    .map((word) => word.charAt(0) + word.slice(1).toLowerCase())
+    .join('-');
+}
+
+/** The variable reproductions name for a header given as a literal value. */
+function variableOf(name: string): string {
+  return `${HEADER_VARIABLE_PREFIX}${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** `$NAME` or `${NAME}` in a header value, as the shell writes a variable. */
+const VARIABLE_REFERENCE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+
+/**
+ * One `Name: value`; a message names the header, never its value. Variables the value names
+ * (`--header 'X-Gateway-Token: $GATEWAY_TOKEN'`) are read from the environment, so the value never
+ * stands on the command line and reproductions can name the same variables; one that is not set is
+ * unusable configuration.
+ */
+function headerOf(line: string, where: string, env: Env | undefined): GatewayHeader {
   const colon = line.indexOf(':');
   const name = colon < 0 ? '' : line.slice(0, colon).trim();
   if (!TOKEN.test(name))
-    throw new ConfigError(`${where} is not 'Name: value' (e.g. --header 'X-Gateway-Token: ...')`);
-  const value = line.slice(colon + 1).trim();
+    throw new ConfigError(`${where} is not 'Name: value' (e.g. --header 'X-Gateway-Token: $GATEWAY_TOKEN')`);
+  const written = line.slice(colon + 1).trim();
   const own = OWN_HEADERS[name.toLowerCase()];
   if (own) throw new ConfigError(`${where} sets ${name}, which --header cannot set: ${own}`);
-  if (value === '') throw new ConfigError(`${where} (${name}) has no value`);
+  if (written === '') throw new ConfigError(`${where} (${name}) has no value`);
+  const secrets: Record<string, string> = {};
+  const value = written.replace(VARIABLE_REFERENCE, (match, braced?: string, bare?: string) => {
+    if (env === undefined) return match;
+    const variable = (braced ?? bare) as string;
+    const set = env[variable];
+    if (set === undefined || set === '') {
+      throw new ConfigError(
+        `${where} (${name}) names $${variable}, which is not set: export it, or give the value`,
+      );
+    }
+    secrets[variable] = set;
+    return set;
+  });
   if (/[\0\r\n]/.test(value)) throw new ConfigError(`${where} (${name}) holds a control character`);
-  return { name, value, variable: `CONFORMANCE_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}` };
+  if (Object.keys(secrets).length > 0) return { name, value, shown: written, secrets };
+  const variable = variableOf(name);
+  return { name, value, shown: `$${variable}`, secrets: { [variable]: value } };
 }
 
 /**
@@ -281,14 +414,15 @@ export function reachSecrets(reach: Reach | undefined): Record<string, string> {
   const secrets: Record<string, string> = {};
   if (!reach) return secrets;
   for (const header of reach.headers) {
-    if (header.value.length >= SECRET_HEADER_LENGTH) secrets[header.variable] = header.value;
+    for (const [variable, value] of Object.entries(header.secrets)) {
+      if (value.length >= SECRET_HEADER_LENGTH) secrets[variable] = value;
+    }
   }
   for (const proxy of [reach.proxy, reach.httpProxy, reach.httpsProxy]) {
     if (!proxy) continue;
-    const { username, password } = new URL(proxy.url);
+    const { password } = new URL(proxy.url);
     const prefix = proxy.from === '--proxy' ? PROXY_VARIABLE : proxy.from.toUpperCase();
-    // A user name is no secret unless long enough to be one (a short one would mangle reports).
-    if (username.length >= SECRET_HEADER_LENGTH) secrets[`${prefix}_USER`] = safeDecode(username);
+    // The user name is no secret: a refused login names it (the password never).
     if (password) secrets[`${prefix}_PASSWORD`] = safeDecode(password);
   }
   const cert = reach.clientCert;
@@ -296,7 +430,7 @@ export function reachSecrets(reach: Reach | undefined): Record<string, string> {
   return secrets;
 }
 
-function safeDecode(text: string): string {
+export function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

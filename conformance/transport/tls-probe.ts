@@ -52,3 +52,37 @@ export function howHandshakeEnds(
     socket.on('data', () => undefined);
   });
 }
+
+/**
+ * The issuer (common name, else organisation) of the certificate the target presents, read from a
+ * connection that does not verify it and sends nothing; undefined when none came in time. It tells
+ * a tester which CA `--ca-file` should have held.
+ */
+export function issuerOf(
+  baseUrl: string,
+  reach: Reach | undefined,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const url = new URL(baseUrl);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = connect({
+      host,
+      port: Number(url.port) || 443,
+      ...(isIP(host) === 0 ? { servername: host } : {}),
+      ...tlsOf(reach),
+      rejectUnauthorized: false,
+    });
+    const done = (issuer: string | undefined) => {
+      clearTimeout(bound);
+      socket.destroy();
+      resolve(issuer);
+    };
+    const bound = setTimeout(() => done(undefined), timeoutMs);
+    socket.once('secureConnect', () => {
+      const { issuer } = socket.getPeerCertificate();
+      done([issuer?.CN ?? issuer?.O].flat()[0]);
+    });
+    socket.on('error', () => done(undefined));
+  });
+}

@@ -7,7 +7,7 @@
 import { responseOf } from '../client.ts';
 import { EXCERPT_CHARS } from '../../core/answers.ts';
 import type { Keyring } from '../../core/credentials.ts';
-import { curlOf } from '../../core/curl.ts';
+import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../../core/types.ts';
 import { codingsOf, decodeBody } from './codings.ts';
 import { SECRET_HEADERS, type SecretNotes, shownUrl } from './secrets.ts';

@@ -5,7 +5,8 @@
  * given by flag (curl reads the proxy variables itself), the CA file, `-k`, the client certificate,
  * with credentials and passphrases as variables too.
  */
-import type { ProxySetting, Reach, RequestInfo } from './types.ts';
+import { PROXY_VARIABLE, safeDecode } from './reach.ts';
+import type { ProxySetting, Reach, RequestInfo } from '../core/types.ts';
 
 export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly string[] = []): string {
   const parts = ['curl', '-sS', '-i', ...reachArgs];
@@ -33,16 +34,41 @@ const RECORDED_KEY_ID = /\bkey#([0-9a-f]{8})\b/g;
  */
 export const recordedKeyVariable = (hex: string) => `CONFORMANCE_KEY_${hex.toUpperCase()}`;
 
-/** Header values the shell must expand: a key or gateway header variable, or the made-up key's generator. */
-const SHELL_VALUE = /\$CONFORMANCE_[A-Z0-9_]+|\$\(openssl rand -hex \d+\)/;
+/**
+ * Header values the shell must expand: a key's variable, a gateway header's variables (any name:
+ * `--header 'X-Gateway-Token: $GATEWAY_TOKEN'` shows as written), or the made-up key's generator.
+ */
+const SHELL_VALUE = /\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})|\$\(openssl rand -hex \d+\)/;
 
 function singleQuoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Double quotes so `$CONFORMANCE_…` expands; anything else the shell would interpret is escaped. */
+/** Double quotes so variables expand; anything else the shell would interpret is escaped. */
 function doubleQuoted(text: string): string {
-  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?!CONFORMANCE_[A-Z0-9_]+|\(openssl rand -hex \d+\))/g, '\\$')}"`;
+  return `"${text.replace(/["\\`]/g, '\\$&').replace(/\$(?![A-Za-z_]|\{[A-Za-z_][A-Za-z0-9_]*\}|\(openssl rand -hex \d+\))/g, '\\$')}"`;
+}
+
+/** A file as the run was given it: by its variable when it came from one, else its path. */
+function fileArg(file: string, variable: string | undefined): string {
+  return variable ? `"$${variable}"` : singleQuoted(file);
+}
+
+/**
+ * The proxy as the run was given it: `$CONFORMANCE_PROXY` itself (curl reads credentials in the
+ * URL), or the `--proxy` origin with its user; the password as `$CONFORMANCE_PROXY_PASSWORD` when
+ * the run read it there, else left for curl to ask (`--proxy-user USER` prompts for it).
+ */
+function curlProxyArgs(proxy: ProxySetting): string[] {
+  const url = new URL(proxy.url);
+  if (proxy.from === PROXY_VARIABLE && !proxy.passwordVariable) return ['-x', `"$${PROXY_VARIABLE}"`];
+  const args = ['-x', singleQuoted(url.origin)];
+  if (!url.username) return args;
+  const user = safeDecode(url.username);
+  const credentials = proxy.passwordVariable
+    ? doubleQuoted(`${user}:$${proxy.passwordVariable}`)
+    : singleQuoted(user);
+  return [...args, '--proxy-user', credentials];
 }
 
 /**
@@ -52,18 +78,18 @@ function doubleQuoted(text: string): string {
  */
 export function curlReachArgs(reach: Reach | undefined, proxy: ProxySetting | undefined): string[] {
   const args: string[] = [];
-  if (proxy && (proxy.from === '--proxy' || proxy.from === 'CONFORMANCE_PROXY')) {
-    const url = new URL(proxy.url);
-    args.push('-x', singleQuoted(url.origin));
-    if (url.password) {
-      args.push('--proxy-user', '"$CONFORMANCE_PROXY_USER:$CONFORMANCE_PROXY_PASSWORD"');
-    }
-  }
-  if (reach?.ca) args.push('--cacert', singleQuoted(reach.ca.file));
+  if (proxy && (proxy.from === '--proxy' || proxy.from === PROXY_VARIABLE))
+    args.push(...curlProxyArgs(proxy));
+  if (reach?.ca) args.push('--cacert', fileArg(reach.ca.file, reach.ca.variable));
   if (reach?.insecure) args.push('-k');
   const cert = reach?.clientCert;
   if (cert) {
-    args.push('--cert', singleQuoted(cert.certFile), '--key', singleQuoted(cert.keyFile));
+    args.push(
+      '--cert',
+      fileArg(cert.certFile, cert.certVariable),
+      '--key',
+      fileArg(cert.keyFile, cert.keyVariable),
+    );
     if (cert.passphraseVariable) args.push('--pass', `"$${cert.passphraseVariable}"`);
   }
   return args;
