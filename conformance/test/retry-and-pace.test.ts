@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRateLimitedProxy } from '../../tools/measure/rate-limited.ts';
+import { startRateLimitedProxy } from '../../tools/test-support/rate-limited.ts';
 import { HttpClient } from '../transport/client.ts';
 import { busiestSecond } from '../transport/pace.ts';
 import { DEFAULTS } from '../cli/config.ts';

@@ -18,7 +18,7 @@ import type { Report } from '../../conformance/core/types.ts';
 import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/flags.ts';
 import { LAUNCHER } from '../../command-line/launch.js';
 import { ROOT } from '../../command-line/bundle.js';
-import { startRateLimitedProxy } from '../measure/rate-limited.ts';
+import { startRateLimitedProxy } from '../test-support/rate-limited.ts';
 import { busiestSecond } from '../../conformance/transport/pace.ts';
 
 const DELAY_MS = 100;
