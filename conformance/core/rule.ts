@@ -7,13 +7,14 @@
  * under test unless the rule says otherwise (`appliesTo`), so a new endpoint is checked by editing
  * the spec alone.
  */
-import type { Area, Exchange, Level, MockMode, RequestSpec } from '../types.ts';
+import type { Area, Exchange, Level, MockMode, RequestSpec } from './types.ts';
 import type { Campaign, KeyName, Via } from './roles.ts';
-import type { NearMiss } from '../near-miss.ts';
+import type { NearMiss } from './near-miss.ts';
 import type { Credential } from './credentials.ts';
 import type { Observation } from './observation.ts';
 import type { OperationModel, SpecModel } from './spec-model.ts';
 import type { OwaspCategory } from './owasp.ts';
+import type { RuleState } from './state.ts';
 
 export interface RuleDeclaration {
   /** Stable requirement id, e.g. `AUTH-003`. */
@@ -92,6 +93,8 @@ export interface RuleContext {
   /** Whether a text repeats a key these credentials carried, whole or in part; never a value. */
   readonly echoed: (credential: Credential, text: string) => boolean;
   readonly source: 'live' | 'traffic';
+  /** Where `across` judges keep their per-item state, within the run's memory budget (`state.ts`). */
+  readonly state: RuleState;
 }
 
 /** A judge over many exchanges: it sees every observation, then gives its verdicts. */
@@ -195,6 +198,11 @@ export interface Rule extends RuleDeclaration {
    * when no rule about that very request already found it broken, so one cause is one failure.
    */
   catchAll?: true;
+  /**
+   * Also judges attempts that were tried again (a 429 or a 503 the client retried): a fault a client
+   * met is a fault even if a retry would have succeeded. Every other rule judges final attempts only.
+   */
+  judgesEveryAttempt?: true;
   /** The operations it applies to; every live GET operation when absent. */
   appliesTo?(op: OperationModel): boolean;
   /** The requests a live run needs for this rule on one operation. */

@@ -21,7 +21,7 @@ import { PRIMARY_KEY, reads, roleOf } from '../core/roles.ts';
 import type { Across, Ask, Judgement, Probe, RuleContext, World } from '../core/rule.ts';
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { MockMode, ResponseData } from '../types.ts';
+import type { MockMode, ResponseData } from '../core/types.ts';
 import { collectionRequest } from './requests.ts';
 
 /** A Prism mock only checks that a key is present: it cannot tell keys apart. */

@@ -9,10 +9,11 @@ import { credentialLabel } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
 import type { Campaign } from '../core/roles.ts';
 import { NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, REVOKED_KEY, reads, roleOf } from '../core/roles.ts';
-import type { Across, Judgement, Probe, Rule, World } from '../core/rule.ts';
+import type { Across, Judgement, Probe, Rule, RuleContext, World } from '../core/rule.ts';
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { ResponseData } from '../types.ts';
+import type { RuleState, StateTable } from '../core/state.ts';
+import type { ResponseData } from '../core/types.ts';
 import {
   acceptedVerdict,
   at,
@@ -79,18 +80,23 @@ const primaryBothHeaders = (op: OperationModel, world: World): Probe[] => [
 ];
 
 /** The primary key's data in x-api-key against Bearer, request by request. */
-function sameDataAcross(): Across {
-  return headerPairsAcross({
-    outcomeOf(obs) {
-      const response = obs.exchange.response;
-      const data = dataIn(obs);
-      if (obs.credential.kind !== 'key' || obs.credential.key !== PRIMARY_KEY || !response) return undefined;
-      if (!isSuccess(response.status) || data === undefined) return undefined;
-      const items = Array.isArray(data) ? `${data.length} items` : 'one item';
-      return { status: response.status, digest: digestOf(data), label: `${response.status} with ${items}` };
+function sameDataAcross(ctx: RuleContext): Across {
+  return headerPairsAcross(
+    {
+      outcomeOf(obs) {
+        const response = obs.exchange.response;
+        const data = dataIn(obs);
+        if (obs.credential.kind !== 'key' || obs.credential.key !== PRIMARY_KEY || !response)
+          return undefined;
+        if (!isSuccess(response.status) || data === undefined) return undefined;
+        const items = Array.isArray(data) ? `${data.length} items` : 'one item';
+        return { status: response.status, digest: digestOf(data), label: `${response.status} with ${items}` };
+      },
+      difference: (bearer, xApiKey) => (bearer.digest === xApiKey.digest ? undefined : 'different data'),
     },
-    difference: (bearer, xApiKey) => (bearer.digest === xApiKey.digest ? undefined : 'different data'),
-  });
+    ctx.state,
+    'AUTH-002 pairs',
+  );
 }
 
 export const authRules: Rule[] = [
@@ -274,7 +280,7 @@ export const authRules: Rule[] = [
       'project decision: 400 conflicting_credentials (refusing, or preferring one header, are conformant)',
     hint: 'Refusing or preferring one header are both conformant; the project refuses with 400 conflicting_credentials.',
     plan: (op, world) => twoKeysProbes(op, world),
-    across: (ctx) => twoKeysAcross(ctx.spec),
+    across: (ctx) => twoKeysAcross(ctx.spec, ctx.state),
   },
 ];
 
@@ -362,8 +368,8 @@ const MAX_TWO_KEYS = 1000;
  * or reads one of them, told by whose items it served, or whose item it did not find (the
  * campaigns that single keys were served each item).
  */
-function twoKeysAcross(spec: SpecModel): Across {
-  const owners = new Map<string, Set<Campaign>>();
+function twoKeysAcross(spec: SpecModel, state: RuleState): Across {
+  const owners = state.table<Set<Campaign>>('AUTH-012 owners');
   const seen: TwoKeys[] = [];
   return {
     see(obs) {
@@ -373,7 +379,10 @@ function twoKeysAcross(spec: SpecModel): Across {
       if (credential.kind === 'key') {
         const campaign = campaignOfSide(credential);
         if (campaign && isSuccess(response.status)) {
-          for (const id of idsIn(response)) owners.set(id, (owners.get(id) ?? new Set()).add(campaign));
+          for (const id of idsIn(response)) {
+            const held = owners.get(id);
+            if (!held?.has(campaign)) owners.set(id, (held ?? new Set()).add(campaign));
+          }
         }
         return;
       }
@@ -397,7 +406,7 @@ function twoKeysAcross(spec: SpecModel): Across {
   };
 }
 
-function twoKeysChoice(spec: SpecModel, two: TwoKeys, owners: Map<string, Set<Campaign>>): Judgement {
+function twoKeysChoice(spec: SpecModel, two: TwoKeys, owners: StateTable<Set<Campaign>>): Judgement {
   const decided = spec.statusOfCode(TWO_KEYS_CODE) !== undefined;
   const shown = `${two.status}${two.code ? ` ${two.code}` : ''}`;
   const winner = winnerOf(two, owners);
@@ -415,7 +424,7 @@ function twoKeysChoice(spec: SpecModel, two: TwoKeys, owners: Map<string, Set<Ca
  */
 function winnerOf(
   two: TwoKeys,
-  owners: Map<string, Set<Campaign>>,
+  owners: StateTable<Set<Campaign>>,
 ): 'Authorization' | 'x-api-key' | undefined {
   const served = isSuccess(two.status);
   if (!served && !(two.notFound && two.asked !== undefined)) return undefined;

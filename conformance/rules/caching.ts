@@ -10,8 +10,9 @@ import { describe, requestLine } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
 import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
+import type { RuleState } from '../core/state.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
-import type { Exchange, RequestSpec, ResponseData } from '../types.ts';
+import type { Exchange, RequestSpec, ResponseData } from '../core/types.ts';
 import { readsRecords } from './not-found.ts';
 import { readOf } from './requests.ts';
 
@@ -85,7 +86,7 @@ export const cachingRules: Rule[] = [
       // Another tag: the content changed since, or the tag did alone; `across` compares the contents.
       return undefined;
     },
-    across: () => retaggedAcross(),
+    across: (ctx) => retaggedAcross(ctx.state),
   },
 ];
 
@@ -94,8 +95,8 @@ export const cachingRules: Rule[] = [
  * that gave that tag: the same content under a new tag means the tag changes on its own, so
  * If-None-Match can never match. Keeps one digest per tag seen, and the rare retagged answers.
  */
-function retaggedAcross(): Across {
-  const digestOfTag = new Map<string, string>();
+function retaggedAcross(state: RuleState): Across {
+  const digestOfTag = state.table<string>('ENVELOPE-015 tags');
   const retagged: { tags: string[]; digest: string; obs: Observation }[] = [];
   return {
     see(obs) {
@@ -104,7 +105,7 @@ function retaggedAcross(): Across {
       const sent = ifNoneMatch(obs);
       const etag = response.headers.etag;
       if (sent === undefined) {
-        if (etag !== undefined && !digestOfTag.has(weak(etag)))
+        if (etag !== undefined && digestOfTag.get(weak(etag)) === undefined)
           digestOfTag.set(weak(etag), digestOf(response));
         return;
       }

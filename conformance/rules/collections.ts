@@ -194,48 +194,49 @@ export const collectionRules: Rule[] = [
   },
 ];
 
-/** What the plain reads of one listed item by one holder got. */
+/** What the plain reads of one listed item by one holder got (plain data: it may spill to disk). */
 interface Answered {
   /** When the reads that got the item were sent. */
   found?: Seen;
-  /** The first read that got it, in a live run (which holds its exchanges anyway). */
-  foundBy?: Observation;
-  /** The reads that did not get it: when, how many, the first one's problem (and exchange, while kept). */
-  missed?: { seen: Seen; reads: number; problem: string; obs?: Observation };
+  /** The reads that did not get it: when, how many, the first one's problem. */
+  missed?: { seen: Seen; reads: number; problem: string };
 }
 
 /** Exchanges of missed items a recording's rule keeps as evidence; a live run holds all of them anyway. */
 const EVIDENCE_KEPT = 64;
 
-/** The map kept under a key of a map of maps, made when first asked for. */
-function groupOf<T>(into: Map<string, Map<string, T>>, key: string): Map<string, T> {
-  const group = into.get(key) ?? new Map<string, T>();
-  if (group.size === 0) into.set(key, group);
-  return group;
+/** Notes a read that did not get a listed item: the first one's problem, and how many and when. */
+function missedBy(item: Answered, obs: Observation): void {
+  if (item.missed) {
+    item.missed.seen = widen(item.missed.seen, sentAt(obs));
+    item.missed.reads++;
+    return;
+  }
+  const to = credentialLabel(obs.credential);
+  const problem = at(
+    obs,
+    `answered ${describe(obs.exchange.response)}, though the collection listed it to ${to}`,
+  );
+  item.missed = { seen: widen(undefined, sentAt(obs)), reads: 1, problem };
 }
 
 /**
  * WALK-DETAIL-001: what each holder was listed (per collection, the span of time each item was
- * listed in), and what its plain reads of those items got. An item answered 404 to the key it was
- * listed to contradicts the list; in a recording, only when the list was within a minute of it.
+ * listed in), and what its plain reads of those items got, by `collection holder id` in two tables
+ * of the run's state. An item answered 404 to the key it was listed to contradicts the list; in a
+ * recording, only when the list was within a minute of it.
  */
 function listedFoundAcross(ctx: RuleContext): Across {
-  const listed = new Map<string, Map<string, Seen>>();
-  const answered = new Map<string, Map<string, Answered>>();
-  let kept = 0;
-  const miss = (item: Answered, obs: Observation) => {
-    if (item.missed) {
-      item.missed.seen = widen(item.missed.seen, sentAt(obs));
-      item.missed.reads++;
-      return;
-    }
-    const to = credentialLabel(obs.credential);
-    const problem = at(
-      obs,
-      `answered ${describe(obs.exchange.response)}, though the collection listed it to ${to}`,
-    );
-    item.missed = { seen: widen(undefined, sentAt(obs)), reads: 1, problem };
-    if (obs.source === 'live' || kept++ < EVIDENCE_KEPT) item.missed.obs = obs;
+  const listed = ctx.state.table<Seen>('WALK-DETAIL-001 listed');
+  const answered = ctx.state.table<Answered>('WALK-DETAIL-001 answered');
+  const evidence = new Map<string, Observation>();
+  const keep = (key: string, obs: Observation) => {
+    if (!evidence.has(key) && (obs.source === 'live' || evidence.size < EVIDENCE_KEPT * 2))
+      evidence.set(key, obs);
+  };
+  const miss = (item: Answered, obs: Observation, key: string) => {
+    if (!item.missed) keep(`missed ${key}`, obs);
+    missedBy(item, obs);
   };
   return {
     see(obs) {
@@ -243,35 +244,35 @@ function listedFoundAcross(ctx: RuleContext): Across {
       const op = obs.op;
       if (!holder || !op) return;
       if (op.kind === 'collection') {
-        const group = groupOf(listed, `${op.operationId} ${holder}`);
-        for (const id of (pageOf(obs) ?? []).map(idOf))
-          if (id !== undefined) group.set(id, widen(group.get(id), sentAt(obs)));
+        for (const id of (pageOf(obs) ?? []).map(idOf)) {
+          if (id === undefined) continue;
+          const key = `${op.operationId} ${holder} ${id}`;
+          listed.set(key, widen(listed.get(key), sentAt(obs)));
+        }
         return;
       }
       const id = askedId(obs);
       if (op.kind !== 'item' || !op.collection || id === undefined || !isPlainRead(obs)) return;
       if (obs.exchange.response?.status === THROTTLED) return;
-      const items = groupOf(answered, `${op.collection.operationId} ${holder}`);
-      const item = items.get(id) ?? {};
-      items.set(id, item);
+      const key = `${op.collection.operationId} ${holder} ${id}`;
+      const item = answered.get(key) ?? {};
       if (obs.exchange.response?.status === 200 && (obs.bodyless || itemOf(obs))) {
         item.found = widen(item.found, sentAt(obs));
-        if (obs.source === 'live') item.foundBy ??= obs;
-      } else miss(item, obs);
+        if (obs.source === 'live') keep(`found ${key}`, obs);
+      } else miss(item, obs, key);
+      answered.set(key, item);
     },
     finish() {
       const judgements: Judgement[] = [];
-      for (const [group, items] of answered) {
-        const lists = listed.get(group);
-        for (const [id, item] of items) {
-          const when = lists?.get(id);
-          if (!when) continue;
-          if (item.found && sameData(ctx.source, when, item.found)) judgements.push(holds(item.foundBy));
-          const { missed } = item;
-          if (!missed || !sameData(ctx.source, when, missed.seen)) continue;
-          const more = missed.reads > 1 ? ` (${missed.reads} reads of it missed)` : '';
-          judgements.push(breaks(`${missed.problem}${more}`, missed.obs));
-        }
+      for (const [key, item] of answered.entries()) {
+        const when = listed.get(key);
+        if (!when) continue;
+        if (item.found && sameData(ctx.source, when, item.found))
+          judgements.push(holds(evidence.get(`found ${key}`)));
+        const { missed } = item;
+        if (!missed || !sameData(ctx.source, when, missed.seen)) continue;
+        const more = missed.reads > 1 ? ` (${missed.reads} reads of it missed)` : '';
+        judgements.push(breaks(`${missed.problem}${more}`, evidence.get(`missed ${key}`)));
       }
       return judgements;
     },
@@ -280,8 +281,8 @@ function listedFoundAcross(ctx: RuleContext): Across {
 
 /** WALK-DETAIL-002: the shared fields of each item's summaries and details, compared once all are seen. */
 function sharedFieldsAcross(ctx: RuleContext): Across {
-  const summaries = new Versions<Record<string, unknown>>();
-  const details = new Versions<Record<string, unknown>>();
+  const summaries = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 summaries');
+  const details = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 details');
   const fieldsOfItem = (op: OperationModel) => sharedFieldsOf(ctx.spec, op);
   const pick = (value: Record<string, unknown>, fields: string[]) =>
     Object.fromEntries(fields.map((field) => [field, value[field]]));

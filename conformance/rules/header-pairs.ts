@@ -7,12 +7,13 @@
  * exchanges came in.
  */
 import type { Credential } from '../core/credentials.ts';
-import { nearMissLabel } from '../near-miss.ts';
+import { nearMissLabel } from '../core/near-miss.ts';
 import type { Observation } from '../core/observation.ts';
 import type { Via } from '../core/roles.ts';
 import type { Across, Judgement } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import { requestLine } from '../core/answers.ts';
+import type { RuleState } from '../core/state.ts';
 
 /** What one answer of a pair is compared on; `label` is how a report shows it. */
 export interface PairOutcome {
@@ -38,10 +39,12 @@ const SAME_TIME_MS = 60_000;
 /** Evidence kept for differing pairs (the judge keeps no more findings word for word either). */
 const MAX_EVIDENCE = 500;
 
+/** One pair's record in the run's state: the request as named, and the outcomes of each side by minute. */
 interface Pair {
   line: string;
   sides: Record<Via, Map<number, Map<string, PairOutcome>>>;
-  evidence?: Observation;
+  /** Whether a differing pair was seen, its exchange kept (`MAX_EVIDENCE` at most) as evidence. */
+  differs?: true;
 }
 
 /** The credentials without the header they came in, for a credential that names one key. */
@@ -84,10 +87,13 @@ function near(side: Map<number, Map<string, PairOutcome>>, bucket: number): Pair
   return [bucket - 1, bucket, bucket + 1].flatMap((b) => [...(side.get(b)?.values() ?? [])]);
 }
 
-/** Pairs the answers of `rule` across a run and compares each pair once every exchange is seen. */
-export function headerPairsAcross(rule: PairRule): Across {
-  const pairs = new Map<string, Pair>();
-  let evidenceKept = 0;
+/**
+ * Pairs the answers of `rule` across a run and compares each pair once every exchange is seen; the
+ * pairs are kept in the table `name` of the run's state.
+ */
+export function headerPairsAcross(rule: PairRule, state: RuleState, name: string): Across {
+  const pairs = state.table<Pair>(name);
+  const evidence = new Map<string, Observation>();
   return {
     see(obs) {
       const identity = sameKeyIdentity(obs.credential);
@@ -95,33 +101,30 @@ export function headerPairsAcross(rule: PairRule): Across {
       const outcome = rule.outcomeOf(obs);
       if (!outcome) return;
       const id = pairIdOf(obs, identity.id);
-      let pair = pairs.get(id);
-      if (!pair) {
-        pair = {
-          line: `${requestLine(obs)} with ${identity.label}`,
-          sides: { bearer: new Map(), 'x-api-key': new Map() },
-        };
-        pairs.set(id, pair);
-      }
+      const pair: Pair = pairs.get(id) ?? {
+        line: `${requestLine(obs)} with ${identity.label}`,
+        sides: { bearer: new Map(), 'x-api-key': new Map() },
+      };
       const bucket = bucketOf(obs);
       const mine = pair.sides[identity.via].get(bucket) ?? new Map<string, PairOutcome>();
       pair.sides[identity.via].set(bucket, mine);
       mine.set(keyOf(outcome), outcome);
-      if (pair.evidence || evidenceKept >= MAX_EVIDENCE) return;
-      const theirs = near(pair.sides[other(identity.via)], bucket);
-      const [bearer, xApiKey] = identity.via === 'bearer' ? [[outcome], theirs] : [theirs, [outcome]];
-      if (theirs.length > 0 && !anyAlike(rule, bearer, xApiKey)) {
-        pair.evidence = obs;
-        evidenceKept++;
+      if (!pair.differs && evidence.size < MAX_EVIDENCE) {
+        const theirs = near(pair.sides[other(identity.via)], bucket);
+        const [bearer, xApiKey] = identity.via === 'bearer' ? [[outcome], theirs] : [theirs, [outcome]];
+        if (theirs.length > 0 && !anyAlike(rule, bearer, xApiKey)) {
+          pair.differs = true;
+          evidence.set(id, obs);
+        }
       }
+      pairs.set(id, pair);
     },
     finish() {
       const judgements: Judgement[] = [];
-      for (const pair of pairs.values()) {
-        const verdict = verdictOf(rule, pair);
+      for (const [id, pair] of pairs.entries()) {
+        const verdict = verdictOf(rule, pair, evidence.get(id));
         if (verdict) judgements.push(verdict);
       }
-      pairs.clear();
       return judgements;
     },
   };
@@ -132,19 +135,19 @@ function anyAlike(rule: PairRule, bearer: PairOutcome[], xApiKey: PairOutcome[])
 }
 
 /** One pair's verdict: holds when some answers near in time are alike; none when never near. */
-function verdictOf(rule: PairRule, pair: Pair): Judgement | undefined {
+function verdictOf(rule: PairRule, pair: Pair, evidence: Observation | undefined): Judgement | undefined {
   let compared: { bearer: PairOutcome; xApiKey: PairOutcome } | undefined;
   for (const [bucket, outcomes] of pair.sides.bearer) {
     const bearer = [...outcomes.values()];
     const xApiKey = near(pair.sides['x-api-key'], bucket);
     if (xApiKey.length === 0) continue;
-    if (anyAlike(rule, bearer, xApiKey)) return holds(pair.evidence);
+    if (anyAlike(rule, bearer, xApiKey)) return holds(evidence);
     compared ??= { bearer: bearer[0] as PairOutcome, xApiKey: xApiKey[0] as PairOutcome };
   }
   if (!compared) return undefined;
   const difference = rule.difference(compared.bearer, compared.xApiKey) ?? 'the answers differ';
   return breaks(
     `${pair.line}: Authorization: Bearer got ${compared.bearer.label}, x-api-key got ${compared.xApiKey.label} (${difference})`,
-    pair.evidence,
+    evidence,
   );
 }

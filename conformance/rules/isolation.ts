@@ -16,6 +16,7 @@ import { EMPTY_CAMPAIGN_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, roleOf } from '../
 import type { Across, Judgement, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
+import type { RuleState, StateTable } from '../core/state.ts';
 import { isObject } from '../../spec/json-value.ts';
 import { MOCK_CAMPAIGNS, onTargets, readingCampaign } from './auth-readings.ts';
 
@@ -53,52 +54,83 @@ function itemsOf(
   return id === undefined ? undefined : { collection: op.collection, ids: [id], asItem: true };
 }
 
-/** Which campaign holds which item, from the answers that served data to a key of a known role. */
+type Served = { collection: OperationModel; ids: string[]; asItem: boolean; campaign: Campaign };
+
+/**
+ * Which campaign holds which item, from the answers that served data to a key of a known role: two
+ * bits per item in a table of the run's state, one table per collection, shared by the isolation
+ * rules of a run (each is shown every exchange; the first to be shown one records it).
+ */
 class Holdings {
-  private readonly byCollection = new Map<string, Map<string, Holding>>();
+  private readonly tables = new Map<string, StateTable<Holding>>();
+  private last: { obs: Observation; served: Served | undefined } | undefined;
+
+  private readonly state: RuleState;
+
+  constructor(state: RuleState) {
+    this.state = state;
+  }
 
   /** Records what an answer served; returns the items it served and the campaign, when it served any. */
-  see(
-    obs: Observation,
-  ): { collection: OperationModel; ids: string[]; asItem: boolean; campaign: Campaign } | undefined {
+  see(obs: Observation): Served | undefined {
+    if (this.last?.obs === obs) return this.last.served;
+    const served = this.record(obs);
+    this.last = { obs, served };
+    return served;
+  }
+
+  private record(obs: Observation): Served | undefined {
     const response = obs.exchange.response;
     if (!response || obs.credential.kind !== 'key' || !isSuccess(response.status)) return undefined;
     const items = itemsOf(obs);
     if (!items || (!obs.bodyless && !servedData(response.json))) return undefined;
     const campaign = roleOf(obs.credential.key).campaign;
+    const table = this.tableOf(items.collection.operationId);
     for (const id of items.ids) {
-      const holding = this.of(items.collection, id);
+      const holding = table.get(id) ?? { listed: 0, served: 0 };
       if (items.asItem) holding.served |= BIT[campaign];
       else holding.listed |= BIT[campaign];
+      table.set(id, holding);
     }
     return { ...items, campaign };
   }
 
+  private tableOf(collection: string): StateTable<Holding> {
+    let table = this.tables.get(collection);
+    if (!table) {
+      table = this.state.table(`ISOLATION holdings ${collection}`);
+      this.tables.set(collection, table);
+    }
+    return table;
+  }
+
   of(collection: OperationModel, id: string): Holding {
-    let items = this.byCollection.get(collection.operationId);
-    if (!items) {
-      items = new Map();
-      this.byCollection.set(collection.operationId, items);
-    }
-    let holding = items.get(id);
-    if (!holding) {
-      holding = { listed: 0, served: 0 };
-      items.set(id, holding);
-    }
-    return holding;
+    return this.tableOf(collection.operationId).get(id) ?? { listed: 0, served: 0 };
   }
 
   /** The campaigns an item is known to belong to (0: an id no answer showed, an unknown id). */
   owners(collection: OperationModel, id: string): number {
-    const holding = this.byCollection.get(collection.operationId)?.get(id);
-    return holding ? holding.listed | holding.served : 0;
+    const holding = this.of(collection, id);
+    return holding.listed | holding.served;
   }
 
   *entries(): Generator<{ collection: string; id: string; holding: Holding }> {
-    for (const [collection, items] of this.byCollection) {
-      for (const [id, holding] of items) yield { collection, id, holding };
+    for (const [collection, items] of this.tables) {
+      for (const [id, holding] of items.entries()) yield { collection, id, holding };
     }
   }
+}
+
+const holdingsOf = new WeakMap<RuleState, Holdings>();
+
+/** The one record of holdings of a run, shared by its isolation rules. */
+function sharedHoldings(state: RuleState): Holdings {
+  let holdings = holdingsOf.get(state);
+  if (!holdings) {
+    holdings = new Holdings(state);
+    holdingsOf.set(state, holdings);
+  }
+  return holdings;
 }
 
 const servedData = (json: unknown) => isObject(json) && json.ok === true && json.data !== undefined;
@@ -142,8 +174,8 @@ function unknownFetches(op: OperationModel, world: World): Probe[] {
 }
 
 /** ISOLATION-001: an item listed to the keys of two campaigns. */
-function listedAcross(): Across {
-  const holdings = new Holdings();
+function listedAcross(state: RuleState): Across {
+  const holdings = sharedHoldings(state);
   const evidence = new Map<string, Observation>();
   const listers = new Map<string, number>();
   return {
@@ -203,8 +235,8 @@ function isNotFound(spec: SpecModel, obs: Observation): boolean {
 }
 
 /** ISOLATION-002: items answered to keys of two campaigns; another campaign's item not found. */
-function crossAcross(spec: SpecModel): Across {
-  const holdings = new Holdings();
+function crossAcross(spec: SpecModel, state: RuleState): Across {
+  const holdings = sharedHoldings(state);
   const asked = new Map<string, { collection: OperationModel; id: string; asked: Asked }>();
   const evidence = new Map<string, Observation>();
   const keep = (key: string, obs: Observation) => {
@@ -340,8 +372,8 @@ interface Refused {
 }
 
 /** ISOLATION-003: per item operation and key, the refusals of other campaigns' items against unknown ids'. */
-function indistinguishableAcross(): Across {
-  const holdings = new Holdings();
+function indistinguishableAcross(state: RuleState): Across {
+  const holdings = sharedHoldings(state);
   const shown = new ShownAnswers();
   const refused = new Map<string, Refused>();
   return {
@@ -419,7 +451,7 @@ export const isolationRules: Rule[] = [
     hint: 'Scope every query to the key’s campaign.',
     appliesTo: (op) => op.live && op.kind === 'collection',
     plan: listings,
-    across: () => listedAcross(),
+    across: (ctx) => listedAcross(ctx.state),
   },
   {
     ...ISOLATION,
@@ -433,7 +465,7 @@ export const isolationRules: Rule[] = [
     appliesTo: collectionOrItem,
     sweeps: true,
     plan: crossFetches,
-    across: (ctx) => crossAcross(ctx.spec),
+    across: (ctx) => crossAcross(ctx.spec, ctx.state),
   },
   {
     ...ISOLATION,
@@ -446,6 +478,6 @@ export const isolationRules: Rule[] = [
     appliesTo: collectionOrItem,
     sweeps: true,
     plan: (op, world) => [...crossFetches(op, world), ...unknownFetches(op, world)],
-    across: () => indistinguishableAcross(),
+    across: (ctx) => indistinguishableAcross(ctx.state),
   },
 ];

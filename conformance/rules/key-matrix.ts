@@ -9,7 +9,7 @@ import { credentialLabel } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
 import { KEY_NAMES, PRIMARY_KEY, VIAS } from '../core/roles.ts';
 import type { Probe, Rule } from '../core/rule.ts';
-import { NEAR_MISSES } from '../near-miss.ts';
+import { NEAR_MISSES } from '../core/near-miss.ts';
 import { digestOf, MOCK_KEYS, onTargets, refusedVerdict, secured } from './auth-readings.ts';
 import type { PairOutcome } from './header-pairs.ts';
 import { headerPairsAcross } from './header-pairs.ts';
@@ -66,7 +66,12 @@ export const keyMatrixRules: Rule[] = [
         ...onTargets(op, world, { madeUp: via }, 'first'),
       ]);
     },
-    across: () => headerPairsAcross({ outcomeOf: matrixOutcome, difference: matrixDifference }),
+    across: (ctx) =>
+      headerPairsAcross(
+        { outcomeOf: matrixOutcome, difference: matrixDifference },
+        ctx.state,
+        'AUTH-013 pairs',
+      ),
   },
   {
     id: 'AUTH-014',

@@ -6,6 +6,7 @@
  * recording can hold millions of exchanges over the same few thousand items.
  */
 import type { Observation } from '../core/observation.ts';
+import type { RuleState, StateTable } from '../core/state.ts';
 import type { Seen } from './pages.ts';
 import { sameData, sentAt, widen } from './pages.ts';
 
@@ -13,32 +14,52 @@ import { sameData, sentAt, widen } from './pages.ts';
 const EVIDENCE_KEPT = 64;
 
 export interface Version<F> {
+  /** The digest of its facts: one version of an item per digest. */
+  digest: string;
   facts: F;
   seen: Seen;
   /** The first exchange that showed this version (always in a live run; the first few in a recording). */
   obs?: Observation;
 }
 
-/** The distinct versions of each item, by a digest of the facts the rules compare. */
+/** What the state keeps of a version: its facts and when it was seen (no exchange: it may spill to disk). */
+interface Kept<F> {
+  facts: F;
+  seen: Seen;
+}
+
+/**
+ * The distinct versions of each item, by a digest of the facts the rules compare, kept in a table
+ * of the run's state (`core/state.ts`): one record per item, a few facts per version.
+ */
 export class Versions<F> {
-  private readonly byItem = new Map<string, Map<string, Version<F>>>();
-  private kept = 0;
+  private readonly byItem: StateTable<Map<string, Kept<F>>>;
+  private readonly evidence = new Map<string, Observation>();
+
+  constructor(state: RuleState, name: string) {
+    this.byItem = state.table(name);
+  }
 
   add(item: string, digest: string, facts: () => F, obs: Observation): void {
-    const versions = this.byItem.get(item) ?? new Map<string, Version<F>>();
-    if (versions.size === 0) this.byItem.set(item, versions);
+    const versions = this.byItem.get(item) ?? new Map<string, Kept<F>>();
     const known = versions.get(digest);
     if (known) {
-      known.seen = widen(known.seen, sentAt(obs));
-      return;
+      const seen = widen(known.seen, sentAt(obs));
+      if (seen.first === known.seen.first && seen.last === known.seen.last) return;
+      known.seen = seen;
+    } else {
+      versions.set(digest, { facts: facts(), seen: widen(undefined, sentAt(obs)) });
+      if (obs.source === 'live' || this.evidence.size < EVIDENCE_KEPT)
+        this.evidence.set(`${item} ${digest}`, obs);
     }
-    const version: Version<F> = { facts: facts(), seen: widen(undefined, sentAt(obs)) };
-    if (obs.source === 'live' || this.kept++ < EVIDENCE_KEPT) version.obs = obs;
-    versions.set(digest, version);
+    this.byItem.set(item, versions);
   }
 
   of(item: string): Version<F>[] {
-    return [...(this.byItem.get(item)?.values() ?? [])];
+    return [...(this.byItem.get(item)?.entries() ?? [])].map(([digest, kept]) => {
+      const obs = this.evidence.get(`${item} ${digest}`);
+      return obs ? { digest, ...kept, obs } : { digest, ...kept };
+    });
   }
 
   items(): IterableIterator<string> {

@@ -12,7 +12,7 @@ import type { Probe, Rule, World } from '../core/rule.ts';
 import { chose } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { pathOf } from '../core/spec-model.ts';
-import { hasDotSegment } from '../dot-segments.ts';
+import { hasDotSegment } from '../core/dot-segments.ts';
 import { carriesData, roleOfObs } from './auth-readings.ts';
 import { CATALOGUE, nameIndexOf } from './catalogue/catalogue.ts';
 

@@ -15,9 +15,9 @@
 import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
-import type { Exchange } from '../types.ts';
-import { overCap } from '../types.ts';
-import { DriftTally } from '../drift.ts';
+import type { Exchange } from '../core/types.ts';
+import { isFinal, overCap } from '../core/types.ts';
+import { DriftTally } from '../core/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 
 /** Findings a rule keeps word for word; beyond them it counts (reports say how many were left out). */
@@ -65,10 +65,10 @@ export class Judge {
   private readonly acrosses: { tally: Tally; across: Across }[] = [];
   private readonly byId = new Map<string, Tally>();
 
-  constructor(
-    rules: readonly Rule[],
-    private readonly ctx: RuleContext,
-  ) {
+  private readonly ctx: RuleContext;
+
+  constructor(rules: readonly Rule[], ctx: RuleContext) {
+    this.ctx = ctx;
     this.tallies = rules.map((rule) => ({
       rule,
       judgedObservations: 0,
@@ -96,6 +96,12 @@ export class Judge {
 
   /** Judges one observation by every rule it concerns. */
   see(obs: Observation): void {
+    if (!isFinal(obs.exchange)) {
+      for (const tally of this.tallies) {
+        if (tally.rule.judgesEveryAttempt && obs.answer !== 'usable') this.judgeWith(tally, obs);
+      }
+      return;
+    }
     if (obs.answer === 'lost') {
       const reason = lostReason(obs);
       for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);

@@ -4,13 +4,14 @@
  * the one judge (`judge.ts`), exactly as a recording's would be. Which rule asked for a request is
  * kept, so a request that got no answer leaves exactly those rules unjudged.
  */
-import type { HttpClient } from '../client.ts';
+import type { HttpClient } from '../transport/client.ts';
 import { Keyring } from '../core/credentials.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Probe, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import type { Exchange, RequestSpec, SuiteConfig } from '../types.ts';
+import { type RuleState, UnboundedState } from '../core/state.ts';
+import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
 import { keyEcho } from './key-echo.ts';
 import { Judge, type Tally } from './judge.ts';
 import { LiveWorld } from './world.ts';
@@ -56,9 +57,11 @@ export function ruleContextOf(
   config: SuiteConfig,
   source: 'live' | 'traffic',
   madeUpKey?: string,
+  state: RuleState = new UnboundedState(),
 ): RuleContext {
   return {
     spec,
+    state,
     strict: config.strict,
     ...(config.webBaseUrl ? { webBaseUrl: config.webBaseUrl } : {}),
     keys: new Set(Object.entries(config.keys).flatMap(([name, value]) => (value ? [name as never] : []))),

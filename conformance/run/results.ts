@@ -9,7 +9,7 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { excerpt } from '../core/answers.ts';
-import type { CheckResult, Exchange, Status } from '../types.ts';
+import type { CheckResult, Exchange, Status } from '../core/types.ts';
 import type { Tally } from './judge.ts';
 
 /** How many findings the one-line `actual` names before "and N more". */
@@ -19,30 +19,8 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
   const { rule } = tally;
   const effectiveLevel = rule.drift && strict ? 'required' : rule.level;
   const unjudged = [...tally.unjudged.values()].reduce((sum, n) => sum + n, 0);
-  let status: Status;
-  let actual: string;
   const problems = tally.problems.map((problem) => counted(problem, tally.occurrences.get(problem) ?? 1));
-  if (problems.length > 0 || tally.omitted > 0) {
-    status = effectiveLevel === 'required' ? 'fail' : 'advisory';
-    const total = problems.length + tally.omitted;
-    const shown = problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
-    actual = total > SHOWN_IN_ACTUAL ? `${shown} (and ${total - SHOWN_IN_ACTUAL} more)` : shown;
-  } else if (tally.choices.size > 0) {
-    status = 'advisory';
-    actual = choicesLine(tally.choices);
-  } else if (unjudged > 0) {
-    status = 'not-judged';
-    actual = reasonsLine(tally.unjudged);
-  } else if (tally.records > 0) {
-    status = 'pass';
-    actual = `held on ${tally.records} ${rule.unit ?? 'answers'}`;
-  } else {
-    status = 'skip';
-    actual =
-      source === 'traffic'
-        ? 'the recording holds no exchange this rule judges'
-        : 'no operation of the spec, and no answer of the run, that this rule judges';
-  }
+  const { status, actual } = classOf(tally, problems, effectiveLevel, unjudged, source);
   const result: CheckResult = {
     id: rule.id,
     section: rule.section,
@@ -78,6 +56,35 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
       : (tally.firstFailure ?? tally.firstJudged ?? tally.firstUnjudged);
   if (evidence) attachEvidence(result, evidence);
   return result;
+}
+
+/** The class of a tally and the one line that says why, in the order the classes are decided. */
+function classOf(
+  tally: Tally,
+  problems: readonly string[],
+  effectiveLevel: CheckResult['effectiveLevel'],
+  unjudged: number,
+  source: 'live' | 'traffic',
+): { status: Status; actual: string } {
+  if (problems.length > 0 || tally.omitted > 0) {
+    const total = problems.length + tally.omitted;
+    const shown = problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
+    return {
+      status: effectiveLevel === 'required' ? 'fail' : 'advisory',
+      actual: total > SHOWN_IN_ACTUAL ? `${shown} (and ${total - SHOWN_IN_ACTUAL} more)` : shown,
+    };
+  }
+  if (tally.choices.size > 0) return { status: 'advisory', actual: choicesLine(tally.choices) };
+  if (unjudged > 0) return { status: 'not-judged', actual: reasonsLine(tally.unjudged) };
+  if (tally.records > 0)
+    return { status: 'pass', actual: `held on ${tally.records} ${tally.rule.unit ?? 'answers'}` };
+  return {
+    status: 'skip',
+    actual:
+      source === 'traffic'
+        ? 'the recording holds no exchange this rule judges'
+        : 'no operation of the spec, and no answer of the run, that this rule judges',
+  };
 }
 
 /** A result for a rule the run did not judge at all: a key, a setting or a profile ruled it out. */

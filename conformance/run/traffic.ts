@@ -9,28 +9,46 @@
  * read fewer than 90 % of this API's entries cannot judge the recording (exit status 2).
  */
 import { Keyring } from '../core/credentials.ts';
+import { BudgetedState } from '../core/state.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import type { Redactor } from '../redact.ts';
-import { apiBaseOf, readEntry, requestOf, type RawEntry } from '../traffic/entry.ts';
-import { NOT_JSON, NotHarError, parseEntry, scanHarFile } from '../traffic/har-entries.ts';
-import { SecretLedger } from '../traffic/secrets.ts';
+import type { Redactor } from '../core/redact.ts';
+import {
+  apiBaseOf,
+  attachedFileOf,
+  readEntry,
+  requestOf,
+  type RawEntry,
+} from '../transport/recordings/entry.ts';
+import { NOT_JSON, NotHarError, parseEntry } from '../transport/recordings/har-entries.ts';
+import { openRecording } from '../transport/recordings/source.ts';
+import { withBodiesWithheld } from '../transport/recordings/withheld.ts';
+import { SecretLedger } from '../transport/recordings/secrets.ts';
 import type { KeyName } from '../core/roles.ts';
-import type { Report, SuiteConfig } from '../types.ts';
+import type { Report, SuiteConfig } from '../core/types.ts';
 import { Judge } from './judge.ts';
 import { ruleContextOf } from './live.ts';
 import { reportOf } from './report.ts';
 
 /** Candidate bases judged at once before the file is known to be ambiguous anyway. */
 const MAX_BASES = 8;
+/** The memory the cross-exchange state may take before it spills to disk (`--traffic-memory`). */
+export const DEFAULT_MEMORY_BYTES = 256 * 1024 * 1024;
 /** The share of this API's entries a run must read to judge the recording. */
 export const READABLE_SHARE = 0.9;
 /** Unreadable entries named one by one in a report; beyond them, counted. */
 const MAX_NAMED = 50;
 
 export interface TrafficOptions {
+  /** A HAR, NDJSON, gzip or Playwright zip file; `-`: standard input (`input`). */
   file: string;
+  /** Standard input, for `-` (default `process.stdin`). */
+  input?: NodeJS.ReadableStream;
+  /** The memory the cross-exchange state may take before it spills to disk (`--traffic-memory`). */
+  memoryBytes?: number;
+  /** `--redact-bodies`: findings withhold every value read from a body (`withheld.ts`). */
+  redactBodies?: boolean;
   /** Normalized; inferred from the file when undefined. */
   baseUrl?: string;
   strict: boolean;
@@ -46,8 +64,8 @@ export interface TrafficRun {
   redact: Redactor;
 }
 
-/** One candidate API base: its judge and what its entries were. */
-class Base {
+/** What the entries of one candidate base were: read, or not and why. */
+class EntryCounts {
   entries = 0;
   readable = 0;
   readonly unreadable: { index: number; reason: string }[] = [];
@@ -56,15 +74,30 @@ class Base {
   /** Answers recorded without their bodies: judged on status and headers alone. */
   bodyless = 0;
 
-  constructor(
-    readonly url: string,
-    readonly judge: Judge,
-  ) {}
+  /** Counts the unreadable entries met before this base was: they may have been its own. */
+  inherit(early: EntryCounts): void {
+    this.entries += early.entries;
+    this.unreadableCount += early.unreadableCount;
+    this.unreadable.push(...early.unreadable);
+    for (const [reason, n] of early.notJudged) this.notJudged.set(reason, n);
+  }
 
   cannotRead(index: number, reason: string): void {
     this.unreadableCount++;
     if (this.unreadable.length < MAX_NAMED) this.unreadable.push({ index, reason });
     this.notJudged.set(reason, (this.notJudged.get(reason) ?? 0) + 1);
+  }
+}
+
+/** One candidate API base: its judge and what its entries were. */
+class Base extends EntryCounts {
+  readonly url: string;
+  readonly judge: Judge;
+
+  constructor(url: string, judge: Judge) {
+    super();
+    this.url = url;
+    this.judge = judge;
   }
 }
 
@@ -85,12 +118,12 @@ export async function runTraffic(
     ...(options.webBaseUrl ? { webBaseUrl: options.webBaseUrl } : {}),
   };
   const ledger = new SecretLedger();
+  const states: BudgetedState[] = [];
   // The request headers the rules read; a recording's other headers are never shown.
   const keptHeaders = new Set(rules.flatMap((rule) => rule.requestHeaders ?? []).map((h) => h.toLowerCase()));
   const bases = new Map<string, Base>();
   const seenBases = new Map<string, number>();
   let entries = 0;
-  let index = 0;
 
   const baseOf = (url: string): Base | undefined => {
     seenBases.set(url, (seenBases.get(url) ?? 0) + 1);
@@ -98,23 +131,39 @@ export async function runTraffic(
     let base = bases.get(url);
     if (!base) {
       if (bases.size >= MAX_BASES) return undefined;
-      base = new Base(url, new Judge(rules, ruleContextOf(spec, config as SuiteConfig, 'traffic')));
+      const state = new BudgetedState(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
+      states.push(state);
+      base = new Base(
+        url,
+        new Judge(rules, ruleContextOf(spec, config as SuiteConfig, 'traffic', undefined, state)),
+      );
+      base.inherit(early);
       bases.set(url, base);
     }
     return base;
   };
 
-  await scanHarFile(options.file, (closed) => {
-    for (const bytes of closed) {
-      index++;
+  const recording = await openRecording(options.file, options.input ?? process.stdin);
+  // Entries that could not be read before a base was seen count against the bases found later.
+  const early = new EntryCounts();
+  const unreadable = (index: number, reason: string) => {
+    // Which API an unreadable entry belonged to is unknown: it counts against every base.
+    for (const base of [early, ...bases.values()]) {
+      base.entries++;
+      base.cannotRead(index, reason);
+    }
+  };
+  await recording.read(async (batch) => {
+    for (const item of batch) {
       entries++;
-      const raw = parseEntry(bytes);
+      const { index } = item;
+      if ('unreadable' in item) {
+        unreadable(index, item.unreadable);
+        continue;
+      }
+      const raw = parseEntry(item.bytes);
       if (raw === NOT_JSON) {
-        // Which API an unparsable entry belonged to is unknown: it counts against every base.
-        for (const base of bases.values()) {
-          base.entries++;
-          base.cannotRead(index, 'not valid JSON');
-        }
+        unreadable(index, 'not valid JSON');
         continue;
       }
       const request = requestOf(raw);
@@ -123,7 +172,13 @@ export async function runTraffic(
       const base = baseOf(url);
       if (!base) continue;
       base.entries++;
-      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring, keptHeaders);
+      const file = attachedFileOf(raw as RawEntry);
+      const attached = file === undefined ? undefined : await recording.bodies(file);
+      if (attached && !Buffer.isBuffer(attached)) {
+        base.cannotRead(index, attached.missing);
+        continue;
+      }
+      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring, attached, keptHeaders);
       if (!reading.judged) {
         base.cannotRead(index, reading.reason);
         continue;
@@ -140,8 +195,14 @@ export async function runTraffic(
     }
   });
   const redact = ledger.redactor();
-  const base = chosen(options, bases, seenBases, entries, redact, spec.apiPrefix);
-  const tallies = base.judge.finish();
+  let base: Base;
+  let tallies: ReturnType<Judge['finish']>;
+  try {
+    base = chosen(options, bases, seenBases, entries, redact, spec.apiPrefix);
+    tallies = base.judge.finish();
+  } finally {
+    for (const state of states) state.close();
+  }
   const report = reportOf({
     spec,
     source: 'traffic',
@@ -180,7 +241,7 @@ export async function runTraffic(
     report.unreachable = `--traffic ${options.file}: read ${base.readable} of ${base.entries} exchanges of this API (${Math.round((100 * base.readable) / base.entries)}%, fewer than ${READABLE_SHARE * 100}%): ${reasons.join(', ')}`;
     report.summary.verdict = 'not judged';
   }
-  return { report, redact };
+  return { report: options.redactBodies ? withBodiesWithheld(report) : report, redact };
 }
 
 /** The one base judged, or why the file cannot be judged (exit status 2). */

@@ -3,8 +3,8 @@
  * "not shown" point otherwise, passes (advisories allowed, no required failure), in strict mode too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../runner.ts';
-import type { Report } from '../types.ts';
+import { runSuite } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
 import type { AlternativeServer } from './alternative-server.ts';
 import { startAlternativeServer } from './alternative-server.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';

@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../core/credentials.ts';
 import { observe } from '../core/observe.ts';
-import { parseCli } from '../config.ts';
+import { parseCli } from '../cli/config.ts';
 import { CATALOGUE, catalogueSize, FAMILIES, type Family, SOURCES } from '../rules/catalogue/catalogue.ts';
 import { applied, sendsPost } from '../rules/catalogue/plan.ts';
 import { recognise } from '../rules/catalogue/recognise.ts';
 import { targetsOf } from '../rules/catalogue/targets.ts';
 import { fullDepthLine } from '../run/live.ts';
-import { specModelFor } from '../runner.ts';
-import type { CheckResult, Exchange, Report, RequestSpec } from '../types.ts';
+import { specModelFor } from '../run/runner.ts';
+import type { CheckResult, Exchange, Report, RequestSpec } from '../core/types.ts';
 import { runCli } from './harness.ts';
 
 const spec = specModelFor();

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../types.ts';
+import type { Report } from '../core/types.ts';
 import { runCli } from './harness.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';
 import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
@@ -69,10 +69,10 @@ describe('--compare', () => {
     expect(report.comparison?.previous.file).toBe(previous.none);
     expect(run.stdout).toContain(`SINCE ${previous.none} (`);
     expect(run.stdout).toMatch(
-      /  newly failing:\n {4}WALKS-LIST-003 A limit at its minimum returns exactly that many items: GET \S+limit=1: 2 items, more than the 1 asked \(was pass\)/,
+      / {2}newly failing:\n {4}WALKS-LIST-003 A limit at its minimum returns exactly that many items: GET \S+limit=1: 2 items, more than the 1 asked \(was pass\)/,
     );
     expect(text('junit')).toMatch(
-      /<testsuite name="comparison"[^>]*>\s*<system-out>SINCE [^<]*newly failing:/,
+      /<testsuite name="comparison"[^>]*>\s*<properties\/>\s*<system-out>SINCE [^<]*newly failing:/,
     );
     expect(text('html')).toContain('<h3>Newly failing (');
   });

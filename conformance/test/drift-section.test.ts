@@ -4,14 +4,14 @@
  * findings the DRIFT checks judge (advisory, failures under --strict), in every report.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Exchange, Report } from '../types.ts';
-import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../drift.ts';
-import { redactorFor } from '../redact.ts';
+import type { Exchange, Report } from '../core/types.ts';
+import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../core/drift.ts';
+import { redactorFor } from '../core/redact.ts';
 import { Keyring } from '../core/credentials.ts';
 import { observe } from '../core/observe.ts';
 import { recognise } from '../rules/catalogue/recognise.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
-import { runSuite, runSuiteWithTraffic, specModelFor } from '../runner.ts';
+import { runSuite, runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';

@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../cli.ts';
-import type { Har, HarEntry } from '../har.ts';
-import type { Report } from '../types.ts';
+import { main } from '../cli/cli.ts';
+import type { Har, HarEntry } from '../reporters/har.ts';
+import type { Report } from '../core/types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { listen } from '../../tools/test-support/listen.ts';
@@ -80,7 +80,7 @@ function expectHarEntry(entry: HarEntry): void {
 
 describe('--har', () => {
   it('writes HAR 1.2 with an entry per request the run sent', () => {
-    // The target echoes every key it is sent: AUTH-017 (issue 24) fails it, and nothing else does.
+    // The target echoes every key it is sent: AUTH-017 (no key echoed) fails it, and nothing else does.
     expect(status).toBe(1);
     expect(report.results.filter((r) => r.status === 'fail').map((r) => r.id)).toEqual(['AUTH-017']);
     expect(har.log.version).toBe('1.2');

@@ -1,5 +1,5 @@
 /**
- * The whole command line against hostile targets (issue 7): a target that never answers, answers
+ * The whole command line against hostile targets: a target that never answers, answers
  * too slowly, answers HTML or invalid JSON, sends 50 MB, redirects forever or to another origin,
  * closes mid-answer, echoes the keys back, or is not there at all. Each run ends, in bounded time,
  * with failed checks that say what happened and the contract's exit status — and no key, whole or
@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_PREFIX as PREFIX, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
-import { main } from '../cli.ts';
-import type { Report } from '../types.ts';
+import { main } from '../cli/cli.ts';
+import type { Report } from '../core/types.ts';
 import { pourBytes } from './harness.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
@@ -178,7 +178,7 @@ function expectCleanReports(run: Run, report: Report, rule: string, junitElement
 }
 
 /**
- * A target the pre-flight stops before any check (issue 14): exit 2, one or two lines saying why,
+ * A target the pre-flight stops before any check: exit 2, one or two lines saying why,
  * the reports saying so, its requests in the HAR, and no key anywhere.
  */
 function expectStopped(run: Run, reason: RegExp): Report {
@@ -251,7 +251,7 @@ describe('the conformance command line against hostile targets', () => {
       const sent = pourBytes(res, 50 * 1024 * 1024);
       onClose(res, () => written.push(sent()));
     });
-    // Larger than the cap is not judged (issue 24): exit 2, naming the answer and the flag.
+    // Larger than the cap is not judged: exit 2, naming the answer and the flag.
     const run = await conformance(url);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`exceeded ${SIZE_CAP} bytes and was cut off`));

@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../cli.ts';
+import { main } from '../cli/cli.ts';
 import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
-import type { Report } from '../types.ts';
+import type { Report } from '../core/types.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
+import { junitTotals } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORKFLOW = join(ROOT, '.github/workflows/conformance.yml');
@@ -75,6 +76,12 @@ describe('the example CI job', () => {
     for (const name of CREDENTIAL_KEY_NAMES) expect(staging.env[name]).toBe(`\${{ secrets.${name} }}`);
     expect(staging.env.CONFORMANCE_BASE_URL).toBe('${{ vars.CONFORMANCE_BASE_URL }}');
     expect(staging.env.CONFORMANCE_STRICT).toBe('1');
+    // The way there, as the action takes it: a proxy, a private CA, a client certificate, headers.
+    for (const name of ['CONFORMANCE_PROXY', 'CONFORMANCE_HEADERS', 'CLIENT_CERT', 'CLIENT_KEY']) {
+      expect(staging.env[name]).toMatch(/^\$\{\{ secrets\.CONFORMANCE_/);
+    }
+    expect(staging.env.CA_CERT).toBe('${{ vars.CONFORMANCE_CA_CERT }}');
+    expect(staging.steps.map((s) => s.run)).toContain('npm ci --omit=dev --no-audit --no-fund');
     const published = staging.steps.map((s) => s.uses?.split('@')[0]);
     expect(published).toContain('mikepenz/action-junit-report');
     expect(published).toContain('actions/upload-artifact');
@@ -99,9 +106,7 @@ describe('the example CI job', () => {
     expect(report.target.strict).toBe(true);
     expect(report.expectations?.file).toBe(expected);
     expect(report.comparison?.previous.file).toBe(previous);
-    expect(readFileSync(join(reports, 'conformance.junit.xml'), 'utf8')).toMatch(
-      /<testsuites [^>]*failures="0"/,
-    );
+    expect(junitTotals(readFileSync(join(reports, 'conformance.junit.xml'), 'utf8')).failures).toBe(0);
     expect(readFileSync(join(reports, 'conformance.html'), 'utf8')).toContain(
       '<h2>Since the previous report</h2>',
     );
@@ -115,9 +120,7 @@ describe('the example CI job', () => {
     const reports = join(dir, 'fail');
     const status = await runSuiteStep(server.urlOf({}), reports, {});
     expect(status).toBe(1);
-    expect(readFileSync(join(reports, 'conformance.junit.xml'), 'utf8')).toMatch(
-      /<testsuites [^>]*failures="3"/,
-    );
+    expect(junitTotals(readFileSync(join(reports, 'conformance.junit.xml'), 'utf8')).failures).toBe(3);
     expect(readFileSync(join(reports, 'conformance.html'), 'utf8')).toContain('<h2>Drift (');
   }, 120_000);
 });

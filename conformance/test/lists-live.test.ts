@@ -5,8 +5,8 @@
  * the lists alone fails that rule.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSuite } from '../runner.ts';
-import type { Report } from '../types.ts';
+import { runSuite } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 import { listsLiveSpec, startListsServer, type ListsServer } from './lists-server.ts';
 

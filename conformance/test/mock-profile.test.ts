@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../command-line/free-port.ts';
 import { type RunningPrism, startPrism } from '../../mock/prism.ts';
-import { runSuite } from '../runner.ts';
-import { resolveTarget } from '../target.ts';
-import type { Report } from '../types.ts';
+import { runSuite } from '../run/runner.ts';
+import { resolveTarget } from '../run/target.ts';
+import type { Report } from '../core/types.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 
 let prism: RunningPrism | undefined;

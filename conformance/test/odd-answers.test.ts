@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
 import { formatReport } from '../reporters/format.ts';
-import { runSuite } from '../runner.ts';
+import { runSuite } from '../run/runner.ts';
 import { RULES } from '../rules/registry.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor } from './harness.ts';

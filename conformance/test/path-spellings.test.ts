@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Observation } from '../core/observation.ts';
-import { hasDotSegment } from '../dot-segments.ts';
-import { specModelFor } from '../runner.ts';
+import { hasDotSegment } from '../core/dot-segments.ts';
+import { specModelFor } from '../run/runner.ts';
 import { spellingOf, spellingsOf } from '../rules/path-spellings.ts';
 
 const spec = specModelFor();

@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { HttpClient } from '../client.ts';
+import { HttpClient } from '../transport/client.ts';
 import { RULES } from '../rules/registry.ts';
 import { LiveWorld } from '../run/world.ts';
-import { runSuite, specModelFor } from '../runner.ts';
-import type { Report } from '../types.ts';
+import { runSuite, specModelFor } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
 import { configFor, requiredFailures } from './harness.ts';
 
 let server: RunningServer;
@@ -38,7 +38,7 @@ describe('the suite against the reference server', () => {
     ]);
   });
 
-  it('runs every check with the demo data set: nothing skipped or inconclusive', () => {
+  it('runs every check with the demo data set: nothing skipped or not judged', () => {
     const notRun = live.results.filter((r) => r.status === 'skip' || r.status === 'not-judged');
     expect(notRun.map((r) => `${r.id}: ${r.reason}`)).toEqual([]);
     expect(live.results).toHaveLength(RULES.length);

@@ -16,10 +16,10 @@ import {
   type MutationServer,
   startMutationServer,
 } from '../../tools/test-support/mutations.ts';
-import { harText } from '../har.ts';
-import { redactorFor } from '../redact.ts';
-import { runSuiteWithTraffic } from '../runner.ts';
-import type { Exchange, Report } from '../types.ts';
+import { harText } from '../reporters/har.ts';
+import { redactorFor } from '../core/redact.ts';
+import { runSuiteWithTraffic } from '../run/runner.ts';
+import type { Exchange, Report } from '../core/types.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 
 let variants: MutationServer;

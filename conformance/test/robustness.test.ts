@@ -8,9 +8,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../config.ts';
-import { runSuite } from '../runner.ts';
-import type { Report } from '../types.ts';
+import { DEFAULTS } from '../cli/config.ts';
+import { runSuite } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor, pourBytes, requiredFailures, resultOf } from './harness.ts';
 

@@ -1,6 +1,6 @@
 /**
- * Issue 14: the tester's own mistakes get a verdict about the setup, not the deployment. Each row
- * of the issue's table runs the CLI as a process, as `npm run conformance` does (`--` before the
+ * The tester's own mistakes get a verdict about the setup, not the deployment. Each row
+ * of the table below runs the CLI as a process, as `npm run conformance` does (`--` before the
  * flags), and asserts the exit status, the number of lines and the message; a correct target still
  * passes (0), a broken one still fails (1), and a gateway path prefix is no mistake.
  */
@@ -14,7 +14,7 @@ import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec } from '../../spec/contract.ts';
 import { CREDENTIAL_NAMES, KEY_PREFIX } from '../../spec/facts.ts';
-import type { Report } from '../types.ts';
+import type { Report } from '../core/types.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { runCli } from './harness.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';

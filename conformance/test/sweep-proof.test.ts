@@ -1,5 +1,5 @@
 /**
- * Nothing hides outside the sample (issue 13): deployments that are wrong only somewhere a sample
+ * Nothing hides outside the sample: deployments that are wrong only somewhere a sample
  * would not look turn the CLI's run red with the requirement that names the fault, and correct
  * deployments that choose differently stay green — each through the real command line.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateDataset } from '../../fixtures/index.ts';
-import type { Report } from '../types.ts';
+import type { Report } from '../core/types.ts';
 import { startAlternativeServer } from './alternative-server.ts';
 import { requiredFailures, runCli } from './harness.ts';
 import { startSweepTarget } from './sweep-proxy.ts';

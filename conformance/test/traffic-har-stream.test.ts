@@ -7,8 +7,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { HarHeader } from '../traffic/har-entries.ts';
-import { NOT_JSON, notHar, notJsonReason, parseEntry, scanHarFile } from '../traffic/har-entries.ts';
+import type { HarEnd } from '../transport/recordings/har-entries.ts';
+import {
+  NOT_JSON,
+  notHar,
+  notJsonReason,
+  parseEntry,
+  scanHarFile,
+} from '../transport/recordings/har-entries.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'traffic-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,7 +34,7 @@ function readHarEntries(
   path: string,
   onEntry: (entry: unknown, index: number) => void,
   chunkBytes?: number,
-): Promise<HarHeader> {
+): Promise<HarEnd> {
   let index = 0;
   return scanHarFile(
     path,
@@ -121,7 +127,7 @@ describe('reading HAR entries as a stream', () => {
       /is not a HAR file: it has no log.entries array/,
     ],
     ['log.entries that is not an array', '{"log":{"entries":{}}}', /has no log.entries array/],
-    ['a file cut short', '{"log":{"entries":[{"a":1},{"b":', /it ends in the middle of its JSON/],
+    ['a file cut short before its entries', '{"log":{"version":"1', /it ends in the middle of its JSON/],
     ['brackets that do not match', '{"log":{"entries":[}]}', /its brackets do not match/],
     [
       'an entry that is not JSON, without quoting it (it may hold a key)',
@@ -137,6 +143,14 @@ describe('reading HAR entries as a stream', () => {
       await expect(entriesOf(path)).rejects.not.toThrow(/svc_sk_live_/);
     });
   }
+
+  it('reads a file cut off inside an entry up to that entry, and says it was cut', async () => {
+    const path = write('{"log":{"entries":[{"a":1},{"b":');
+    const entries: unknown[] = [];
+    const end = await readHarEntries(path, (entry) => void entries.push(entry));
+    expect(entries).toEqual([{ a: 1 }]);
+    expect(end.cut).toBe(true);
+  });
 
   it('refuses a file that does not exist, naming the error', async () => {
     await expect(entriesOf(join(dir, 'missing.har'))).rejects.toThrow(/--traffic .*missing\.har: ENOENT/);

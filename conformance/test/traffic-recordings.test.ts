@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../../reference-server/start.ts';
-import type { Report } from '../types.ts';
+import type { Report } from '../core/types.ts';
 import { runCli } from './harness.ts';
 
 type Coding = 'text' | 'base64' | 'gzip' | 'br' | 'deflate';
@@ -219,7 +219,8 @@ describe('judging a recording of the reference server', () => {
   ];
   for (const [what, recording, id, line] of faults) {
     it(`fails ${id} when ${what}, naming the entry by index and request line`, async () => {
-      const run = await runCli(['--traffic', fileOf(recording()), '--verbose']);
+      // The recorded key is the configured primary key: the rules about its answers judge them.
+      const run = await runCli(['--traffic', fileOf(recording()), '--verbose'], { CONFORMANCE_API_KEY: key });
       expect(run.status, run.stdout).toBe(1);
       expect(run.stdout).toContain(id);
       expect(run.stdout).toMatch(line);
@@ -275,10 +276,51 @@ describe('secrets in a recording', () => {
   });
 });
 
+describe('--redact-bodies', () => {
+  it('keeps walk data out of every finding and report: ids and field paths only', async () => {
+    const detail = JSON.parse(base[3]?.body ?? '{}') as { data: { id: string; name: string } };
+    const renamed = withBody(3, (j) => ((j.data as { name: string }).name = 'Secret Street Walk'));
+    const json = join(dir, 'withheld.json');
+    const args = ['--traffic', fileOf(renamed), '--verbose', '--reporter', 'json', '--output', json];
+    const shown = await runCli(args, { CONFORMANCE_API_KEY: key });
+    expect(shown.stdout).toContain('Secret Street Walk');
+    const run = await runCli([...args, '--redact-bodies'], { CONFORMANCE_API_KEY: key });
+    expect(run.status, run.stdout).toBe(1);
+    const texts = [run.stdout, readFileSync(json, 'utf8')];
+    for (const text of texts) {
+      expect(text).toContain('WALK-DETAIL-002');
+      expect(text).toContain(detail.data.id);
+      expect(text).toMatch(/detail name \\?"…\\?" ≠ summary name \\?"…\\?"/);
+      expect(text).not.toContain('Secret Street Walk');
+      expect(text).not.toContain(detail.data.name);
+    }
+  });
+
+  it('--traffic-memory takes a size of at least 1MB; a recording judged within 1MB gets the same verdict', async () => {
+    const bad = await runCli(['--traffic', 'any.har', '--traffic-memory', 'lots']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--traffic-memory must be a size such as 256MB or 1GB');
+    const broken = fileOf(withBody(3, (j) => ((j.data as { name: string }).name = 'renamed')));
+    const [roomy, tight] = [
+      await runCli(['--traffic', broken], { CONFORMANCE_API_KEY: key }),
+      await runCli(['--traffic', broken, '--traffic-memory', '1MB'], { CONFORMANCE_API_KEY: key }),
+    ];
+    expect(tight.status).toBe(1);
+    const verdict = (text: string) => text.split('\n').filter((line) => /^[✗✓]|Verdict/.test(line));
+    expect(verdict(tight.stdout)).toEqual(verdict(roomy.stdout));
+  });
+
+  it('applies to --traffic only', async () => {
+    const run = await runCli(['--redact-bodies', '--list']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--redact-bodies applies to --traffic only');
+  });
+});
+
 describe('files that cannot be judged (exit status 2)', () => {
   it('a file that is not HAR', async () => {
     const path = join(dir, 'not.har');
-    writeFileSync(path, '{"hello":"world"}');
+    writeFileSync(path, '{"log":{"version":"1.2"}}');
     const run = await runCli(['--traffic', path]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/is not a HAR file: it has no log\.entries array/);

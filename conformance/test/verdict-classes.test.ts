@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { listen, type Listening } from '../../tools/test-support/listen.ts';
 import { configFor, requiredFailures, runCli } from './harness.ts';
-import { runSuite } from '../runner.ts';
+import { runSuite } from '../run/runner.ts';
 
 type Rewrite = (
   req: IncomingMessage,

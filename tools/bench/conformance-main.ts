@@ -2,8 +2,10 @@
  * `npm run conformance:bench`: wall time and request count of a full live conformance run against
  * the local reference server, including the CLI's start-up, plain and with 100 ms added to every
  * answer by a delaying proxy; the requests of a `--depth full` run (the whole attacker's catalogue
- * on every refusal and route); and the catalogue's size by family. Figures are printed, never
- * asserted.
+ * on every refusal and route) and the catalogue's size by family; then the pace against a per-key
+ * limit of 10 requests a second (429 with Retry-After past it, `measure/rate-limited.ts`): the wall
+ * time against its floor (requests ÷ 10/s), the share of 429s, and the busiest second under
+ * `--rate-limit 20/s`. Figures are printed, never asserted.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,27 +13,43 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { delayingProxy } from './delaying-proxy.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { DEFAULTS } from '../../conformance/config.ts';
+import { DEFAULTS } from '../../conformance/cli/config.ts';
+import type { Har } from '../../conformance/reporters/har.ts';
+import type { Report } from '../../conformance/core/types.ts';
 import { catalogueSize, type Family, FAMILIES } from '../../conformance/rules/catalogue/catalogue.ts';
-import type { Report } from '../../conformance/types.ts';
 import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/flags.ts';
 import { LAUNCHER } from '../../command-line/launch.js';
 import { ROOT } from '../../command-line/bundle.js';
+import { startRateLimitedProxy } from '../test-support/rate-limited.ts';
+import { busiestSecond } from '../../conformance/transport/pace.ts';
 
 const DELAY_MS = 100;
-/**
- * A default run judges every record of the demo data set, CLI spawn to exit, within the engine's
- * request budget with only the walks endpoints live. `--depth full` has no threshold: it is as
- * large as the catalogue times the refusals and routes, and says so before it starts.
- */
-const THRESHOLDS = { maxConformanceMs: 5_000, maxDelayedConformanceMs: 12_000, maxConformanceRequests: 700 };
+/** The per-key limit of the rate-limited target, and the cap the second paced run asks for. */
+const LIMIT_PER_SECOND = 10;
+const ASKED = '20/s';
+/** A default run judges every record of the demo data set, CLI spawn to exit. */
+const THRESHOLDS = {
+  maxConformanceMs: 5_000,
+  maxDelayedConformanceMs: 12_000,
+  maxConformanceRequests: 700,
+  /**
+   * Against a per-key limit: the run's wall time ÷ its floor (requests ÷ the allowed rate) at most
+   * this. The run keeps 85 % of what a key got through (conformance/transport/pace.ts), 8 of 10 a
+   * second, so 1.25 is the least it can be; the lessons' pauses add the rest.
+   */
+  maxOverRateFloor: 1.6,
+  /** Against a per-key limit: the share of the run's requests answered 429, below this. */
+  maxThrottledShare: 0.05,
+};
 
 const COMMAND = {
   name: 'conformance:bench',
   usage: 'npm run conformance:bench',
   summary: `Times full live conformance runs against the local reference server, CLI start-up included:
-one against the embedded server, one with every answer ${DELAY_MS} ms later through a delaying proxy.
-Prints wall time, requests and verdict against their thresholds; never asserts.`,
+one against the embedded server, one with every answer ${DELAY_MS} ms later through a delaying proxy,
+then two against a per-key limit of ${LIMIT_PER_SECOND} requests/s (429 with Retry-After past it): the
+wall time against its floor and the share of 429s, and the busiest second under --rate-limit ${ASKED}.
+Prints every figure beside its target; never asserts.`,
   flags: {},
   sections: [{ title: 'Exit status', text: '  0 every threshold met; 1 a threshold missed; 2 usage.' }],
 } as const satisfies CommandSpec;
@@ -41,19 +59,23 @@ interface Figures {
   wallMs: number;
   requests: number;
   verdict: string;
-  /** Undefined: printed, with no threshold. */
+  /** Undefined: printed, with no threshold (`--depth full` says its size before it starts). */
   maxMs?: number;
 }
 
 /** Runs the CLI as a user would (a fresh process) and times it from spawn to exit. */
-async function timeCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ wallMs: number; report: Report }> {
+async function timeCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ wallMs: number; report: Report; starts: number[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-bench-'));
   const output = join(dir, 'report.json');
+  const har = join(dir, 'run.har');
   const started = performance.now();
   const status = await new Promise<number | null>((resolve) => {
     const child = spawn(
       process.execPath,
-      [LAUNCHER, 'conformance/main.ts', ...args, '--reporter', 'json', '--output', output],
+      [LAUNCHER, 'conformance/main.ts', ...args, '--reporter', 'json', '--output', output, '--har', har],
       {
         cwd: ROOT,
         env,
@@ -65,15 +87,23 @@ async function timeCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ wallMs
   const wallMs = performance.now() - started;
   try {
     if (status === 2) throw new Error('the run could not reach its target');
-    return { wallMs, report: JSON.parse(readFileSync(output, 'utf8')) as Report };
+    // When each attempt started, as the run recorded it (whole milliseconds).
+    const { log } = JSON.parse(readFileSync(har, 'utf8')) as Har;
+    const starts = log.entries.map((entry) => Date.parse(entry.startedDateTime));
+    return { wallMs, report: JSON.parse(readFileSync(output, 'utf8')) as Report, starts };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** The environment with nothing pointing at a deployment, so the CLI checks its embedded server. */
+function withoutDeployment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('CONFORMANCE_')));
+}
+
 async function bench(): Promise<Figures[]> {
   const figures: Figures[] = [];
-  const embedded = await timeCli([], { ...process.env, CONFORMANCE_BASE_URL: '' });
+  const embedded = await timeCli([], withoutDeployment(process.env));
   figures.push({
     scenario: 'embedded reference server (no base URL), start-up included',
     wallMs: embedded.wallMs,
@@ -82,7 +112,7 @@ async function bench(): Promise<Figures[]> {
     maxMs: THRESHOLDS.maxConformanceMs,
   });
 
-  const full = await timeCli(['--depth', 'full'], { ...process.env, CONFORMANCE_BASE_URL: '' });
+  const full = await timeCli(['--depth', 'full'], withoutDeployment(process.env));
   figures.push({
     scenario: 'embedded reference server, --depth full (the whole catalogue), start-up included',
     wallMs: full.wallMs,
@@ -109,6 +139,68 @@ async function bench(): Promise<Figures[]> {
   return figures;
 }
 
+interface PaceFigures {
+  wallMs: number;
+  requests: number;
+  throttled: number;
+  /** The busiest second of request starts, as the run recorded them, and as the target saw them arrive. */
+  busiestStarts: number;
+  busiestArrivals: number;
+  /** 429s per key, in the order the target first saw each key. */
+  throttledByKey: number[];
+  verdict: string;
+}
+
+/** A full run against the reference server behind a per-key limit, with these flags. */
+async function pacedRun(flags: string[]): Promise<PaceFigures> {
+  const server = await startReferenceServer({ port: 0, log: false });
+  const limited = await startRateLimitedProxy(server.baseUrl, LIMIT_PER_SECOND);
+  try {
+    const env = {
+      ...withoutDeployment(process.env),
+      ...server.credentials,
+      CONFORMANCE_BASE_URL: limited.url,
+    };
+    const run = await timeCli(flags, env);
+    const arrivals = limited.arrivals;
+    const throttled = arrivals.filter((a) => a.status === 429);
+    const throttledByKey: number[] = [];
+    for (const a of throttled) throttledByKey[a.key] = (throttledByKey[a.key] ?? 0) + 1;
+    return {
+      wallMs: run.wallMs,
+      requests: arrivals.length,
+      throttled: throttled.length,
+      busiestStarts: busiestSecond(run.starts),
+      busiestArrivals: busiestSecond(arrivals.map((a) => a.at)),
+      throttledByKey: [...throttledByKey].map((n) => n ?? 0),
+      verdict: run.report.summary.verdict,
+    };
+  } finally {
+    await limited.close();
+    await server.close();
+  }
+}
+
+/** The paced runs against their goals; whether all were met. */
+async function pace(): Promise<boolean> {
+  console.log(`against a per-key limit of ${LIMIT_PER_SECOND} requests/s (429 with Retry-After past it)`);
+  const plain = await pacedRun([]);
+  const floorMs = (plain.requests / LIMIT_PER_SECOND) * 1000;
+  const share = plain.throttled / plain.requests;
+  const wallMet = plain.wallMs <= floorMs * THRESHOLDS.maxOverRateFloor;
+  const shareMet = share < THRESHOLDS.maxThrottledShare;
+  console.log(
+    `  no --rate-limit: the run learns the limit from its 429s\n    wall ${(plain.wallMs / 1000).toFixed(1)} s against its floor ${(floorMs / 1000).toFixed(1)} s (${plain.requests} requests ÷ ${LIMIT_PER_SECOND}/s) = ${(plain.wallMs / floorMs).toFixed(2)}× · target ≤ ${THRESHOLDS.maxOverRateFloor}×: ${wallMet ? 'met' : 'MISSED'}\n    429s ${plain.throttled} of ${plain.requests} requests = ${(share * 100).toFixed(1)} % · target < ${THRESHOLDS.maxThrottledShare * 100} %: ${shareMet ? 'met' : 'MISSED'} (by key: ${plain.throttledByKey.join(', ')}) · verdict ${plain.verdict}`,
+  );
+  const asked = await pacedRun(['--rate-limit', ASKED]);
+  const cap = Number(ASKED.split('/')[0]);
+  const capMet = asked.busiestStarts <= cap;
+  console.log(
+    `  --rate-limit ${ASKED}\n    busiest one-second window ${asked.busiestStarts} request starts · target ≤ ${cap}: ${capMet ? 'met' : 'MISSED'} (as the target saw them arrive: ${asked.busiestArrivals}) · ${asked.throttled} of ${asked.requests} answered 429 · wall ${(asked.wallMs / 1000).toFixed(1)} s · verdict ${asked.verdict}`,
+  );
+  return wallMet && shareMet && capMet && plain.verdict === 'pass' && asked.verdict === 'pass';
+}
+
 /** Prints the figures against their thresholds; whether all were met. */
 function report(figures: Figures[]): boolean {
   console.log(
@@ -133,8 +225,7 @@ function report(figures: Figures[]): boolean {
 
 /** The attacker's catalogue by family: its entries, and how many a default run tries. */
 function catalogueLines(): string {
-  const size = catalogueSize();
-  const families = Object.entries(size) as [Family, { entries: number; default: number }][];
+  const families = Object.entries(catalogueSize()) as [Family, { entries: number; default: number }][];
   const total = families.reduce((n, [, f]) => n + f.entries, 0);
   const rows = families.map(
     ([family, f]) =>
@@ -147,4 +238,8 @@ const options = optionsOrExit(COMMAND, process.argv.slice(2), (argv) =>
   readFlags(COMMAND, argv).values.help ? 'help' : {},
 );
 if (typeof options === 'number') process.exitCode = options;
-else process.exitCode = report(await bench()) ? 0 : 1;
+else {
+  const timed = report(await bench());
+  const paced = await pace();
+  process.exitCode = timed && paced ? 0 : 1;
+}

@@ -1,39 +1,36 @@
 /**
  * The judging half of `npm run conformance:traffic-bench`, in a process of its own so its memory
- * is the judge's alone: judges the HAR file it is given with `--traffic`'s run and prints one JSON
- * line of figures (wall and CPU time of every thread, exchanges judged and by how many workers,
- * peak RSS and the main thread's peak heap, sampled while it runs).
+ * is the judge's alone: judges the recording it is given with `--traffic`'s run, on one thread,
+ * and prints one JSON line of figures (wall and CPU time, peak RSS, exchanges judged, verdict).
+ * A second argument is the memory budget of the cross-exchange state (`--traffic-memory`).
  */
 import { runTraffic } from '../../conformance/run/traffic.ts';
 import { RULES } from '../../conformance/rules/registry.ts';
-import { specModelFor } from '../../conformance/runner.ts';
+import { specModelFor } from '../../conformance/run/runner.ts';
+import { figuresOf, startFigures } from './traffic-figures.ts';
 
-const file = process.argv[2];
-if (!file) throw new Error('usage: traffic-judge.ts FILE.har');
+const [file, memory] = process.argv.slice(2);
+if (!file) throw new Error('usage: traffic-judge.ts FILE [MEMORY_BYTES]');
 
-let peakHeap = 0;
-const sample = () => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed));
-const sampler = setInterval(sample, 20);
-const started = performance.now();
-const cpu = process.cpuUsage();
-const { report } = await runTraffic(specModelFor(), { file, strict: false, seed: 1, keys: {} }, RULES);
-const ms = performance.now() - started;
-const { user, system } = process.cpuUsage(cpu);
-clearInterval(sampler);
-sample();
+const started = startFigures();
+const { report } = await runTraffic(
+  specModelFor(),
+  {
+    file,
+    strict: false,
+    seed: 1,
+    keys: {},
+    ...(memory ? { memoryBytes: Number(memory) } : {}),
+  },
+  RULES,
+);
 const traffic = report.coverage?.traffic;
 process.stdout.write(
   `${JSON.stringify({
+    ...figuresOf(started),
     exchanges: traffic?.entries ?? 0,
     judged: traffic?.judged ?? 0,
-    workers: 0,
-    onWorkers: 0,
-    ms,
-    // Every thread's, workers' too. On a shared machine the wall time includes waiting for a core.
-    cpuMs: (user + system) / 1000,
-    // resourceUsage().maxRSS is in kilobytes.
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
-    peakHeapMb: peakHeap / 1024 / 1024,
     verdict: report.summary.verdict,
+    failed: report.results.filter((r) => r.status === 'fail').map((r) => r.id),
   })}\n`,
 );

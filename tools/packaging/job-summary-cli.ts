@@ -1,5 +1,9 @@
-/** `canvassing-conformance-summary REPORT.json`: prints the job summary of a `--reporter json` report. */
-import { readFileSync } from 'node:fs';
+/**
+ * `canvassing-conformance-summary REPORT.json [--said FILE]`: prints the job summary of a
+ * `--reporter json` report; with `--said`, a run that wrote no report is summarised by what it
+ * printed (the lines of FILE, in a block Markdown cannot break out of).
+ */
+import { existsSync, readFileSync } from 'node:fs';
 import {
   type CommandSpec,
   EXIT_USAGE,
@@ -8,29 +12,35 @@ import {
   readFlags,
   UsageError,
 } from '../../command-line/flags.ts';
-import type { Report } from '../../conformance/types.ts';
-import { jobSummary } from './job-summary.ts';
+import type { Report } from '../../conformance/core/types.ts';
+import { jobSummary, notRunSummary } from './job-summary.ts';
 
 const COMMAND = {
   name: 'canvassing-conformance-summary',
-  usage: 'canvassing-conformance-summary REPORT.json',
+  usage: 'canvassing-conformance-summary REPORT.json [--said FILE]',
   summary:
     'Prints the Markdown job summary (for $GITHUB_STEP_SUMMARY) of a conformance report written\nwith --reporter json.',
   positionals: 'REPORT.json',
-  flags: {},
+  flags: {
+    said: {
+      type: 'string',
+      value: 'FILE',
+      help: 'What the run printed (its stderr): summarised instead when REPORT.json does not exist',
+    },
+  },
   sections: [
     { title: 'Exit status', text: '  0 printed; 2 no report, or a file that is not a JSON report.' },
   ],
   version: packagedVersion('canvassing-conformance-summary'),
 } as const satisfies CommandSpec;
 
-function reportPath(argv: string[]): string | 'help' {
+function optionsOf(argv: string[]): { path: string; said?: string } | 'help' {
   const { values, positionals } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
   if (positionals.length !== 1) {
     throw new UsageError(`expected one REPORT.json, got ${positionals.length} arguments`);
   }
-  return positionals[0] as string;
+  return { path: positionals[0] as string, ...(values.said !== undefined ? { said: values.said } : {}) };
 }
 
 /** The report, or why it cannot be summarised (exit 2: the input is unusable, like a usage mistake). */
@@ -57,9 +67,14 @@ function readReport(path: string): Report {
 }
 
 function main(argv: string[]): number {
-  const path = optionsOrExit(COMMAND, argv, reportPath);
-  if (typeof path === 'number') return path;
+  const options = optionsOrExit(COMMAND, argv, optionsOf);
+  if (typeof options === 'number') return options;
+  const { path, said } = options;
   try {
+    if (said !== undefined && !existsSync(path)) {
+      process.stdout.write(notRunSummary(existsSync(said) ? readFileSync(said, 'utf8') : ''));
+      return 0;
+    }
     process.stdout.write(jobSummary(readReport(path)));
     return 0;
   } catch (error) {

@@ -5,7 +5,7 @@
  * the two to each other.
  */
 import { fileURLToPath } from 'node:url';
-import { EMBEDDED_SERVER_PACKAGE } from '../../conformance/target.ts';
+import { EMBEDDED_SERVER_PACKAGE } from '../../conformance/run/target.ts';
 import { PARTNER_FILE_NAMES } from '../../reference-server/spec-files.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,17 +57,6 @@ export async function buildApiReference() {
 }
 `;
 
-/**
- * Stands in for `conformance/traffic/worker-module.ts` in the conformance package: the `--traffic`
- * worker is bundled beside the CLI when the package is built (a module of its own below), so
- * nothing bundles it at run time and the package carries no esbuild.
- */
-const PACKAGED_TRAFFIC_WORKER = `
-export async function workerModule() {
-  return new URL('./judge-worker.mjs', import.meta.url);
-}
-`;
-
 export const LIVE_SPEC = 'spec/openapi.yaml';
 export const API_REFERENCE_PAGE = 'spec/generated/api-reference.html';
 /** Built with the page (docs/partner-files.ts) and served beside it. */
@@ -80,14 +69,12 @@ export const PACKAGES: readonly PackageDefinition[] = [
       'canvassing-conformance': 'conformance/main.ts',
       'canvassing-conformance-summary': 'tools/packaging/job-summary-cli.ts',
     },
-    // The worker threads of --traffic (conformance/traffic/judge-pool.ts) run this module.
-    modules: ['conformance/traffic/judge-worker.ts'],
+    modules: [],
     files: [LIVE_SPEC],
     inlineDependencies: true,
     resolvedAtRunTime: [],
     replacements: {
       'reference-server/start.ts': EMBEDDED_FROM_SANDBOX,
-      'conformance/traffic/worker-module.ts': PACKAGED_TRAFFIC_WORKER,
     },
   },
   {

@@ -18,10 +18,10 @@ import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
 import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
 import { generateDataset } from '../../fixtures/index.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../../conformance/types.ts';
+import type { KeyName } from '../../conformance/core/types.ts';
 import { CREDENTIAL_KEY_NAMES, LIMIT } from '../../spec/facts.ts';
 import { badLimitsOf } from '../../conformance/rules/limits.ts';
-import { hasDotSegment } from '../../conformance/dot-segments.ts';
+import { hasDotSegment } from '../../conformance/core/dot-segments.ts';
 import { type Listening, listen } from './listen.ts';
 
 export interface World {

@@ -5,7 +5,7 @@
  * client sends them.
  */
 import type { KeyName, Via } from '../../core/roles.ts';
-import type { KeyUse } from '../../types.ts';
+import type { KeyUse } from '../../core/types.ts';
 
 /** A request as a transform reads and rewrites it. */
 export interface Shape {

@@ -8,7 +8,8 @@ import { isObject } from '../../../spec/json-value.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { askedId, idOf, itemOf, pageOf } from '../pages.ts';
-import type { Pair, Version } from '../pairs.ts';
+import type { Observation } from '../../core/observation.ts';
+import type { Pair } from '../pairs.ts';
 import { canonical, pairsOf, Versions } from '../pairs.ts';
 import { sweepRequests } from '../requests.ts';
 import type { Point } from './centroid.ts';
@@ -55,16 +56,39 @@ function detailFactsOf(stops: unknown[]): DetailFacts {
 
 type WalkPair = Pair<SummaryFacts, DetailFacts>;
 
+/** The summaries and details of every walk, read once for the three consistency rules of a run. */
+interface WalkVersions {
+  summaries: Versions<SummaryFacts>;
+  details: Versions<DetailFacts>;
+  /** The last observation read: each of the three rules is shown it, one after the other. */
+  last?: Observation;
+}
+
+const walkVersionsOf = new WeakMap<RuleContext['state'], WalkVersions>();
+
+function sharedWalkVersions(ctx: RuleContext): WalkVersions {
+  let shared = walkVersionsOf.get(ctx.state);
+  if (!shared) {
+    shared = {
+      summaries: new Versions(ctx.state, 'CONSISTENCY walk summaries'),
+      details: new Versions(ctx.state, 'CONSISTENCY walk details'),
+    };
+    walkVersionsOf.set(ctx.state, shared);
+  }
+  return shared;
+}
+
 /** The summaries and details of every walk, and the verdicts a rule draws from them. */
 function walkPairsAcross(
   ctx: RuleContext,
   judge: (pairs: WalkPair[], summaries: Versions<SummaryFacts>) => Judgement[],
 ): Across {
-  const summaries = new Versions<SummaryFacts>();
-  const details = new Versions<DetailFacts>();
+  const shared = sharedWalkVersions(ctx);
+  const { summaries, details } = shared;
   return {
     see(obs) {
-      if (!obs.op) return;
+      if (!obs.op || shared.last === obs) return;
+      shared.last = obs;
       if (isWalkList(obs.op)) {
         for (const walk of pageOf(obs) ?? []) {
           const id = idOf(walk);
@@ -105,7 +129,7 @@ function completeCounts(counts: unknown, statuses: readonly string[]): counts is
 function countJudge(ctx: RuleContext) {
   const statuses = stopStatuses(ctx.spec);
   return (pairs: WalkPair[], summaries: Versions<SummaryFacts>): Judgement[] => {
-    const paired = new Set<Version<SummaryFacts>>(pairs.map((p) => p.summary));
+    const paired = new Set(pairs.map((p) => `${p.item} ${p.summary.digest}`));
     const judgements = pairs.map((pair) =>
       verdict(
         pair,
@@ -119,7 +143,7 @@ function countJudge(ctx: RuleContext) {
     for (const id of summaries.items()) {
       for (const summary of summaries.of(id)) {
         const { count, counts } = summary.facts;
-        if (paired.has(summary) || !completeCounts(counts, statuses)) continue;
+        if (paired.has(`${id} ${summary.digest}`) || !completeCounts(counts, statuses)) continue;
         const sum = statuses.reduce((total, s) => total + (counts[s] ?? 0), 0);
         judgements.push(
           sum === count

@@ -6,7 +6,7 @@
 import { isObject } from '../../../spec/json-value.ts';
 import { requestLine } from '../../core/answers.ts';
 import type { Observation } from '../../core/observation.ts';
-import type { Across, Rule } from '../../core/rule.ts';
+import type { Across, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, chose, holds } from '../../core/rule.ts';
 import { askedId, itemOf } from '../pages.ts';
 import { sweepRequests } from '../requests.ts';
@@ -141,8 +141,8 @@ export const stopRules: Rule[] = [
 ];
 
 /** WALK-DETAIL-007: per walk (one detail of it, however often fetched), its stops, UUID ids and half-located stops. */
-function stopShapesAcross(): Across {
-  const walks = new Map<string, { stops: number; uuids: number; half: number }>();
+function stopShapesAcross(ctx: RuleContext): Across {
+  const walks = ctx.state.table<{ stops: number; uuids: number; half: number }>('WALK-DETAIL-007 walks');
   let first: Observation | undefined;
   return {
     see(obs) {
@@ -162,7 +162,7 @@ function stopShapesAcross(): Across {
       let stops = 0;
       let uuids = 0;
       let half = 0;
-      for (const walk of walks.values()) {
+      for (const [, walk] of walks.entries()) {
         stops += walk.stops;
         uuids += walk.uuids;
         half += walk.half;
