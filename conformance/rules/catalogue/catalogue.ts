@@ -26,6 +26,8 @@
  *   X-Forwarded-For, the header every proxy sets.
  * - Host and forwarding headers name `conformance-probe.invalid`, which never resolves: a link
  *   that follows it shows, and no request can reach it.
+ * - bbot's `X-Rewrite-URL: nonsense` asks whether a backend reads the header at all; here the
+ *   rewrite headers name the route itself, which shows both that and what it grants.
  *
  * Left out, and why:
  * - The page's raw request-line tricks (a tab or CR LF before the method, `Host:` without a space
@@ -322,6 +324,7 @@ const ADDRESS: Transform[] = [
   forwardedFor('192.168.0.1'),
   forwardedFor('169.254.169.254'),
   forwardedFor(`${LOOPBACK}:443`),
+  address(`X-Forwarded-For: http://${LOOPBACK}`, ['bbot'], header('X-Forwarded-For', `http://${LOOPBACK}`)),
   // Rewrite headers: the request line names a path any gateway lets through, the header the route.
   address('X-Original-URL: <the path>, on /', ['recipes', 'wstg'], rewrittenFrom('X-Original-URL', '/'), ON),
   address('X-Rewrite-URL: <the path>, on /', ['recipes', 'wstg'], rewrittenFrom('X-Rewrite-URL', '/'), ON),
