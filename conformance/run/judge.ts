@@ -27,6 +27,8 @@ export interface Tally {
   rule: Rule;
   /** Observations this rule judged (one may give several records). */
   judgedObservations: number;
+  /** How long the answers it judged took, together: its weight in a report's timings. */
+  judgedMs: number;
   records: number;
   holds: number;
   /** Each distinct problem once, in the order found. */
@@ -72,6 +74,7 @@ export class Judge {
     this.tallies = rules.map((rule) => ({
       rule,
       judgedObservations: 0,
+      judgedMs: 0,
       records: 0,
       holds: 0,
       problems: [],
@@ -97,6 +100,8 @@ export class Judge {
   /** Judges one observation by every rule it concerns. */
   see(obs: Observation): void {
     if (!isFinal(obs.exchange)) {
+      // Every attempt shows in the statuses seen; only final answers are judged and drift-analysed.
+      if (obs.op && !obs.private && obs.exchange.response) this.countStatus(obs);
       for (const tally of this.tallies) {
         if (tally.rule.judgesEveryAttempt && obs.answer !== 'usable') this.judgeWith(tally, obs);
       }
@@ -161,18 +166,24 @@ export class Judge {
     const judgements = Array.isArray(given) ? given : [given as Judgement];
     if (judgements.length === 0) return false;
     tally.judgedObservations++;
+    tally.judgedMs += obs.exchange.durationMs;
     tally.firstJudged ??= obs.exchange;
     for (const judgement of judgements) this.record(tally, judgement, obs);
     return judgements.some((j) => j.verdict === 'breaks');
   }
 
   /** The report's collectors: statuses per operation, and the drift of usable answers. */
-  private count(obs: Observation): void {
+  private countStatus(obs: Observation): void {
     const op = obs.op as Operation;
     const status = String(obs.exchange.response?.status);
     const seen = this.statusCounts.get(op.operationId) ?? new Map<string, number>();
     seen.set(status, (seen.get(status) ?? 0) + 1);
     this.statusCounts.set(op.operationId, seen);
+  }
+
+  private count(obs: Observation): void {
+    const op = obs.op as Operation;
+    this.countStatus(obs);
     if (obs.answer !== 'usable' || obs.bodyless || obs.exchange.request.method === 'HEAD') return;
     this.documentedAnswers++;
     this.operationOf.set(obs.exchange, op);

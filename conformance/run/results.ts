@@ -32,7 +32,7 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
     status,
     expected: rule.expected,
     actual,
-    durationMs: 0,
+    durationMs: Math.round(tally.judgedMs),
   };
   if (rule.owasp) result.owasp = [...rule.owasp];
   if (status === 'fail' && tally.owaspFailed.size > 0) result.owaspFailed = [...tally.owaspFailed];

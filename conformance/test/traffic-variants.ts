@@ -2,7 +2,7 @@
  * Which broken variants of the mutation self-test (`mutations.ts`) a recording shows: each caught
  * variant with the `--traffic` rule that fails on the suite's own `--har` recording of a run
  * against it, and each other variant with why a recording cannot show its fault.
- * `mutations.test.ts` holds both lists true; `coverage-table.ts` prints them in COVERAGE.md.
+ * `mutations.suite.test.ts` holds both lists true; `coverage-table.ts` prints them in COVERAGE.md.
  */
 /** Each variant whose fault shows in its recording, and the rule(s) that catch it there. */
 export const CAUGHT: Record<string, string | string[]> = {

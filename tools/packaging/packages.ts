@@ -67,7 +67,7 @@ export const PACKAGES: readonly PackageDefinition[] = [
     dir: 'conformance',
     bins: {
       'canvassing-conformance': 'conformance/main.ts',
-      'canvassing-conformance-summary': 'tools/packaging/job-summary-cli.ts',
+      'canvassing-conformance-summary': 'conformance/cli/job-summary.ts',
     },
     modules: [],
     files: [LIVE_SPEC],

@@ -119,7 +119,7 @@ describe('the repository import rules', () => {
       'conformance/core/types.ts': '',
       'conformance/stray.ts': importOf('./core/types.ts'),
       'conformance/main.ts': importOf('./core/types.ts'),
-      'conformance/test/cli.test.ts': importOf('../stray.ts'),
+      'conformance/test/cli.suite.test.ts': importOf('../stray.ts'),
     });
     expect(await violationsIn(root)).toEqual([
       'suite-file-in-a-folder: conformance/stray.ts → conformance/core/types.ts',

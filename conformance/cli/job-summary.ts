@@ -12,8 +12,8 @@ import {
   readFlags,
   UsageError,
 } from '../../command-line/flags.ts';
-import type { Report } from '../../conformance/core/types.ts';
-import { jobSummary, notRunSummary } from './job-summary.ts';
+import type { Report } from '../core/types.ts';
+import { jobSummary, notRunSummary } from '../reporters/job-summary.ts';
 
 const COMMAND = {
   name: 'canvassing-conformance-summary',

@@ -1,5 +1,4 @@
 /** The command line: flags and environment, reporters and files, exit statuses, no key in any output. */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,15 +159,5 @@ describe('npm run conformance', () => {
     );
     expect(status).toBe(2);
     expectNoKeys(stderr);
-  });
-
-  it('runs as a process: npm run conformance -- --list', () => {
-    const run = spawnSync(process.execPath, ['command-line/launch.js', 'conformance/main.ts', '--list'], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/^ENVELOPE-001\trequired\t§4.1\t/m);
-    expect(run.stdout).toMatch(/^DRIFT-003\tdrift\t/m);
   });
 });
