@@ -16,8 +16,8 @@ import {
   requestLine,
 } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
-import type { Campaign, Role } from '../core/roles.ts';
-import { PRIMARY_KEY, reads, roleOf } from '../core/roles.ts';
+import type { Campaign, Role, Via } from '../core/roles.ts';
+import { PRIMARY_KEY, reads, roleOf, VIAS } from '../core/roles.ts';
 import type { Across, Ask, Judgement, Probe, RuleContext, World } from '../core/rule.ts';
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
@@ -129,6 +129,19 @@ export function onTargets(
     const request = world.request(op, { ...ask, id });
     return request ? [{ request, phase }] : [];
   });
+}
+
+/**
+ * The share of `items` an operation tries, each item on one live operation in turn: every item is
+ * tried once a run whatever the spec lists, each operation gets its share, and the header alternates
+ * from one round to the next so both headers see the items (with one operation, every item).
+ */
+export function inTurn<T>(items: readonly T[], op: OperationModel, world: World): { item: T; via: Via }[] {
+  const operations = Math.max(1, world.spec.live.length);
+  const at = Math.max(0, world.spec.live.indexOf(op));
+  return items.flatMap((item, i) =>
+    i % operations === at ? [{ item, via: VIAS[Math.floor(i / operations) % 2] as Via }] : [],
+  );
 }
 
 /** The primary key goes first; every other credential after it. */
