@@ -1,9 +1,10 @@
 /**
  * `npm run conformance:bench`: wall time and request count of a full live conformance run against
  * the local reference server, including the CLI's start-up, plain and with 100 ms added to every
- * answer by a delaying proxy; the requests of a `--depth full` run (the whole attacker's catalogue
+ * answer by a delaying proxy, the delayed run against its round-trip floor, and the requests a
+ * further live collection adds (the lists live in a copy of the spec); the requests of a `--depth full` run (the whole attacker's catalogue
  * on every refusal and route) and the catalogue's size by family; then the pace against a per-key
- * limit of 10 requests a second (429 with Retry-After past it, `measure/rate-limited.ts`): the wall
+ * limit of 10 requests a second (429 with Retry-After past it, `tools/test-support/rate-limited.ts`): the wall
  * time against its floor (requests ÷ 10/s), the share of 429s, and the busiest second under
  * `--rate-limit 20/s`. Figures are printed, never asserted.
  */
@@ -21,6 +22,7 @@ import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/f
 import { LAUNCHER } from '../../command-line/launch.js';
 import { ROOT } from '../../command-line/bundle.js';
 import { startRateLimitedProxy } from '../test-support/rate-limited.ts';
+import { listsLiveSpec, startListsServer } from '../test-support/lists-server.ts';
 import { busiestSecond } from '../../conformance/transport/pace.ts';
 
 const DELAY_MS = 100;
@@ -32,6 +34,10 @@ const THRESHOLDS = {
   maxConformanceMs: 5_000,
   maxDelayedConformanceMs: 12_000,
   maxConformanceRequests: 700,
+  /** A further live collection (the lists, with 12 lists listed to the primary key) adds at most this many requests. */
+  maxRequestsPerCollection: 150,
+  /** The delayed run's time (without the CLI's start-up) at most this times its round-trip floor. */
+  maxOverRoundTripFloor: 1.2,
   /**
    * Against a per-key limit: the run's wall time ÷ its floor (requests ÷ the allowed rate) at most
    * this. The run keeps 85 % of what a key got through (conformance/transport/pace.ts), 8 of 10 a
@@ -101,6 +107,9 @@ function withoutDeployment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('CONFORMANCE_')));
 }
 
+/** The delayed run's report, for its round-trip floor. */
+let roundTrip: Report | undefined;
+
 async function bench(): Promise<Figures[]> {
   const figures: Figures[] = [];
   const embedded = await timeCli([], withoutDeployment(process.env));
@@ -132,11 +141,53 @@ async function bench(): Promise<Figures[]> {
       verdict: delayed.report.summary.verdict,
       maxMs: THRESHOLDS.maxDelayedConformanceMs,
     });
+    roundTrip = delayed.report;
   } finally {
     await proxy.close();
     await server.close();
   }
   return figures;
+}
+
+/**
+ * The delayed run against its round-trip floor: its requests ÷ the concurrency × the added delay,
+ * the least time a run of that many requests can take at that distance (the run's own time, CLI
+ * start-up apart).
+ */
+function roundTripLine(): boolean {
+  if (!roundTrip) return false;
+  const floorMs = (roundTrip.requests.sent / DEFAULTS.concurrency) * DELAY_MS;
+  const ratio = roundTrip.durationMs / floorMs;
+  const met = ratio <= THRESHOLDS.maxOverRoundTripFloor;
+  console.log(
+    `  round trips at +${DELAY_MS} ms: the run took ${(roundTrip.durationMs / 1000).toFixed(2)} s against its floor ${(floorMs / 1000).toFixed(2)} s (${roundTrip.requests.sent} requests ÷ ${DEFAULTS.concurrency} at a time × ${DELAY_MS} ms) = ${ratio.toFixed(2)}× · threshold ≤ ${THRESHOLDS.maxOverRoundTripFloor}×: ${met ? 'met' : 'MISSED'}`,
+  );
+  return met;
+}
+
+/**
+ * What a further live collection costs: the same deployment (the reference server, with the lists
+ * served beside it) judged by the project's spec and by a copy of it with the lists live.
+ */
+async function perCollection(): Promise<boolean> {
+  const server = await startListsServer();
+  try {
+    const env = {
+      ...withoutDeployment(process.env),
+      ...server.credentials,
+      CONFORMANCE_BASE_URL: server.urlOf('none'),
+    };
+    const walks = await timeCli([], env);
+    const lists = await timeCli(['--spec', listsLiveSpec()], env);
+    const added = lists.report.requests.sent - walks.report.requests.sent;
+    const met = added <= THRESHOLDS.maxRequestsPerCollection;
+    console.log(
+      `  a further live collection: ${walks.report.requests.sent} requests with the walks live, ${lists.report.requests.sent} with the lists live too (verdict ${lists.report.summary.verdict}) = +${added} · threshold ≤ ${THRESHOLDS.maxRequestsPerCollection}: ${met ? 'met' : 'MISSED'}`,
+    );
+    return met && lists.report.summary.verdict === 'pass';
+  } finally {
+    await server.close();
+  }
 }
 
 interface PaceFigures {
@@ -240,6 +291,8 @@ const options = optionsOrExit(COMMAND, process.argv.slice(2), (argv) =>
 if (typeof options === 'number') process.exitCode = options;
 else {
   const timed = report(await bench());
+  const near = roundTripLine();
+  const collection = await perCollection();
   const paced = await pace();
-  process.exitCode = timed && paced ? 0 : 1;
+  process.exitCode = timed && near && collection && paced ? 0 : 1;
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import { listen, type Listening } from '../../tools/test-support/listen.ts';
+import { listen, type Listening } from './listen.ts';
 
 /** The parts of a spec document the copy is made of. */
 interface PathItem {
