@@ -6,7 +6,7 @@
  */
 import type { HttpClient } from '../transport/client.ts';
 import { Keyring } from '../core/credentials.ts';
-import { observe, type ObserveOptions } from '../core/observe.ts';
+import { observe, type ObserveOptions, type ProbeTags } from '../core/observe.ts';
 import type { Probe, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
@@ -15,6 +15,7 @@ import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
 import { keyEcho } from './key-echo.ts';
 import { Judge, type Tally } from './judge.ts';
 import { LiveWorld } from './world.ts';
+import { InOrderJudging } from './in-order.ts';
 
 interface Planned {
   request: RequestSpec;
@@ -80,6 +81,10 @@ export function ruleContextOf(
  */
 class Plan {
   readonly entries = new Map<string, Planned>();
+  /** The phase being sent (-1 before the first). */
+  phase = -1;
+  /** The entries each exchange answered so far, in the order answered. */
+  readonly early = new Map<Exchange, Planned[]>();
 
   add(probe: Probe, by: string | undefined, phase: number = probe.phase ?? 1): void {
     const key = requestKey(probe.request);
@@ -104,17 +109,26 @@ class Plan {
 
   /**
    * Sends phase by phase, lowest first; a follow-up joins the phase after the answer it is made
-   * from. Returns the entries each exchange answered.
+   * from. Returns the entries each exchange answered; `answered` hears of each answer as it comes,
+   * with the entries known by then (`early`).
    */
-  async send(client: HttpClient): Promise<Map<Exchange, Planned[]>> {
+  async send(client: HttpClient, answered: () => void = () => {}): Promise<Map<Exchange, Planned[]>> {
     const tags = new Map<Exchange, Planned[]>();
     const sent = new Set<Planned>();
     for (;;) {
       const waiting = [...this.entries.values()].filter((entry) => !sent.has(entry));
       if (waiting.length === 0) return tags;
       const phase = Math.min(...waiting.map((entry) => entry.phase));
+      this.phase = phase;
       const now = waiting.filter((entry) => entry.phase === phase);
-      const exchanges = await Promise.all(now.map((entry) => client.send(entry.request)));
+      const exchanges = await Promise.all(
+        now.map(async (entry) => {
+          const exchange = await client.send(entry.request);
+          this.early.set(exchange, [...(this.early.get(exchange) ?? []), entry]);
+          answered();
+          return exchange;
+        }),
+      );
       exchanges.forEach((exchange, index) => {
         const entry = now[index] as Planned;
         sent.add(entry);
@@ -126,6 +140,16 @@ class Plan {
       });
     }
   }
+}
+
+/** What the judge is told of an exchange from the plan's entries it answered. */
+function tagsOf(planned: readonly Planned[]): ProbeTags {
+  const transform = planned.find((p) => p.transform)?.transform;
+  return {
+    plannedBy: new Set(planned.flatMap((p) => [...p.plannedBy])),
+    private: planned.length > 0 && planned.every((p) => p.private),
+    ...(transform ? { transform } : {}),
+  };
 }
 
 export async function runLive(
@@ -154,28 +178,63 @@ export async function runLive(
     }
   }
   if (world.depth === 'full') announce?.(fullDepthLine(plan.entries.size, client.sent, config.maxRequests));
-  const tags = await plan.send(client);
+  const judge = await sentAndJudged(plan, client, spec, config, rules);
+  return { tallies: judge.finish(), judge, world, planned: plan.entries.size };
+}
 
-  const judge = new Judge(rules, ruleContextOf(spec, config, 'live', client.madeUpKey));
+/**
+ * Sends the plan and judges each exchange as soon as it and those requested before it are
+ * answered (`in-order.ts`): the judging overlaps the requests still in flight.
+ */
+async function sentAndJudged(
+  plan: Plan,
+  client: HttpClient,
+  spec: SpecModel,
+  config: SuiteConfig,
+  rules: readonly Rule[],
+): Promise<Judge> {
   const options: ObserveOptions = {
     spec,
     keyring: new Keyring({ keys: config.keys, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}) }),
     basePath: new URL(config.baseUrl).pathname.replace(/\/+$/, ''),
     source: 'live',
   };
-  for (const exchange of client.exchanges) {
-    const planned = tags.get(exchange) ?? [];
-    const plannedBy = new Set(planned.flatMap((p) => [...p.plannedBy]));
-    const transform = planned.find((p) => p.transform)?.transform;
-    judge.see(
-      observe(exchange, options, {
-        plannedBy,
-        private: planned.length > 0 && planned.every((p) => p.private),
-        ...(transform ? { transform } : {}),
-      }),
-    );
+  const judgeOf = () => new Judge(rules, ruleContextOf(spec, config, 'live', client.madeUpKey));
+  let judge = judgeOf();
+  // The exchanges asked for before the plan (discovery, the pre-flight's) are tagged by the plan's
+  // first phases: they are ready once those are under way.
+  const lastBeforePlan = client.exchanges.at(-1)?.seq ?? 0;
+  const settled = new Set<Exchange>(client.exchanges);
+  client.onSettled((exchange) => settled.add(exchange));
+  const inOrder = new InOrderJudging(
+    {
+      exchanges: client.exchanges,
+      settled: (exchange) => settled.has(exchange),
+      tagsOf: (exchange) => {
+        const planned = plan.early.get(exchange);
+        if (planned) return tagsOf(planned);
+        if (exchange.retriedAs !== undefined) return tagsOf([]);
+        return exchange.seq <= lastBeforePlan && plan.phase >= 1 ? tagsOf([]) : undefined;
+      },
+    },
+    (exchange, tags) => judge.see(observe(exchange, options, tags)),
+  );
+  // One pass a turn of the event loop, after the answers of the turn and their tags are in.
+  let pending = false;
+  const tags = await plan.send(client, () => {
+    if (pending) return;
+    pending = true;
+    setImmediate(() => {
+      pending = false;
+      inOrder.advance();
+    });
+  });
+  const finalTagsOf = (exchange: Exchange) => tagsOf(tags.get(exchange) ?? []);
+  if (!inOrder.finish(finalTagsOf)) {
+    judge = judgeOf();
+    for (const exchange of client.exchanges) judge.see(observe(exchange, options, finalTagsOf(exchange)));
   }
-  return { tallies: judge.finish(), judge, world, planned: plan.entries.size };
+  return judge;
 }
 
 /**
