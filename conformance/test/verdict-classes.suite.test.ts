@@ -3,10 +3,11 @@
  * Requests never sent, answers that never came, and answers the rules about every answer already
  * failed leave the rules that needed them unjudged, and the run says why in one line (exit 2).
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { listen, type Listening } from '../../tools/test-support/listen.ts';
+import { forward } from '../../tools/test-support/forward.ts';
 import { configFor, requiredFailures, runCli } from './harness.ts';
 import { runSuite } from '../run/runner.ts';
 
@@ -33,46 +34,35 @@ async function gateway(rewrite: Rewrite): Promise<string> {
   const hanging = new Set<ServerResponse>();
   const proxy = await listen(
     createServer((req, res) => {
-      const out = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-        },
-        (answer) => {
-          const chunks: Buffer[] = [];
-          answer.on('data', (c: Buffer) => chunks.push(c));
-          answer.once('end', () => {
-            const headers: Record<string, string> = {};
-            for (const [name, value] of Object.entries(answer.headers)) {
-              if (
-                typeof value === 'string' &&
-                !['connection', 'transfer-encoding', 'content-length'].includes(name)
-              )
-                headers[name] = value;
-            }
-            const rewritten = rewrite(req, {
-              status: answer.statusCode ?? 502,
-              headers,
-              body: Buffer.concat(chunks),
-            });
-            if (rewritten === 'hang') {
-              hanging.add(res);
-              res.once('close', () => hanging.delete(res));
-              return;
-            }
-            res.writeHead(rewritten.status, {
-              ...rewritten.headers,
-              'content-length': String(rewritten.body.length),
-            });
-            res.end(req.method === 'HEAD' ? undefined : rewritten.body);
+      forward(req, res, upstream, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.once('end', () => {
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(answer.headers)) {
+            if (
+              typeof value === 'string' &&
+              !['connection', 'transfer-encoding', 'content-length'].includes(name)
+            )
+              headers[name] = value;
+          }
+          const rewritten = rewrite(req, {
+            status: answer.statusCode ?? 502,
+            headers,
+            body: Buffer.concat(chunks),
           });
-        },
-      );
-      out.once('error', () => res.destroy());
-      req.pipe(out);
+          if (rewritten === 'hang') {
+            hanging.add(res);
+            res.once('close', () => hanging.delete(res));
+            return;
+          }
+          res.writeHead(rewritten.status, {
+            ...rewritten.headers,
+            'content-length': String(rewritten.body.length),
+          });
+          res.end(req.method === 'HEAD' ? undefined : rewritten.body);
+        });
+      });
     }),
   );
   proxies.push({

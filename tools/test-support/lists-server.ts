@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { forward } from './forward.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -129,7 +130,7 @@ export async function startListsServer(): Promise<ListsServer> {
     createServer((req, res) => {
       const match = /^\/f\/([^/]+)(\/.*)?$/.exec(req.url ?? '');
       const path = match?.[2] ?? '/';
-      if (!/^\/api\/v1\/lists(\/|$|\?)/.test(path)) return forward(req, res, upstream, path);
+      if (!/^\/api\/v1\/lists(\/|$|\?)/.test(path)) return forward(req, res, upstream, undefined, path);
       serveLists(
         world,
         (match?.[1] ?? 'none') as ListsFault,
@@ -251,17 +252,4 @@ function limitOf(url: URL): number | undefined {
   const valid =
     raw.length === 1 && /^\d+$/.test(only ?? '') && n >= LISTS_LIMIT.minimum && n <= LISTS_LIMIT.maximum;
   return valid ? n : undefined;
-}
-
-/** Passes a request through to the reference server as it came. */
-function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, path: string): void {
-  const out = request(
-    { host: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    },
-  );
-  out.once('error', () => res.destroy());
-  req.pipe(out);
 }

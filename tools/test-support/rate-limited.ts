@@ -5,7 +5,8 @@
  * notes every request it is asked (when, and what it answered), for the figures of a paced run: the
  * share of 429s and the busiest second. Listens on 127.0.0.1 only.
  */
-import { createServer, request as forward } from 'node:http';
+import { createServer } from 'node:http';
+import { forward } from './forward.ts';
 import type { AddressInfo } from 'node:net';
 
 export interface Arrival {
@@ -50,22 +51,11 @@ export async function startRateLimitedProxy(target: string, perSecond: number): 
     recent.push(at);
     arrivals.push({ at, status: 0, key: keyIndex });
     const arrival = arrivals[arrivals.length - 1] as Arrival;
-    const out = forward(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (answer) => {
-        arrival.status = answer.statusCode ?? 502;
-        res.writeHead(arrival.status, answer.rawHeaders);
-        answer.pipe(res);
-      },
-    );
-    out.once('error', () => res.destroy());
-    req.pipe(out);
+    forward(req, res, upstream, (answer) => {
+      arrival.status = answer.statusCode ?? 502;
+      res.writeHead(arrival.status, answer.rawHeaders);
+      answer.pipe(res);
+    });
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const { port } = proxy.address() as AddressInfo;
