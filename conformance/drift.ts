@@ -9,6 +9,7 @@ import { mediaTypesOf, operationsOf } from '../spec/contract.ts';
 import type { Operation } from '../spec/contract.ts';
 import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
 import { DRIFT_KINDS } from './types.ts';
+import { shownExchange } from './core/evidence.ts';
 
 /**
  * The check whose verdict each kind decides: the DRIFT checks (advisory, failures under --strict)
@@ -44,6 +45,13 @@ interface Seen {
   finding: Omit<DriftFinding, 'responses' | 'of' | 'example'>;
   first: Exchange;
   responses: number;
+}
+
+/** A drift tally as a shard's result carries it. */
+export interface DriftDump {
+  seen: [string, Seen][];
+  judgedBy: [string, number][];
+  judged: number;
 }
 
 /** A run's traffic is judged once (by the DRIFT checks, then the report), and again if more was sent. */
@@ -102,9 +110,28 @@ export class DriftTally {
             ...operationOf(ctx, operationId),
             status,
           },
-          first: exchange,
+          first: shownExchange(exchange),
           responses: 1,
         });
+    }
+  }
+
+  /** The tally as a shard's result carries it. */
+  dump(): DriftDump {
+    return { seen: [...this.seen], judgedBy: [...this.judgedBy], judged: this.judged };
+  }
+
+  /** Joins another shard's tally into this one: counts added, the earlier exchange kept. */
+  absorb(dump: DriftDump): void {
+    this.judged += dump.judged;
+    for (const [key, n] of dump.judgedBy) this.judgedBy.set(key, (this.judgedBy.get(key) ?? 0) + n);
+    for (const [key, other] of dump.seen) {
+      const known = this.seen.get(key);
+      if (!known) this.seen.set(key, other);
+      else {
+        known.responses += other.responses;
+        if (other.first.seq < known.first.seq) known.first = other.first;
+      }
     }
   }
 

@@ -52,6 +52,11 @@ export class Keyring {
     this.keyPrefix = options.keyPrefix;
   }
 
+  /** Each configured key by the hashed id reports would give it (`key#3f9a1c0e`): which keys, never their values. */
+  configuredIds(): Partial<Record<KeyName, string>> {
+    return Object.fromEntries([...this.byHash].map(([hash, name]) => [name, `key#${hash.slice(0, 8)}`]));
+  }
+
   /** The credentials of a request with these headers (names in any case). */
   credentialOf(headers: Readonly<Record<string, string>>, keysVisible = true): Credential {
     let authorization: string | undefined;

@@ -1,26 +1,36 @@
 /**
- * The per-item state of the cross-exchange rules (`Across`), kept within a memory budget. A rule
- * keeps a few facts per item (a walk's digests and counts, the campaigns an item was answered to)
- * in tables it names; a day's recording has millions of items, so past the budget the largest
- * table spills to an embedded SQLite database on disk (better-sqlite3: synchronous, as the judge
- * is, and its page cache bounded), and keeps only its most recently written records in memory.
+ * The per-item state of the cross-exchange rules (`Across`) and the judge's findings, kept within a
+ * memory budget and mergeable. A rule keeps a few facts per item (a walk's digests and counts, the
+ * campaigns an item was answered to) in tables it names; a day's recording has millions of items,
+ * so past the budget the largest tables spill to an embedded SQLite database on disk
+ * (better-sqlite3: synchronous, as the judge is, and its page cache bounded; loaded only when a
+ * table first spills), keeping in memory only the records written since.
+ *
+ * Each table says how two records of one key kept apart are joined (`Merge`): a recording split in
+ * shards (`--shard i/n`) is judged shard by shard, and the shards' tables joined record by record
+ * give the state the whole recording would have given. A merge is therefore commutative and
+ * associative (a union, a sum, the earlier of two), and a rule's records are written so that
+ * judging the exchanges in any order gives the same record.
  *
  * A record is plain data (objects, arrays, Maps and Sets of numbers and strings): it is stored as
- * V8's structured clone, so no rule writes a format of its own. A live run's state never spills:
- * its budget is unbounded, and its tables are plain Maps.
+ * V8's structured clone, so no rule writes a format of its own. A recording's tables read back in
+ * key order, in memory or on disk alike, so verdicts drawn from them come in one order whatever
+ * spilled. A live run's state never spills: its tables are plain Maps.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type BetterSqlite3 from 'better-sqlite3';
 
+/** Joins two records of one key, kept apart (two shards of a recording): commutative and associative. */
+export type Merge<R> = (kept: R, other: R) => R;
+
 /** One table of records by key; a Map's manners, within the run's budget. */
 export interface StateTable<R> {
   get(key: string): R | undefined;
   set(key: string, record: R): void;
-  /** Every record, in no promised order (a spilled table's are read back from disk as they come). */
+  /** Every record: a recording's in key order (a live run's as written). */
   entries(): IterableIterator<[string, R]>;
   keys(): IterableIterator<string>;
   readonly size: number;
@@ -28,9 +38,22 @@ export interface StateTable<R> {
 
 /** Where the rules of one run keep their state. */
 export interface RuleState {
-  /** The table of this name (made on first use): one per rule and purpose, e.g. `WALK-DETAIL-002 details`. */
-  table<R>(name: string): StateTable<R>;
+  /**
+   * The table of this name (made on first use): one per rule and purpose, e.g. `WALK-DETAIL-002
+   * details`, made when the rule's judge is made, so that a merge knows every table by its name.
+   */
+  table<R>(name: string, merge: Merge<R>): StateTable<R>;
 }
+
+/** One record of a state as a shard's result carries it. */
+export interface StateRecord {
+  table: string;
+  key: string;
+  record: unknown;
+}
+
+/** A shard's record names a table no rule of this run keeps: the shards ran other rules. */
+export class UnknownTableError extends Error {}
 
 /** Records written to a spilled table kept in memory before they are written to disk together. */
 const WRITE_BACK = 20_000;
@@ -43,6 +66,8 @@ const HEAP_PER_SERIALIZED_BYTE = 3;
 const RECORD_OVERHEAD = 200;
 /** How often a new record's size is measured (every Nth); the mean stands for the rest. */
 const SAMPLE_EVERY = 32;
+/** Spilling stops once the estimate is down to this share of the budget, so it does not spill again at once. */
+const SPILL_TO = 0.7;
 
 /** The state of a run with no budget: plain Maps (a live run's, and a test's). */
 export class UnboundedState implements RuleState {
@@ -59,46 +84,72 @@ export class UnboundedState implements RuleState {
 }
 
 /**
- * The state of a recording's run: tables in memory until their estimated size passes `budgetBytes`,
- * then the largest spills to disk, and so on. `close()` removes the database.
+ * The state of a recording's run: tables in memory until their estimated size passes `budgetBytes`;
+ * then, when the run next gives it the chance (`relieve`, between batches of entries), the largest
+ * spill to disk. `close()` removes the database.
  */
 export class BudgetedState implements RuleState {
   private readonly tables = new Map<string, BudgetedTable<unknown>>();
   private database: Database | undefined;
+  private estimate = 0;
   /** How many tables spilled, for reports and tests. */
   spilled = 0;
 
   constructor(private readonly budgetBytes: number) {}
 
-  table<R>(name: string): StateTable<R> {
+  table<R>(name: string, merge: Merge<R>): StateTable<R> {
     let table = this.tables.get(name);
     if (!table) {
-      table = new BudgetedTable(name, () => this.overBudget());
+      table = new BudgetedTable(name, merge as Merge<unknown>, () => this.measure());
       this.tables.set(name, table);
     }
     return table as StateTable<R>;
   }
 
-  /** Called as tables grow: spills the largest in-memory tables until the estimate is within budget. */
-  private overBudget(): void {
-    let total = 0;
-    for (const table of this.tables.values()) total += table.estimatedBytes;
-    if (total <= this.budgetBytes) return;
+  /** Whether the tables in memory are estimated past the budget (`relieve` spills them). */
+  get overBudget(): boolean {
+    return this.estimate > this.budgetBytes;
+  }
+
+  /** Spills the largest tables in memory until the estimate is well within the budget. */
+  async relieve(): Promise<void> {
+    this.measure();
+    if (!this.overBudget) return;
     const largest = [...this.tables.values()]
       .filter((t) => !t.isSpilled && t.size > 0)
       .sort((a, b) => b.estimatedBytes - a.estimatedBytes);
     for (const table of largest) {
-      if (total <= this.budgetBytes * 0.7) break;
-      total -= table.estimatedBytes;
-      this.database ??= openDatabase();
+      if (this.estimate <= this.budgetBytes * SPILL_TO) break;
+      this.database ??= await openDatabase();
       table.spillTo(this.database, this.spilled++);
+      this.measure();
     }
+  }
+
+  /** Every record of every table, for a shard's result. */
+  *records(): Generator<StateRecord> {
+    for (const [name, table] of this.tables) {
+      for (const [key, record] of table.entries()) yield { table: name, key, record };
+    }
+  }
+
+  /** Joins a record of another shard's state into its table (`Merge`). */
+  absorb({ table: name, key, record }: StateRecord): void {
+    const table = this.tables.get(name);
+    if (!table) throw new UnknownTableError(`state of a rule this run does not judge ("${name}")`);
+    table.absorb(key, record);
   }
 
   /** Removes the database, when one was made. */
   close(): void {
     this.database?.close();
     this.database = undefined;
+  }
+
+  private measure(): void {
+    let total = 0;
+    for (const table of this.tables.values()) total += table.estimatedBytes;
+    this.estimate = total;
   }
 }
 
@@ -107,9 +158,12 @@ interface Database {
   close(): void;
 }
 
-/** A database in a temporary folder of its own, written without a journal: it lives as long as the run. */
-function openDatabase(): Database {
-  const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+/**
+ * A database in a temporary folder of its own, written without a journal: it lives as long as the
+ * run. The native module is loaded here, on the first spill, so runs that never spill never load it.
+ */
+async function openDatabase(): Promise<Database> {
+  const { default: Sqlite } = await import('better-sqlite3');
   const folder = mkdtempSync(join(tmpdir(), 'conformance-state-'));
   const db = new Sqlite(join(folder, 'state.db'));
   db.pragma('journal_mode = OFF');
@@ -134,6 +188,7 @@ class BudgetedTable<R> implements StateTable<R> {
 
   constructor(
     readonly name: string,
+    private readonly merge: Merge<R>,
     private readonly grown: () => void,
   ) {}
 
@@ -164,12 +219,15 @@ class BudgetedTable<R> implements StateTable<R> {
     if (this.disk && this.memory.size >= WRITE_BACK && !this.memory.has(key)) this.flush();
     const isNew = !this.memory.has(key);
     this.memory.set(key, record);
-    if (this.disk) return;
-    if (isNew && this.added++ % SAMPLE_EVERY === 0) {
-      this.sampled++;
-      this.sampledBytes += key.length * 2 + HEAP_PER_SERIALIZED_BYTE * serialize(record).length;
-      this.grown();
-    }
+    if (this.disk || !isNew || this.added++ % SAMPLE_EVERY !== 0) return;
+    this.sampled++;
+    this.sampledBytes += key.length * 2 + HEAP_PER_SERIALIZED_BYTE * serialize(record).length;
+    this.grown();
+  }
+
+  absorb(key: string, record: R): void {
+    const kept = this.get(key);
+    this.set(key, kept === undefined ? record : this.merge(kept, record));
   }
 
   /** Moves every record to disk; from then on, memory holds only the records written since the last flush. */
@@ -185,12 +243,16 @@ class BudgetedTable<R> implements StateTable<R> {
   }
 
   *entries(): IterableIterator<[string, R]> {
-    if (!this.disk) {
-      yield* this.memory.entries();
+    if (this.disk) {
+      this.flush();
+      yield* this.disk.entries() as IterableIterator<[string, R]>;
       return;
     }
-    this.flush();
-    yield* this.disk.entries() as IterableIterator<[string, R]>;
+    // A snapshot of the keys, each read when its turn comes: the table may spill meanwhile.
+    for (const key of [...this.memory.keys()].sort()) {
+      const record = this.get(key);
+      if (record !== undefined) yield [key, record];
+    }
   }
 
   *keys(): IterableIterator<string> {
@@ -201,29 +263,38 @@ class BudgetedTable<R> implements StateTable<R> {
 /** Records read back from disk at a time: no statement stays open while a rule reads other tables. */
 const PAGE = 2_000;
 
+/**
+ * A key as stored: UTF-16 big-endian bytes, which SQLite compares in the order JavaScript compares
+ * strings (code unit by code unit), so a spilled table reads back in the order a table in memory does.
+ */
+const keyBytes = (key: string) => Buffer.from(key, 'utf16le').swap16();
+const keyOf = (bytes: Buffer) => Buffer.from(bytes).swap16().toString('utf16le');
+
 /** One spilled table: key and structured clone, by key. */
 class DiskTable {
   private readonly select: BetterSqlite3.Statement;
   private readonly upsert: BetterSqlite3.Statement;
+  private readonly first: BetterSqlite3.Statement;
   private readonly page: BetterSqlite3.Statement;
   private readonly count: BetterSqlite3.Statement;
   private readonly writeAll: (records: Map<string, unknown>) => void;
 
   constructor(db: BetterSqlite3.Database, name: string) {
-    db.exec(`CREATE TABLE ${name} (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID`);
+    db.exec(`CREATE TABLE ${name} (k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID`);
     this.select = db.prepare(`SELECT v FROM ${name} WHERE k = ?`).pluck();
     this.upsert = db.prepare(
       `INSERT INTO ${name} (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v`,
     );
+    this.first = db.prepare(`SELECT k, v FROM ${name} ORDER BY k LIMIT ${PAGE}`).raw();
     this.page = db.prepare(`SELECT k, v FROM ${name} WHERE k > ? ORDER BY k LIMIT ${PAGE}`).raw();
     this.count = db.prepare(`SELECT count(*) FROM ${name}`).pluck();
     this.writeAll = db.transaction((records: Map<string, unknown>) => {
-      for (const [key, record] of records) this.upsert.run(key, serialize(record));
+      for (const [key, record] of records) this.upsert.run(keyBytes(key), serialize(record));
     });
   }
 
   get(key: string): unknown {
-    const bytes = this.select.get(key) as Buffer | undefined;
+    const bytes = this.select.get(keyBytes(key)) as Buffer | undefined;
     return bytes === undefined ? undefined : deserialize(bytes);
   }
 
@@ -236,10 +307,10 @@ class DiskTable {
   }
 
   *entries(): IterableIterator<[string, unknown]> {
-    let after = '';
+    let after: Buffer | undefined;
     for (;;) {
-      const rows = this.page.all(after) as [string, Buffer][];
-      for (const [key, bytes] of rows) yield [key, deserialize(bytes)];
+      const rows = (after === undefined ? this.first.all() : this.page.all(after)) as [Buffer, Buffer][];
+      for (const [key, bytes] of rows) yield [keyOf(key), deserialize(bytes)];
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) return;
       after = last[0];

@@ -136,6 +136,12 @@ export function widen(span: Seen | undefined, at: number): Seen {
   return { first: Math.min(span.first, at), last: Math.max(span.last, at) };
 }
 
+/** Two spans as one: from the first of either to the last of either. */
+export const joinSeen = (a: Seen, b: Seen): Seen => ({
+  first: Math.min(a.first, b.first),
+  last: Math.max(a.last, b.last),
+});
+
 /** Whether two spans may have seen the same data: always in a live run, within the horizon in a recording. */
 export function sameData(source: 'live' | 'traffic', a: Seen, b: Seen): boolean {
   if (source === 'live') return true;

@@ -13,7 +13,8 @@ import type { SpecModel } from '../core/spec-model.ts';
 import { type RuleState, UnboundedState } from '../core/state.ts';
 import type { Exchange, RequestSpec, SuiteConfig } from '../types.ts';
 import { keyEcho } from './key-echo.ts';
-import { Judge, type Tally } from './judge.ts';
+import { Judge } from './judge.ts';
+import type { Tally } from './tally.ts';
 import { LiveWorld } from './world.ts';
 
 interface Planned {
@@ -172,5 +173,5 @@ export async function runLive(
       }),
     );
   }
-  return { tallies: judge.finish(), judge, world, planned: plan.entries.size };
+  return { tallies: await judge.finish(), judge, world, planned: plan.entries.size };
 }

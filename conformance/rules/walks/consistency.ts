@@ -10,7 +10,7 @@ import { breaks, holds } from '../../core/rule.ts';
 import { askedId, idOf, itemOf, pageOf } from '../pages.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Pair } from '../pairs.ts';
-import { canonical, pairsOf, Versions } from '../pairs.ts';
+import { canonical, fingerprint, pairsOf, Versions } from '../pairs.ts';
 import { sweepRequests } from '../requests.ts';
 import type { Point } from './centroid.ts';
 import {
@@ -94,7 +94,7 @@ function walkPairsAcross(
           const id = idOf(walk);
           if (id === undefined || !isObject(walk)) continue;
           const facts = { count: walk.count, counts: walk.counts, lat: walk.lat, lng: walk.lng };
-          summaries.add(id, canonical(facts), () => facts, obs);
+          summaries.add(id, fingerprint(canonical(facts)), () => facts, obs);
         }
         return;
       }
@@ -102,7 +102,8 @@ function walkPairsAcross(
       const id = askedId(obs);
       if (!walk || id === undefined || !Array.isArray(walk.stops)) return;
       const stops = walk.stops.map((s) => (isObject(s) ? { lat: s.lat, lng: s.lng, status: s.status } : s));
-      details.add(id, canonical(stops), () => detailFactsOf(stops), obs);
+      // The stops are rebuilt with their keys in one order, so their JSON is already canonical.
+      details.add(id, fingerprint(JSON.stringify(stops)), () => detailFactsOf(stops), obs);
     },
     finish: () => judge(pairsOf(summaries, details, ctx.source), summaries),
   };

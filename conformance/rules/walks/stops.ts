@@ -5,6 +5,7 @@
  */
 import { isObject } from '../../../spec/json-value.ts';
 import { requestLine } from '../../core/answers.ts';
+import { EvidenceTable } from '../../core/evidence.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Across, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, chose, holds } from '../../core/rule.ts';
@@ -140,25 +141,41 @@ export const stopRules: Rule[] = [
   },
 ];
 
-/** WALK-DETAIL-007: per walk (one detail of it, however often fetched), its stops, UUID ids and half-located stops. */
+/** What one walk's detail shows of its stops, and the entry of the earliest detail read. */
+interface StopShapes {
+  stops: number;
+  uuids: number;
+  half: number;
+  seq: number;
+}
+
+/**
+ * WALK-DETAIL-007: per walk (its earliest detail, however often fetched), its stops, UUID ids and
+ * half-located stops.
+ */
 function stopShapesAcross(ctx: RuleContext): Across {
-  const walks = ctx.state.table<{ stops: number; uuids: number; half: number }>('WALK-DETAIL-007 walks');
-  let first: Observation | undefined;
+  const walks = ctx.state.table<StopShapes>('WALK-DETAIL-007 walks', (kept, other) =>
+    other.seq < kept.seq ? other : kept,
+  );
+  const first = new EvidenceTable(ctx.state, 'WALK-DETAIL-007 evidence', 1);
   return {
     see(obs) {
-      const stops = stopsOf(obs);
       const id = askedId(obs);
-      if (!stops || id === undefined) return;
+      const known = id === undefined ? undefined : walks.get(id);
+      if (id === undefined || (known && known.seq <= obs.exchange.seq)) return;
+      const stops = stopsOf(obs);
+      if (!stops) return;
       const objects = stops.filter(isObject);
-      first ??= obs;
+      first.keep('first', obs);
       walks.set(id, {
         stops: objects.length,
         uuids: objects.filter((s) => typeof s.id === 'string' && UUID.test(s.id)).length,
         half: objects.filter((s) => (s.lat === null) !== (s.lng === null)).length,
+        seq: obs.exchange.seq,
       });
     },
-    finish() {
-      if (walks.size === 0) return [];
+    *finish() {
+      if (walks.size === 0) return;
       let stops = 0;
       let uuids = 0;
       let half = 0;
@@ -168,13 +185,11 @@ function stopShapesAcross(ctx: RuleContext): Across {
         half += walk.half;
       }
       const differs = [...(uuids < stops ? ['D-STOP-ID'] : []), ...(half > 0 ? ['D-COORDS'] : [])];
-      return [
-        chose(
-          `${uuids} of ${stops} stop ids are UUIDs; ${half} stops have one coordinate only`,
-          differs,
-          first,
-        ),
-      ];
+      yield chose(
+        `${uuids} of ${stops} stop ids are UUIDs; ${half} stops have one coordinate only`,
+        differs,
+        first.get('first'),
+      );
     },
   };
 }
