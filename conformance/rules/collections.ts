@@ -8,12 +8,14 @@ import { createHash } from 'node:crypto';
 import { isObject } from '../../spec/json-value.ts';
 import { describe, requestLine } from '../core/answers.ts';
 import { credentialLabel, roleOfCredential } from '../core/credentials.ts';
+import { BodyMemo } from '../core/body-memo.ts';
 import { EvidenceTable } from '../core/evidence.ts';
 import type { Observation } from '../core/observation.ts';
 import { EMPTY_CAMPAIGN_KEY, PRIMARY_KEY, reads } from '../core/roles.ts';
 import type { Across, Rule, RuleContext } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
-import type { OperationModel } from '../core/spec-model.ts';
+import type { ResponseData } from '../types.ts';
+import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { sharedFieldsOf } from './item-schemas.ts';
 import type { Seen } from './pages.ts';
 import {
@@ -289,34 +291,67 @@ function listedFoundAcross(ctx: RuleContext): Across {
 const pick = (value: Record<string, unknown>, fields: string[]) =>
   Object.fromEntries(fields.map((field) => [field, value[field]]));
 
+/** Built with the fields in one order, their JSON is canonical but for objects inside a field. */
+const digestOfShared = (shared: Record<string, unknown>) => fingerprint(JSON.stringify(shared));
+
+/** A summary's shared fields, by the item it stands for (`getWalk <id>`), and their digest. */
+interface SharedFields {
+  item: string;
+  digest: string;
+  shared: Record<string, unknown>;
+}
+
+/** Each summary of a page, for each item operation of its collection: the shared fields and their digest. */
+function summariesOf(spec: SpecModel, op: OperationModel, page: readonly unknown[]): SharedFields[] {
+  return op.items.flatMap((itemOp) => {
+    const fields = sharedFieldsOf(spec, itemOp);
+    return page.flatMap((summary) => {
+      const id = idOf(summary);
+      if (id === undefined || !isObject(summary)) return [];
+      const shared = pick(summary, fields);
+      return [{ item: `${itemOp.operationId} ${id}`, digest: digestOfShared(shared), shared }];
+    });
+  });
+}
+
+/** One memo per operation: the same body means the same facts for one operation. */
+function memoOf<T>(memos: Map<string, BodyMemo<T>>, op: OperationModel): BodyMemo<T> {
+  let memo = memos.get(op.operationId);
+  if (!memo) {
+    memo = new BodyMemo<T>();
+    memos.set(op.operationId, memo);
+  }
+  return memo;
+}
+
 /** WALK-DETAIL-002: the shared fields of each item's summaries and details, compared once all are seen. */
 function sharedFieldsAcross(ctx: RuleContext): Across {
   const summaries = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 summaries');
   const details = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 details');
-  const fieldsOfItem = (op: OperationModel) => sharedFieldsOf(ctx.spec, op);
-  // Built with the fields in one order, their JSON is canonical but for objects inside a field.
-  const digestOfShared = (shared: Record<string, unknown>) => fingerprint(JSON.stringify(shared));
+  const pages = new Map<string, BodyMemo<SharedFields[]>>();
+  const items = new Map<string, BodyMemo<Omit<SharedFields, 'item'>>>();
   return {
     see(obs) {
       const op = obs.op;
+      const response = obs.exchange.response;
+      if (!response) return;
       if (op?.kind === 'collection') {
         const page = pageOf(obs);
-        for (const itemOp of page ? op.items : []) {
-          const fields = fieldsOfItem(itemOp);
-          for (const summary of page ?? []) {
-            const id = idOf(summary);
-            if (id === undefined || !isObject(summary)) continue;
-            const shared = pick(summary, fields);
-            summaries.add(`${itemOp.operationId} ${id}`, digestOfShared(shared), () => shared, obs);
-          }
-        }
+        if (!page) return;
+        for (const { item, digest, shared } of memoOf(pages, op).of(response, () =>
+          summariesOf(ctx.spec, op, page),
+        ))
+          summaries.add(item, digest, () => shared, obs);
         return;
       }
       const id = askedId(obs);
       const detail = op?.kind === 'item' ? itemOf(obs) : undefined;
       if (!op || id === undefined || !detail) return;
-      const shared = pick(detail, fieldsOfItem(op));
-      details.add(`${op.operationId} ${id}`, digestOfShared(shared), () => shared, obs);
+      const { digest, shared } = memoOf(items, op).of(response, () => {
+        const picked = pick(detail, sharedFieldsOf(ctx.spec, op));
+        return { digest: digestOfShared(picked), shared: picked };
+      });
+      details.add(`${op.operationId} ${id}`, digest, () => shared, obs);
     },
     *finish() {
       for (const { item, summary, detail } of pairsOf(summaries, details, ctx.source)) {
@@ -348,17 +383,23 @@ interface PageDigest {
   seq: number;
 }
 
+/** A page's ids in order, and their digest. */
+interface PageIds {
+  ids: string[];
+  digest: string;
+}
+
 /** The pages of one holder in one minute: the largest one's ids, and every distinct page by size and digest. */
 interface PageGroup {
-  largest: string[];
+  largest: PageIds;
   pages: Map<string, PageDigest>;
 }
 
 const digestOf = (ids: readonly string[]) => createHash('sha1').update(ids.join('\n')).digest('hex');
 
 /** The larger page of two, and of two as large the one whose ids digest lower: whichever came first. */
-const largerPage = (a: string[], b: string[]) =>
-  b.length > a.length || (b.length === a.length && b.length > 0 && digestOf(b) < digestOf(a)) ? b : a;
+const largerPage = (a: PageIds, b: PageIds) =>
+  b.ids.length > a.ids.length || (b.ids.length === a.ids.length && b.digest < a.digest) ? b : a;
 
 const earlierPage = (a: PageDigest, b: PageDigest) => (b.seq < a.seq ? b : a);
 
@@ -370,6 +411,8 @@ function joinPageGroups(kept: PageGroup, other: PageGroup): PageGroup {
   return { largest: largerPage(kept.largest, other.largest), pages: kept.pages };
 }
 
+const NO_PAGE: PageIds = { ids: [], digest: digestOf([]) };
+
 /**
  * WALKS-LIST-012: per collection, holder and query (and, in a recording, per minute), the largest
  * page's ids and the digests of the smaller pages; a smaller page is a prefix when its digest is
@@ -377,36 +420,41 @@ function joinPageGroups(kept: PageGroup, other: PageGroup): PageGroup {
  */
 function orderAcross(ctx: RuleContext): Across {
   const groups = ctx.state.table<PageGroup>('WALKS-LIST-012 pages', joinPageGroups);
+  const idsOf = new BodyMemo<PageIds>();
   return {
     see(obs) {
       const holder = holderOf(obs.credential);
       const op = obs.op;
       const page = op?.kind === 'collection' && holder && isPlainRead(obs) ? pageOf(obs) : undefined;
       if (!op || !page) return;
-      const ids = page.map((item) => idOf(item) ?? '');
+      const read = idsOf.of(obs.exchange.response as ResponseData, () => {
+        const ids = page.map((item) => idOf(item) ?? '');
+        return { ids, digest: digestOf(ids) };
+      });
       const key = `${op.operationId} ${holder} ${minuteOf(obs)}`;
-      const group = groups.get(key) ?? { largest: [], pages: new Map<string, PageDigest>() };
-      const digest = digestOf(ids);
+      const group = groups.get(key) ?? { largest: NO_PAGE, pages: new Map<string, PageDigest>() };
+      const pageKey = `${read.ids.length} ${read.digest}`;
+      const known = group.pages.get(pageKey);
+      const largest = largerPage(group.largest, read);
+      if (known && known.seq <= obs.exchange.seq && largest === group.largest) return;
       const seen: PageDigest = {
-        size: ids.length,
-        digest,
+        size: read.ids.length,
+        digest: read.digest,
         asked: askedText(op, limitAsked(obs)),
         seq: obs.exchange.seq,
       };
-      const known = group.pages.get(`${ids.length} ${digest}`);
-      group.pages.set(`${ids.length} ${digest}`, known ? earlierPage(known, seen) : seen);
-      group.largest = largerPage(group.largest, ids);
+      group.pages.set(pageKey, known ? earlierPage(known, seen) : seen);
+      group.largest = largest;
       groups.set(key, group);
     },
     *finish() {
       let pages = 0;
       const notPrefix: string[] = [];
       for (const [, { largest, pages: seen }] of groups.entries()) {
-        const whole = digestOf(largest);
         for (const page of [...seen.values()].sort((a, b) => a.seq - b.seq)) {
-          if (page.size === largest.length && page.digest === whole) continue;
+          if (page.size === largest.ids.length && page.digest === largest.digest) continue;
           pages++;
-          if (digestOf(largest.slice(0, page.size)) !== page.digest)
+          if (digestOf(largest.ids.slice(0, page.size)) !== page.digest)
             notPrefix.push(`${page.asked} (${page.size} items)`);
         }
       }

@@ -82,7 +82,19 @@ function sameKeyIdentity(credential: Credential): { id: string; label: string; v
   }
 }
 
+/** The pair of each observation, worked out once for the rules that pair requests (AUTH-002, AUTH-013). */
+const pairIds = new WeakMap<Observation, string>();
+
 function pairIdOf(obs: Observation, identity: string): string {
+  let id = pairIds.get(obs);
+  if (id === undefined) {
+    id = newPairIdOf(obs, identity);
+    pairIds.set(obs, id);
+  }
+  return id;
+}
+
+function newPairIdOf(obs: Observation, identity: string): string {
   const query = [...obs.query]
     .map(([k, v]) => `${k}=${v}`)
     .sort()

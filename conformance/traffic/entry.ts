@@ -4,7 +4,7 @@
  * decoded when the recorder kept it content-coded (gzip, deflate, br; `codings.ts` tells which by
  * the header and the bytes).
  */
-import { responseOf } from '../client.ts';
+import { answerOf } from '../client.ts';
 import type { Keyring } from '../core/credentials.ts';
 import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../types.ts';
@@ -106,7 +106,7 @@ export function noteSecretsOf(entry: RawEntry, request: RecordedRequest, ledger:
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   for (const [name, value] of headerMap(entry.response?.headers))
     if (SECRET_HEADERS.has(name)) ledger.note(value);
-  shownUrl(request.written, ledger);
+  shownUrl(request.written, ledger, request.url);
 }
 
 /**
@@ -122,20 +122,20 @@ export function readEntry(
   attached?: Buffer,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
-  const url = shownUrl(request.written, ledger);
-  const line = entryLine(index, request.method, url);
+  const url = shownUrl(request.written, ledger, request.url);
   const response = entry.response;
   const status = response?.status;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599)
-    return { judged: false, reason: 'no answer recorded', line };
+    return { judged: false, reason: 'no answer recorded', line: entryLine(index, request.method, url) };
   const headers = headerMap(response?.headers);
   for (const [name, value] of headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   const read = bodyOf(response?.content, headers, request.method, status, attached);
   const bodyless = typeof read === 'string';
   const content: Body = typeof read === 'string' ? { content: '' } : read;
   const info = requestInfo(request, url, keyring);
-  const shown = Object.fromEntries([...headers].filter(([name]) => !SECRET_HEADERS.has(name)));
-  const answer = responseOf(status, shown, content.content);
+  const shown: Record<string, string> = {};
+  for (const [name, value] of headers) if (!SECRET_HEADERS.has(name)) shown[name] = value;
+  const answer = answerOf(status, shown, content.content);
   if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
     // Some exporters keep the type only in `content.mimeType`.
     answer.contentType = response.content.mimeType;
@@ -179,7 +179,12 @@ type PlainRequest = Omit<RequestInfo, 'curl'>;
 export function withCurl(info: PlainRequest): RequestInfo {
   let curl: string | undefined;
   return {
-    ...info,
+    method: info.method,
+    url: info.url,
+    keys: info.keys,
+    headers: info.headers,
+    ...(info.nearMisses ? { nearMisses: info.nearMisses } : {}),
+    ...(info.body !== undefined ? { body: info.body } : {}),
     get curl() {
       curl ??= curlOf(info);
       return curl;

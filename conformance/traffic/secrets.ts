@@ -48,6 +48,8 @@ export class EntrySecrets implements SecretNotes {
 
 export class SecretLedger implements SecretNotes {
   private readonly values = new Set<string>();
+  /** Values noted already, as given: a recording repeats the same key header in every entry. */
+  private readonly noted = new Set<string>();
 
   /**
    * Notes a secret value (and its pieces: a `Bearer` token, the values of a cookie). What stands in
@@ -55,6 +57,8 @@ export class SecretLedger implements SecretNotes {
    * no secret.
    */
   note(value: string): void {
+    if (this.noted.has(value)) return;
+    if (this.noted.size < MAX_SECRETS) this.noted.add(value);
     for (const piece of piecesOf(value)) {
       if (piece.length >= MIN_SECRET && this.values.size < MAX_SECRETS && !STAND_IN.test(piece))
         this.values.add(piece);
@@ -143,8 +147,9 @@ function piecesOf(value: string): string[] {
  * The request's URL as reports may show it: no user information, no fragment, the value of every
  * query parameter named like a secret (or shaped like a key) replaced, the rest byte for byte.
  */
-export function shownUrl(raw: string, ledger: SecretNotes): string {
-  const url = new URL(raw);
+export function shownUrl(raw: string, ledger: SecretNotes, parsed?: URL): string {
+  // A URL parsed already is read, never changed: one with user information is parsed afresh.
+  const url = parsed && !parsed.username && !parsed.password ? parsed : new URL(raw);
   if (url.username || url.password) {
     ledger.note(decodeURIComponent(url.password || url.username));
     url.username = '';

@@ -5,9 +5,11 @@
  */
 import { isObject } from '../../../spec/json-value.ts';
 import { requestLine } from '../../core/answers.ts';
+import { BodyMemo } from '../../core/body-memo.ts';
 import { EvidenceTable } from '../../core/evidence.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Across, Rule, RuleContext } from '../../core/rule.ts';
+import type { SpecModel } from '../../core/spec-model.ts';
 import { breaks, chose, holds } from '../../core/rule.ts';
 import { askedId, itemOf } from '../pages.ts';
 import { sweepRequests } from '../requests.ts';
@@ -58,11 +60,34 @@ function stopsOf(obs: Observation): unknown[] | null | undefined {
   return Array.isArray(walk.stops) ? walk.stops : null;
 }
 
-/** A rule over one detail's stops: the problems it finds, named after the walk's request. */
+/** The stop statuses of a spec as a set, made once. */
+const statusSets = new WeakMap<SpecModel, ReadonlySet<string>>();
+function statusSetOf(spec: SpecModel): ReadonlySet<string> {
+  let known = statusSets.get(spec);
+  if (!known) {
+    known = new Set(stopStatuses(spec));
+    statusSets.set(spec, known);
+  }
+  return known;
+}
+
+/**
+ * A rule over one detail's stops: the problems it finds, named after the walk's request. The
+ * problems of a detail are remembered by its body (a walk is fetched again and again unchanged).
+ */
 function stopsRule(
   declaration: Omit<Rule, 'appliesTo' | 'plan' | 'judge' | 'area' | 'level' | 'mock' | 'unit'>,
   problemsOf: (stops: unknown[] | null, statuses: ReadonlySet<string>) => string[],
 ): Rule {
+  const memos = new WeakMap<SpecModel, BodyMemo<string[]>>();
+  const memoOf = (spec: SpecModel) => {
+    let memo = memos.get(spec);
+    if (!memo) {
+      memo = new BodyMemo();
+      memos.set(spec, memo);
+    }
+    return memo;
+  };
   return {
     ...declaration,
     area: 'walk-detail',
@@ -74,8 +99,9 @@ function stopsRule(
     plan: sweepRequests,
     judge(obs, ctx) {
       const stops = stopsOf(obs);
-      if (stops === undefined) return undefined;
-      const problems = problemsOf(stops, new Set(stopStatuses(ctx.spec)));
+      const response = obs.exchange.response;
+      if (stops === undefined || !response) return undefined;
+      const problems = memoOf(ctx.spec).of(response, () => problemsOf(stops, statusSetOf(ctx.spec)));
       return problems.length === 0 ? holds(obs) : breaks(`${requestLine(obs)}: ${problems.join('; ')}`, obs);
     },
   };
