@@ -13,14 +13,13 @@
  * judging the exchanges in any order gives the same record.
  *
  * A record is plain data (objects, arrays, Maps and Sets of numbers and strings): it is stored as
- * V8's structured clone, so no rule writes a format of its own. A recording's tables read back in
+ * tagged JSON (`encodeRecord`), so no rule writes a format of its own. A recording's tables read back in
  * key order, in memory or on disk alike, so verdicts drawn from them come in one order whatever
  * spilled. A live run's state never spills: its tables are plain Maps.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /** Joins two records of one key, kept apart (two shards of a recording): commutative and associative. */
@@ -45,6 +44,60 @@ export interface RuleState {
   table<R>(name: string, merge: Merge<R>): StateTable<R>;
 }
 
+/**
+ * A record as text: JSON, with what JSON cannot hold itself (Maps, Sets, `undefined`, a number that
+ * is not finite) tagged, and a plain object that has the tag's own key wrapped, so no body's data
+ * can pass for a tag. Text, not V8's structured clone: a clone is a buffer allocated outside V8's
+ * heap, and spilling a million of them left the process hundreds of megabytes it never gave back.
+ */
+export function encodeRecord(record: unknown): string {
+  return JSON.stringify(record, tagged);
+}
+
+/** A record from its text (`encodeRecord`). */
+export function decodeRecord(text: string): unknown {
+  return untagged(JSON.parse(text));
+}
+
+/** The key of a tag: no JSON a deployment sends holds it unwrapped. */
+const TAG = '\u0000t';
+
+function tagged(this: unknown, _key: string, value: unknown): unknown {
+  if (value === undefined) return { [TAG]: 'u' };
+  if (typeof value === 'number') return Number.isFinite(value) ? value : { [TAG]: 'n', v: String(value) };
+  if (value instanceof Map) return { [TAG]: 'm', v: [...value] };
+  if (value instanceof Set) return { [TAG]: 's', v: [...value] };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, TAG))
+    return { [TAG]: 'o', v: Object.entries(value) };
+  return value;
+}
+
+function untagged(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = untagged(value[i]);
+    return value;
+  }
+  const object = value as Record<string, unknown>;
+  if (Object.hasOwn(object, TAG)) {
+    const inner = object.v;
+    switch (object[TAG]) {
+      case 'u':
+        return undefined;
+      case 'n':
+        return Number(inner);
+      case 'm':
+        return new Map(untagged(inner) as [unknown, unknown][]);
+      case 's':
+        return new Set(untagged(inner) as unknown[]);
+      default:
+        return Object.fromEntries(untagged(inner) as [string, unknown][]);
+    }
+  }
+  for (const key of Object.keys(object)) object[key] = untagged(object[key]);
+  return object;
+}
+
 /** One record of a state as a shard's result carries it. */
 export interface StateRecord {
   table: string;
@@ -58,11 +111,10 @@ export class UnknownTableError extends Error {}
 /** Records written to a spilled table kept in memory before they are written to disk together. */
 const WRITE_BACK = 20_000;
 /**
- * A record's cost in memory, from its serialized size: V8's objects, Maps and their slots take about
- * three times the bytes of their structured clone, and a table's slot some 200 more (measured: a
- * walk's versions, 190 bytes serialized, take 800 bytes of heap).
+ * A record's cost in memory, from the length of its text: V8's objects, Maps and their slots take
+ * about twice the characters of their JSON, and a table's slot some 200 bytes more.
  */
-const HEAP_PER_SERIALIZED_BYTE = 3;
+const HEAP_PER_SERIALIZED_BYTE = 2;
 const RECORD_OVERHEAD = 200;
 /** How often a new record's size is measured (every Nth); the mean stands for the rest. */
 const SAMPLE_EVERY = 32;
@@ -111,17 +163,23 @@ export class BudgetedState implements RuleState {
     return this.estimate > this.budgetBytes;
   }
 
-  /** Spills the largest tables in memory until the estimate is well within the budget. */
+  /**
+   * Spills the largest tables in memory until the estimate is well within the budget: a table that
+   * spilled already writes back the records it holds in memory, another spills.
+   */
   async relieve(): Promise<void> {
     this.measure();
     if (!this.overBudget) return;
     const largest = [...this.tables.values()]
-      .filter((t) => !t.isSpilled && t.size > 0)
+      .filter((t) => t.estimatedBytes > 0)
       .sort((a, b) => b.estimatedBytes - a.estimatedBytes);
     for (const table of largest) {
       if (this.estimate <= this.budgetBytes * SPILL_TO) break;
-      this.database ??= await openDatabase();
-      table.spillTo(this.database, this.spilled++);
+      if (table.isSpilled) table.writeBack();
+      else {
+        this.database ??= await openDatabase();
+        table.spillTo(this.database, this.spilled++);
+      }
       this.measure();
     }
   }
@@ -221,7 +279,7 @@ class BudgetedTable<R> implements StateTable<R> {
     this.memory.set(key, record);
     if (this.disk || !isNew || this.added++ % SAMPLE_EVERY !== 0) return;
     this.sampled++;
-    this.sampledBytes += key.length * 2 + HEAP_PER_SERIALIZED_BYTE * serialize(record).length;
+    this.sampledBytes += key.length * 2 + HEAP_PER_SERIALIZED_BYTE * encodeRecord(record).length;
     this.grown();
   }
 
@@ -233,6 +291,11 @@ class BudgetedTable<R> implements StateTable<R> {
   /** Moves every record to disk; from then on, memory holds only the records written since the last flush. */
   spillTo(database: Database, n: number): void {
     this.disk = new DiskTable(database.db, `t${n}`);
+    this.flush();
+  }
+
+  /** Writes the records held in memory to disk (a spilled table's). */
+  writeBack(): void {
     this.flush();
   }
 
@@ -270,8 +333,58 @@ const PAGE = 2_000;
 const keyBytes = (key: string) => Buffer.from(key, 'utf16le').swap16();
 const keyOf = (bytes: Buffer) => Buffer.from(bytes).swap16().toString('utf16le');
 
-/** One spilled table: key and structured clone, by key. */
+/**
+ * The keys a spilled table holds on disk, as Bloom filters: a key none of them may hold is not on
+ * disk, and no query is made for it. Most keys a recording asks for are new (an item seen for the
+ * first time), and a query costs more than judging an exchange. When a filter holds as many keys as
+ * it was made for, another twice as large takes the next ones, so a wrong "maybe" stays rare.
+ */
+class KeysOnDisk {
+  private readonly filters: { bits: Uint32Array; capacity: number; count: number }[] = [];
+
+  add(key: string): void {
+    let filter = this.filters.at(-1);
+    if (!filter || filter.count >= filter.capacity) {
+      const capacity = filter ? filter.capacity * 2 : FIRST_CAPACITY;
+      filter = { bits: new Uint32Array((capacity * BITS_PER_KEY) / 32), capacity, count: 0 };
+      this.filters.push(filter);
+    }
+    const size = filter.bits.length * 32;
+    for (const bit of bitsOf(key, size))
+      filter.bits[bit >>> 5] = (filter.bits[bit >>> 5] as number) | (1 << (bit & 31));
+    filter.count++;
+  }
+
+  /** False when the key is surely not on disk. */
+  mayHold(key: string): boolean {
+    return this.filters.some(({ bits }) =>
+      bitsOf(key, bits.length * 32).every((bit) => ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0),
+    );
+  }
+}
+
+/** Keys the first filter is made for; bits per key (with four hashes, one wrong "maybe" in some 600). */
+const FIRST_CAPACITY = 1 << 16;
+const BITS_PER_KEY = 16;
+const HASHES = 4;
+
+/** The bits of a key in a filter of `size` bits: two FNV-1a hashes combined (double hashing). */
+function bitsOf(key: string, size: number): number[] {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  const bits: number[] = [];
+  for (let i = 0; i < HASHES; i++) bits.push(((a + Math.imul(i, b | 1)) >>> 0) % size);
+  return bits;
+}
+
+/** One spilled table: key and record as text, by key. */
 class DiskTable {
+  private readonly keys = new KeysOnDisk();
   private readonly select: BetterSqlite3.Statement;
   private readonly upsert: BetterSqlite3.Statement;
   private readonly first: BetterSqlite3.Statement;
@@ -280,7 +393,7 @@ class DiskTable {
   private readonly writeAll: (records: Map<string, unknown>) => void;
 
   constructor(db: BetterSqlite3.Database, name: string) {
-    db.exec(`CREATE TABLE ${name} (k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID`);
+    db.exec(`CREATE TABLE ${name} (k BLOB PRIMARY KEY, v TEXT) WITHOUT ROWID`);
     this.select = db.prepare(`SELECT v FROM ${name} WHERE k = ?`).pluck();
     this.upsert = db.prepare(
       `INSERT INTO ${name} (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v`,
@@ -289,13 +402,17 @@ class DiskTable {
     this.page = db.prepare(`SELECT k, v FROM ${name} WHERE k > ? ORDER BY k LIMIT ${PAGE}`).raw();
     this.count = db.prepare(`SELECT count(*) FROM ${name}`).pluck();
     this.writeAll = db.transaction((records: Map<string, unknown>) => {
-      for (const [key, record] of records) this.upsert.run(keyBytes(key), serialize(record));
+      for (const [key, record] of records) {
+        this.upsert.run(keyBytes(key), encodeRecord(record));
+        this.keys.add(key);
+      }
     });
   }
 
   get(key: string): unknown {
-    const bytes = this.select.get(keyBytes(key)) as Buffer | undefined;
-    return bytes === undefined ? undefined : deserialize(bytes);
+    if (!this.keys.mayHold(key)) return undefined;
+    const text = this.select.get(keyBytes(key)) as string | undefined;
+    return text === undefined ? undefined : decodeRecord(text);
   }
 
   size(): number {
@@ -309,8 +426,8 @@ class DiskTable {
   *entries(): IterableIterator<[string, unknown]> {
     let after: Buffer | undefined;
     for (;;) {
-      const rows = (after === undefined ? this.first.all() : this.page.all(after)) as [Buffer, Buffer][];
-      for (const [key, bytes] of rows) yield [keyOf(key), deserialize(bytes)];
+      const rows = (after === undefined ? this.first.all() : this.page.all(after)) as [Buffer, string][];
+      for (const [key, text] of rows) yield [keyOf(key), decodeRecord(text)];
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) return;
       after = last[0];

@@ -17,17 +17,16 @@
  *   {"format":"canvassing-conformance shard","version":1,
  *   "head":{...what the shard read, and its judge's counts...},
  *   "state":[
- *   [0,"table","key","<the record: V8's structured clone, base64>"],
+ *   [0,"table","key",<the record: JSON, Maps and Sets tagged (`core/state.ts`)>],
  *   ...
  *   ]}
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { deserialize, serialize } from 'node:v8';
 import { ConfigError } from '../config-error.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { StateRecord } from '../core/state.ts';
+import { decodeRecord, encodeRecord, type StateRecord } from '../core/state.ts';
 import type { KeyName } from '../core/roles.ts';
 import type { SpecIdentity } from '../types.ts';
 import type { RecordedRequest } from '../traffic/entry.ts';
@@ -165,8 +164,10 @@ export async function writeShardFile(
     let first = true;
     for (const [base, state] of states.entries()) {
       for (const { table, key, record } of state.records()) {
-        const bytes = serialize(redact(record)).toString('base64');
-        await write(`${first ? '' : ','}\n${JSON.stringify([base, redact(table), redact(key), bytes])}`);
+        const text = encodeRecord(redact(record));
+        await write(
+          `${first ? '' : ','}\n[${base},${JSON.stringify(redact(table))},${JSON.stringify(redact(key))},${text}]`,
+        );
         first = false;
       }
     }
@@ -239,16 +240,22 @@ async function* recordsOf(
     const line = await lines.next();
     if (line.done) throw malformed(path, n, 'the file ends before its state does (a file cut short?)');
     if (line.value === ']}') return;
-    const row = parseLine<[number, string, string, string]>(line.value, /^(.*?),?$/);
-    if (!Array.isArray(row) || row.length !== 4 || typeof row[0] !== 'number' || typeof row[3] !== 'string')
-      throw malformed(path, n, 'a state record is not [base, table, key, record]');
-    let record: unknown;
+    const text = /^(.*?),?$/.exec(line.value)?.[1] ?? '';
+    let row: unknown;
     try {
-      record = deserialize(Buffer.from(row[3], 'base64'));
+      row = decodeRecord(text);
     } catch {
-      throw malformed(path, n, 'a state record does not decode');
+      throw malformed(path, n, 'a state record is not JSON');
     }
-    yield { base: row[0], record: { table: row[1], key: row[2], record } };
+    if (
+      !Array.isArray(row) ||
+      row.length !== 4 ||
+      typeof row[0] !== 'number' ||
+      typeof row[1] !== 'string' ||
+      typeof row[2] !== 'string'
+    )
+      throw malformed(path, n, 'a state record is not [base, table, key, record]');
+    yield { base: row[0], record: { table: row[1], key: row[2], record: row[3] } };
   }
 }
 

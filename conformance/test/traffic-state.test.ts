@@ -6,7 +6,13 @@
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { BudgetedState, UnboundedState, UnknownTableError } from '../core/state.ts';
+import {
+  BudgetedState,
+  UnboundedState,
+  UnknownTableError,
+  decodeRecord,
+  encodeRecord,
+} from '../core/state.ts';
 
 interface Walk {
   seen: { first: number; last: number };
@@ -114,5 +120,22 @@ describe('state within a budget', () => {
     expect([...merged.records()]).toEqual([...whole.records()]);
     expect(() => merged.absorb({ table: 'no such table', key: 'k', record: 1 })).toThrow(UnknownTableError);
     for (const state of [whole, merged, ...halves]) state.close();
+  });
+});
+
+describe('a record as text', () => {
+  it('reads back Maps, Sets, undefined and numbers JSON cannot hold, and a body whose keys look like a tag', () => {
+    const tagKey = String.fromCharCode(0) + 't';
+    const record = {
+      versions: new Map([['digest', { count: 2, campaigns: new Set(['primary', 'other']) }]]),
+      gone: [undefined, Number.NaN, Number.POSITIVE_INFINITY, -0.5],
+      body: { [tagKey]: 'm', v: [['a', 1]] },
+    };
+    const back = decodeRecord(encodeRecord(record)) as typeof record;
+    expect(back.versions).toBeInstanceOf(Map);
+    expect(back.versions.get('digest')?.campaigns).toEqual(new Set(['primary', 'other']));
+    expect(back.gone).toEqual([undefined, Number.NaN, Number.POSITIVE_INFINITY, -0.5]);
+    expect(back.body).not.toBeInstanceOf(Map);
+    expect(back.body).toEqual({ [tagKey]: 'm', v: [['a', 1]] });
   });
 });
