@@ -2,11 +2,11 @@
 /**
  * One esbuild bundle of a TypeScript entry and everything of the repository it imports, kept on
  * disk and built again whenever a file it was built from changed since: the one way the house turns
- * TypeScript into a file plain node runs. Loading one built file starts in about half the time of
- * compiling every module on load with tsx, and under Valgrind in seconds instead of minutes.
+ * TypeScript into a file plain node runs: loading one built file starts faster than compiling
+ * every module on load with tsx.
  *
- * Used by the launchers (`command-line/launch.js`, `reference-server/launch.js`), the `--traffic`
- * worker threads and the benchmark's floors. Plain JavaScript, because launchers run it before
+ * Used by the launchers (`command-line/launch.js`, `reference-server/launch.js`) and the
+ * `--traffic` worker threads. Plain JavaScript, because launchers run it before
  * anything can compile TypeScript.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';

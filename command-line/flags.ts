@@ -4,13 +4,14 @@
  * a bad value, one `--env-file` reader. Every mistake is a `UsageError`; commands print it with
  * `usageMessage` and exit with `EXIT_USAGE`.
  *
- * Every npm script that runs a command ends with ` --` (`tsx fixtures/main.ts --`): Node 20 reads
+ * Every npm script that runs a command ends with ` --` (`node command-line/launch.js fixtures/main.ts --`): Node 20 reads
  * `--env-file` anywhere on its command line, even after the script, and exits 9 with its own words
  * on a missing file; it stops looking at `--`. So the flags a user adds arrive after that `--`, and
  * `readFlags` drops one leading `--`.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type Output, PROCESS_OUTPUT } from './output.ts';
 
 /** The exit status of a command line that cannot be used as given. */
 export const EXIT_USAGE = 2;
@@ -311,22 +312,24 @@ export function withEnvFile<E extends Record<string, string | undefined>>(
 /**
  * A command's options, or the status it ends with before doing anything: 2 after a usage mistake
  * (the message on stderr), 0 after `--help` (the help on stdout) or `--version` (the version line).
- * `parse` returns `'help'` for help; `--version` is answered here, so no command handles it.
+ * `parse` returns `'help'` for help; `--version` is answered here, so no command handles it. All
+ * of it is written to `output`: the process's streams, or the text a test collects.
  */
 export function optionsOrExit<O>(
   command: CommandSpec,
   argv: string[],
   parse: (argv: string[]) => O | 'help',
+  output: Output = PROCESS_OUTPUT,
 ): O | number {
   let options: O | 'help' | 'version';
   try {
     options = wantsVersion(command, argv) ? 'version' : parse(argv);
   } catch (error) {
-    process.stderr.write(usageMessage(command.name, error as Error));
+    output.stderr(usageMessage(command.name, error as Error));
     return EXIT_USAGE;
   }
-  if (options === 'version') process.stdout.write(`${command.version}\n`);
-  else if (options === 'help') process.stdout.write(helpText(command));
+  if (options === 'version') output.stdout(`${command.version}\n`);
+  else if (options === 'help') output.stdout(helpText(command));
   else return options;
   return 0;
 }

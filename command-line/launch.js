@@ -4,8 +4,8 @@
  * TypeScript entry from its esbuild bundle (`command-line/bundle.js`, rebuilt whenever a source
  * changed) in this very process, as `node --import tsx ENTRY.ts` would run it: the entry sees
  * `process.argv` as `[node, ENTRY.ts (absolute), ...ARGS]` and each module its own
- * `import.meta.url`. A command so started costs about half the CPU of tsx compiling its modules
- * on load: every test that runs a command as a process pays that start-up.
+ * `import.meta.url`. One built file loads faster than modules compiled as they load, and every
+ * test that runs a command as a process pays that start-up.
  *
  * `node command-line/launch.js --build-only ENTRY.ts...` builds the bundles that are stale and exits.
  */

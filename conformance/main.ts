@@ -1,7 +1,7 @@
 /** `npm run conformance -- …` or the packaged `canvassing-conformance`: runs the CLI, exits with its status. */
 import { PROCESS_OUTPUT } from '../command-line/output.ts';
-import { main } from './cli.ts';
-import { programOf } from './config.ts';
+import { main } from './cli/cli.ts';
+import { programOf } from './cli/config.ts';
 
 // Node 20 reads `--env-file` anywhere on its command line, even after the script, and exits 9 when
 // the file is missing; it stops looking at `--`. So `npm run conformance` puts a `--` before the
@@ -13,6 +13,8 @@ const status = await main(argv, process.env, {
   ...PROCESS_OUTPUT,
   // Colour only for a person at a terminal, and never when NO_COLOR asks for none (no-color.org).
   color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+  // A live progress line for a person at a terminal; CI's output stays as it is.
+  live: process.stdout.isTTY === true,
   program: programOf(process.argv[1]),
 });
 process.exitCode = status;

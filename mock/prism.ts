@@ -86,13 +86,13 @@ export function prismArguments(specPath: string, host: string, port: number, log
 
 export class PrismStartError extends Error {
   readonly code = 'prism_start_failed';
-  constructor(
-    message: string,
-    readonly output: string,
-    /** How Prism ended, when it exited before answering. */
-    readonly exit?: number | NodeJS.Signals,
-  ) {
+  readonly output: string;
+  /** How Prism ended, when it exited before answering. */
+  readonly exit: number | NodeJS.Signals | undefined;
+  constructor(message: string, output: string, exit?: number | NodeJS.Signals) {
     super(message);
+    this.output = output;
+    this.exit = exit;
   }
 }
 

@@ -6,8 +6,8 @@
  *
  * Cheap to import, because the reference server does at start-up: no Ajv and no YAML library.
  * The few values it needs are plain scalars and one literal block, read straight from their lines
- * (importing the yaml package alone costs about half of a bare Node start, a whole-document parse
- * over 100 ms on a busy machine). `spec/test/facts.test.ts` holds every value to a full parse.
+ * (importing the yaml package and parsing the whole document cost more than every command's
+ * start-up needs). `spec/test/facts.test.ts` holds every value to a full parse.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

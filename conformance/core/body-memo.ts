@@ -8,7 +8,7 @@
  * among the known ones by a sketch of it, then compared whole. A memo holds the
  * facts of a few dozen bodies, the latest; what it derives must depend on the body alone.
  */
-import type { ResponseData } from '../types.ts';
+import type { ResponseData } from './types.ts';
 
 /** Distinct bodies known by number at once (the latest); one seen again after is a new number. */
 const KNOWN_BODIES = 128;
@@ -67,7 +67,11 @@ function forget({ sketch, entry }: { sketch: number; entry: Known }): void {
 export class BodyMemo<T> {
   private readonly kept = new Map<number, T>();
 
-  constructor(private readonly size = 64) {}
+  private readonly size: number;
+
+  constructor(size = 64) {
+    this.size = size;
+  }
 
   /** The facts of this answer's body: remembered, or derived now. */
   of(response: ResponseData, derive: () => T): T {

@@ -6,8 +6,8 @@
  * exchange that carried the revoked key, whichever source it came from.
  */
 import { hash } from 'node:crypto';
-import type { NearMiss } from '../near-miss.ts';
-import { NEAR_MISSES, nearMissLabel } from '../near-miss.ts';
+import type { NearMiss } from './near-miss.ts';
+import { NEAR_MISSES, nearMissLabel } from './near-miss.ts';
 import type { KeyName, Via } from './roles.ts';
 import { KEY_NAMES, roleOf } from './roles.ts';
 

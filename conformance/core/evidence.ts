@@ -7,7 +7,7 @@
  * Evidence of an item is the earliest exchange that showed it (the lowest entry number), so a
  * recording judged whole and judged in shards shows the same exchange.
  */
-import type { Exchange } from '../types.ts';
+import type { Exchange } from './types.ts';
 import { EXCERPT_CHARS } from './answers.ts';
 import type { Evidence } from './observation.ts';
 import type { RuleState, StateTable } from './state.ts';
@@ -67,11 +67,10 @@ export class EvidenceTable {
   /** The latest entry whose evidence is shown, once a merge left more than `limit` keys. */
   private shownUpTo: number | undefined;
 
-  constructor(
-    state: RuleState,
-    name: string,
-    private readonly limit: number,
-  ) {
+  private readonly limit: number;
+
+  constructor(state: RuleState, name: string, limit: number) {
+    this.limit = limit;
     this.table = state.table<Evidence>(name, earlier);
   }
 

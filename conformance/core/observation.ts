@@ -4,7 +4,7 @@
  * answer came back. The answer's kind is what keeps one cause one failure: a 5xx or an HTML page is
  * the answer rules' to fail, once; every other rule leaves such an answer unjudged.
  */
-import type { Exchange, NetworkFailure, ResponseData } from '../types.ts';
+import type { Exchange, NetworkFailure, ResponseData } from './types.ts';
 import type { Credential } from './credentials.ts';
 import type { OperationModel } from './spec-model.ts';
 
@@ -38,8 +38,13 @@ export interface Observation extends Evidence {
   /** Its path parameters, decoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
-  /** The path below the base URL, as sent. */
+  /** The path below the base URL, as URL parsing reads it (dot segments removed, no fragment). */
   readonly path: string;
+  /**
+   * The request target below the base URL exactly as written: path, query and anything a client
+   * put after them (`/api/v1/x/..;/walks#`), which URL parsing would have changed.
+   */
+  readonly target: string;
   readonly credential: Credential;
   readonly answer: AnswerKind;
   /** Present when the answer is `lost` or `undecodable`. */

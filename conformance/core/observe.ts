@@ -3,7 +3,7 @@
  * the method and path below the base URL, the credentials from the request's headers, the answer's
  * kind from the answer.
  */
-import type { Exchange } from '../types.ts';
+import type { Exchange } from './types.ts';
 import type { Keyring } from './credentials.ts';
 import type { Observation } from './observation.ts';
 import { answerKindOf } from './observation.ts';
@@ -64,6 +64,7 @@ export function observe(
     params: matched?.params ?? {},
     query: url.searchParams,
     path,
+    target: targetBelow(exchange.request.url, options.basePath),
     credential: options.keyring.credentialOf(exchange.request.headers, options.keysVisible ?? true),
     answer,
     ...(failure ? { failure } : {}),
@@ -78,6 +79,12 @@ export function observe(
     source: options.source,
   };
   return obs;
+}
+
+/** The request target of a URL as written, below the base URL's path: nothing parsed away. */
+export function targetBelow(url: string, basePath: string): string {
+  const target = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
+  return basePath && target.startsWith(basePath) ? target.slice(basePath.length) || '/' : target;
 }
 
 /** A `.` or `..` segment (or a `%2e` spelling of one): no documented path has one. */

@@ -7,9 +7,9 @@
  * under test unless the rule says otherwise (`appliesTo`), so a new endpoint is checked by editing
  * the spec alone.
  */
-import type { Area, Exchange, Level, MockMode, RequestSpec } from '../types.ts';
+import type { Area, Exchange, Level, MockMode, RequestSpec } from './types.ts';
 import type { Campaign, KeyName, Via } from './roles.ts';
-import type { NearMiss } from '../near-miss.ts';
+import type { NearMiss } from './near-miss.ts';
 import type { Credential } from './credentials.ts';
 import type { Evidence, Observation } from './observation.ts';
 import type { OperationModel, SpecModel } from './spec-model.ts';
@@ -40,6 +40,11 @@ export interface RuleDeclaration {
   needsWebBaseUrl?: true;
   /** How `--profile mock` treats it: run, or skipped with the reason a mock cannot show it. */
   mock: MockMode;
+  /**
+   * Request headers it reads beyond the key headers, Accept, Accept-Encoding, Content-Type, Origin
+   * and If-None-Match (lower case): a recording's reader keeps them for it, and shows no other.
+   */
+  requestHeaders?: readonly string[];
 }
 
 /**
@@ -48,17 +53,19 @@ export interface RuleDeclaration {
  */
 export type Judgement =
   | { verdict: 'holds'; obs?: Evidence }
-  | { verdict: 'breaks'; problem: string; obs?: Evidence; hint?: string }
+  /** `owasp`: the category this finding falls under, for a rule whose findings fall under several. */
+  | { verdict: 'breaks'; problem: string; obs?: Evidence; hint?: string; owasp?: OwaspCategory }
   | { verdict: 'unjudged'; reason: string; obs?: Evidence }
   /** Advisory rules: what the deployment chose, and whether it differs from the project's decision. */
   | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Evidence; hint?: string };
 
 export const holds = (obs?: Evidence): Judgement => (obs ? { verdict: 'holds', obs } : { verdict: 'holds' });
-export const breaks = (problem: string, obs?: Evidence, hint?: string): Judgement => ({
+export const breaks = (problem: string, obs?: Evidence, hint?: string, owasp?: OwaspCategory): Judgement => ({
   verdict: 'breaks',
   problem,
   ...(obs ? { obs } : {}),
   ...(hint ? { hint } : {}),
+  ...(owasp ? { owasp } : {}),
 });
 export const unjudged = (reason: string, obs?: Evidence): Judgement => ({
   verdict: 'unjudged',
@@ -108,9 +115,10 @@ export interface Probe {
   request: RequestSpec;
   /**
    * When it is sent: 0 with the discovery, 1 (default) with every rule's requests, 2 after them
-   * (reads made again after the other keys' probes, to see that nothing was cached across keys).
+   * (other keys' requests, after the owner's, so a cache keyed by URL alone shows), 3 after every
+   * other request (reads made again, to see that nothing was cached from one key into another's).
    */
-  phase?: 0 | 1 | 2;
+  phase?: 0 | 1 | 2 | 3;
   /** Judged by the rules that planned it alone (odd spellings, catalogue transforms). */
   private?: true;
   /** The catalogue transform that made it. */
@@ -156,6 +164,8 @@ export interface World {
   readonly spec: SpecModel;
   readonly seed: number;
   readonly profile: 'live' | 'mock';
+  /** `full` (`--depth full`): the whole attacker's catalogue on every refusal and target. */
+  readonly depth: 'default' | 'full';
   /** Whether the run has this key. */
   has(key: KeyName): boolean;
   /**
@@ -195,6 +205,16 @@ export interface Rule extends RuleDeclaration {
    * when no rule about that very request already found it broken, so one cause is one failure.
    */
   catchAll?: true;
+  /**
+   * Also judges attempts that were tried again (a 429 or a 503 the client retried): a fault a client
+   * met is a fault even if a retry would have succeeded. Every other rule judges final attempts only.
+   */
+  judgesEveryAttempt?: true;
+  /**
+   * Its cross-exchange verdict is drawn from state it keeps itself, not from `ctx.state`'s tables, so
+   * shards of a recording cannot join it: a recording judged in shards skips it, saying so.
+   */
+  wholeRecording?: true;
   /** The operations it applies to; every live GET operation when absent. */
   appliesTo?(op: OperationModel): boolean;
   /** The requests a live run needs for this rule on one operation. */

@@ -12,7 +12,7 @@ import type { ContractValidator, OpenApiDocument, Operation } from '../../spec/c
 import { createContractValidator, operationsOf, resolveRef } from '../../spec/contract.ts';
 import { errorStatusesOf, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { isObject } from '../../spec/json-value.ts';
-import { ConfigError } from '../config-error.ts';
+import { ConfigError } from './config-error.ts';
 
 /** An integer query parameter that caps how many items a collection returns (written spec §8). */
 export interface LimitParameter {
@@ -119,36 +119,14 @@ export function specModelOf(
       `${where} is not an OpenAPI 3.1 document (its openapi field is ${JSON.stringify(isObject(doc) ? doc.openapi : undefined)})`,
     );
   }
-  let contract: ContractValidator;
-  let closedContract: ContractValidator;
-  try {
-    contract = createContractValidator(doc, { objects: 'open' });
-    closedContract = createContractValidator(doc, { objects: 'closed' });
-  } catch (error) {
-    throw new ConfigError(
-      `${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
-  let operations: OperationModel[];
-  try {
-    operations = operationsOf(doc).map((operation) => modelOf(doc, operation));
-  } catch (error) {
-    throw new ConfigError(
-      `${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
+  const { contract, closedContract, operations } = usable(where, () => ({
+    contract: createContractValidator(doc, { objects: 'open' }),
+    closedContract: createContractValidator(doc, { objects: 'closed' }),
+    operations: operationsOf(doc).map((operation) => modelOf(doc, operation)),
+  }));
   linkItems(operations);
-  const live = operations.filter((op) => op.live && op.method === 'GET');
-  if (live.length === 0) throw new ConfigError(`${where} has no live GET operation to check`);
-  for (const op of live) {
-    if (op.secured && op.requiredScopes.length === 0) {
-      throw new ConfigError(
-        `${where}: operation ${op.operationId} (GET ${op.path}) names no scope in x-required-scopes`,
-      );
-    }
-  }
+  const live = liveOperationsOf(where, operations);
   const errorStatuses = errorStatusesIn(doc, operations);
-  const routes = operations.map((op) => ({ op, pattern: patternOf(op.path) }));
   const livePaths = new Set(operations.filter((op) => op.live).map((op) => op.path));
   return {
     doc,
@@ -166,24 +144,55 @@ export function specModelOf(
       if (!found) throw new Error(`the spec has no operation ${operationId}`);
       return found;
     },
-    match(method, path) {
-      const wanted = method === 'HEAD' ? 'GET' : method;
-      for (const { op, pattern } of routes) {
-        if (op.method !== wanted) continue;
-        const found = pattern.exec(path);
-        if (!found) continue;
-        const params: Record<string, string> = {};
-        op.pathParameters.forEach((name, index) => {
-          params[name] = safeDecode(found[index + 1] ?? '');
-        });
-        return { op, params };
-      }
-      return undefined;
-    },
+    match: matcherOf(operations),
     statusOfCode: (code) => errorStatuses[code],
     codesOf(op, status) {
       return errorCodesOf(doc, op, String(status));
     },
+  };
+}
+
+/** What `build` makes of a document, or the configuration error that says it cannot be used. */
+function usable<T>(where: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    throw new ConfigError(
+      `${where} is not a usable OpenAPI document: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+}
+
+/** The live GET operations; a spec without one, or with one that names no scope, is refused. */
+function liveOperationsOf(where: string, operations: OperationModel[]): OperationModel[] {
+  const live = operations.filter((op) => op.live && op.method === 'GET');
+  if (live.length === 0) throw new ConfigError(`${where} has no live GET operation to check`);
+  for (const op of live) {
+    if (op.secured && op.requiredScopes.length === 0) {
+      throw new ConfigError(
+        `${where}: operation ${op.operationId} (GET ${op.path}) names no scope in x-required-scopes`,
+      );
+    }
+  }
+  return live;
+}
+
+/** The operation of a method and a path below the base URL, with its parameters decoded. */
+function matcherOf(operations: readonly OperationModel[]): SpecModel['match'] {
+  const routes = operations.map((op) => ({ op, pattern: patternOf(op.path) }));
+  return (method, path) => {
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    for (const { op, pattern } of routes) {
+      if (op.method !== wanted) continue;
+      const found = pattern.exec(path);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      op.pathParameters.forEach((name, index) => {
+        params[name] = safeDecode(found[index + 1] ?? '');
+      });
+      return { op, params };
+    }
+    return undefined;
   };
 }
 

@@ -147,7 +147,11 @@ export class BudgetedState implements RuleState {
   /** How many tables spilled, for reports and tests. */
   spilled = 0;
 
-  constructor(private readonly budgetBytes: number) {}
+  private readonly budgetBytes: number;
+
+  constructor(budgetBytes: number) {
+    this.budgetBytes = budgetBytes;
+  }
 
   table<R>(name: string, merge: Merge<R>): StateTable<R> {
     let table = this.tables.get(name);
@@ -244,11 +248,15 @@ class BudgetedTable<R> implements StateTable<R> {
   private added = 0;
   private disk: DiskTable | undefined;
 
-  constructor(
-    readonly name: string,
-    private readonly merge: Merge<R>,
-    private readonly grown: () => void,
-  ) {}
+  readonly name: string;
+  private readonly merge: Merge<R>;
+  private readonly grown: () => void;
+
+  constructor(name: string, merge: Merge<R>, grown: () => void) {
+    this.name = name;
+    this.merge = merge;
+    this.grown = grown;
+  }
 
   get isSpilled(): boolean {
     return this.disk !== undefined;

@@ -4,10 +4,10 @@
  * (the file reports hold them all). `--quiet` keeps only the failures and the verdict; `--verbose`
  * shows every section and every example. Colour only when the CLI says the output is a terminal.
  */
-import { securityLine } from '../security-view.ts';
+import { securityLine } from '../core/security-view.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
-import type { CheckResult, Report } from '../types.ts';
-import { AREAS } from '../types.ts';
+import type { CheckResult, Report } from '../core/types.ts';
+import { AREAS } from '../core/types.ts';
 import * as sections from './sections.ts';
 import { comparisonLines, decisionLines, driftLines, expectationLines, runText } from './sections.ts';
 

@@ -2,8 +2,8 @@
  * Formats a report for each chosen reporter. Every text leaves through the redactor, so no
  * configured key can appear in any output, whatever a target echoed back.
  */
-import type { Redactor } from '../redact.ts';
-import type { Report } from '../types.ts';
+import type { Redactor } from '../core/redact.ts';
+import type { Report } from '../core/types.ts';
 import { consoleReport } from './console.ts';
 import { htmlReport } from './html.ts';
 import { junitReport } from './junit.ts';

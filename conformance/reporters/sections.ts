@@ -2,16 +2,56 @@
  * The report sections the text reporters share (console, and JUnit's system-out): the coverage, the
  * drift, the expected failures and the comparison with a previous report, as plain lines.
  */
-import type { CheckChange, DriftFinding, Coverage, Judged, Report, TrafficCoverage } from '../types.ts';
+import type {
+  CheckChange,
+  DriftFinding,
+  Coverage,
+  Judged,
+  Report,
+  RetryReason,
+  TrafficCoverage,
+} from '../core/types.ts';
 
-/** "profile live · strict off · 120 requests (budget 1500)", or what a `--traffic` run read. */
+/**
+ * "profile live · strict off · 120 requests (budget 1500)", with the attempts tried again and the
+ * pace when there were any ("· 6 retried: 5 after a 429, 1 after a reset · 3 answered 429, kept to
+ * 9/s"), or what a `--traffic` run read.
+ */
 export function runText(report: Report): string {
   const { target, requests } = report;
   const traffic = report.coverage?.traffic;
-  const what = traffic
-    ? `recorded traffic ${traffic.file}, nothing sent`
-    : `profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${requests.sent} requests (budget ${requests.budget})`;
-  return traffic ? `${what} · strict ${target.strict ? 'on' : 'off'}` : what;
+  if (traffic)
+    return `recorded traffic ${traffic.file}, nothing sent · strict ${target.strict ? 'on' : 'off'}`;
+  return [
+    `profile ${target.profile} · strict ${target.strict ? 'on' : 'off'} · ${requests.sent} requests (budget ${requests.budget})`,
+    ...retriedText(requests.retried),
+    ...paceText(requests.rateLimit),
+  ].join(' · ');
+}
+
+const RETRIED_FOR: Record<RetryReason, string> = {
+  '429': 'after a 429',
+  '503': 'after a 503',
+  reset: 'after a reset',
+  local: 'after a local connection error',
+};
+
+function retriedText(retried: Report['requests']['retried']): string[] {
+  const parts = Object.entries(retried ?? {}).map(
+    ([reason, n]) => `${n} ${RETRIED_FOR[reason as RetryReason]}`,
+  );
+  const total = Object.values(retried ?? {}).reduce((sum, n) => sum + n, 0);
+  return total > 0 ? [`${total} retried: ${parts.join(', ')}`] : [];
+}
+
+function paceText(pace: Report['requests']['rateLimit']): string[] {
+  if (!pace) return [];
+  const parts = [
+    ...(pace.asked ? [`--rate-limit ${pace.asked}`] : []),
+    ...(pace.throttled > 0 ? [`${pace.throttled} answered 429`] : []),
+    ...(pace.learntPerSecond !== undefined ? [`kept to ${pace.learntPerSecond}/s`] : []),
+  ];
+  return parts.length > 0 ? [parts.join(', ')] : [];
 }
 
 /**

@@ -16,14 +16,15 @@ import {
   requestLine,
 } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
-import type { Campaign, Role } from '../core/roles.ts';
-import { PRIMARY_KEY, reads, roleOf } from '../core/roles.ts';
+import type { Campaign, Role, Via } from '../core/roles.ts';
+import { PRIMARY_KEY, reads, roleOf, VIAS } from '../core/roles.ts';
 import type { Across, AcrossContext, Ask, Judgement, Probe, World } from '../core/rule.ts';
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
 import { EvidenceTable } from '../core/evidence.ts';
-import type { MockMode, ResponseData } from '../types.ts';
+import type { OwaspCategory } from '../core/owasp.ts';
+import type { MockMode, ResponseData } from '../core/types.ts';
 import { collectionRequest } from './requests.ts';
 
 /** A Prism mock only checks that a key is present: it cannot tell keys apart. */
@@ -34,6 +35,9 @@ export const MOCK_KEYS: MockMode = {
 export const MOCK_CAMPAIGNS: MockMode = {
   skip: 'the mock has no campaigns: every key sees the same examples',
 };
+
+/** Credentials of another scheme than the spec's: Basic with a user and a password. */
+export const BASIC_CREDENTIALS = { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' } as const;
 
 /** The error code the project answers every unusable key with (D-AUTH-*), its status from the spec. */
 export const UNUSABLE_KEY_CODE = 'unauthorized';
@@ -130,6 +134,19 @@ export function onTargets(
   });
 }
 
+/**
+ * The share of `items` an operation tries, each item on one live operation in turn: every item is
+ * tried once a run whatever the spec lists, each operation gets its share, and the header alternates
+ * from one round to the next so both headers see the items (with one operation, every item).
+ */
+export function inTurn<T>(items: readonly T[], op: OperationModel, world: World): { item: T; via: Via }[] {
+  const operations = Math.max(1, world.spec.live.length);
+  const at = Math.max(0, world.spec.live.indexOf(op));
+  return items.flatMap((item, i) =>
+    i % operations === at ? [{ item, via: VIAS[Math.floor(i / operations) % 2] as Via }] : [],
+  );
+}
+
 /** The primary key goes first; every other credential after it. */
 export function phaseOf(ask: Ask): 1 | 2 {
   const plain = ask.scheme === undefined && ask.dropPrefix === undefined && ask.nearMiss === undefined;
@@ -164,6 +181,8 @@ interface Held {
   n: number;
   differs?: boolean | string[];
   hint?: string;
+  /** The OWASP category the finding falls under, for a rule that places each finding. */
+  owasp?: OwaspCategory;
 }
 
 const joinHeld = (kept: Held, other: Held): Held => ({
@@ -171,6 +190,7 @@ const joinHeld = (kept: Held, other: Held): Held => ({
   n: kept.n + other.n,
   ...(kept.differs === undefined && other.differs !== undefined ? { differs: other.differs } : {}),
   ...(kept.hint === undefined && other.hint !== undefined ? { hint: other.hint } : {}),
+  ...(kept.owasp === undefined && other.owasp !== undefined ? { owasp: other.owasp } : {}),
 });
 const sum = (kept: number, other: number) => kept + other;
 
@@ -181,7 +201,7 @@ const MAX_HELD_EVIDENCE = 500;
  * Verdicts kept small until a source is read whole, in tables of the run's state: how many held,
  * and each distinct problem and choice with how many records gave it.
  */
-class HeldVerdicts {
+export class HeldVerdicts {
   private readonly counts: StateTable<number>;
   private readonly problems: StateTable<Held>;
   private readonly choices: StateTable<Held>;
@@ -227,10 +247,10 @@ class HeldVerdicts {
   /** Every verdict held, as the judge counts them. */
   *release(): Generator<Judgement> {
     for (let i = this.counts.get('holds') ?? 0; i > 0; i--) yield holds();
-    for (const [key, { n, hint }] of this.problems.entries()) {
+    for (const [key, { n, hint, owasp }] of this.problems.entries()) {
       const problem = key.slice(2);
       const evidence = this.evidence.get(key);
-      for (let i = 0; i < n; i++) yield breaks(problem, i === 0 ? evidence : undefined, hint);
+      for (let i = 0; i < n; i++) yield breaks(problem, i === 0 ? evidence : undefined, hint, owasp);
     }
     for (const [key, { n, differs }] of this.choices.entries()) {
       const choice = key.slice(2);
@@ -241,7 +261,12 @@ class HeldVerdicts {
 }
 
 const hintOf = (judgement: Judgement) =>
-  judgement.verdict === 'breaks' && judgement.hint ? { hint: judgement.hint } : {};
+  judgement.verdict !== 'breaks'
+    ? {}
+    : {
+        ...(judgement.hint ? { hint: judgement.hint } : {}),
+        ...(judgement.owasp ? { owasp: judgement.owasp } : {}),
+      };
 
 /** Why keyless requests of a recording are left unjudged when no exchange shows a key header. */
 export const NO_KEY_HEADER_RECORDED =

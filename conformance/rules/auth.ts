@@ -14,15 +14,17 @@ import type { Across, Judgement, Probe, Rule, RuleContext, World } from '../core
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
-import type { ResponseData } from '../types.ts';
+import type { ResponseData } from '../core/types.ts';
 import {
   acceptedVerdict,
   at,
+  BASIC_CREDENTIALS,
   carriesData,
   dataIn,
   digestOf,
   keylessAcross,
   MOCK_KEYS,
+  inTurn,
   onTargets,
   refusalChoice,
   refusedVerdict,
@@ -65,13 +67,17 @@ const revoked = (obs: Observation) => secured(obs) && roleOfObs(obs)?.valid === 
  */
 function malformedAsks(spec: SpecModel) {
   return [
-    { headers: { Authorization: 'Basic dXNlcjpwYXNzd29yZA==' } },
+    { headers: { ...BASIC_CREDENTIALS } },
     ...(spec.keyPrefix ? [{ key: PRIMARY_KEY, via: 'bearer' as const, dropPrefix: spec.keyPrefix }] : []),
     { key: PRIMARY_KEY, via: 'bearer' as const, scheme: 'Token' },
     { key: PRIMARY_KEY, via: 'bearer' as const, scheme: '' },
     { key: PRIMARY_KEY, via: 'x-api-key' as const, scheme: 'Bearer' },
   ];
 }
+
+/** Each malformed form on one live operation in turn: every form is tried once a run. */
+const malformedProbes = (op: OperationModel, world: World): Probe[] =>
+  inTurn(malformedAsks(world.spec), op, world).flatMap(({ item }) => onTargets(op, world, item, 'first'));
 
 /** The primary key in both headers, on every target: the x-api-key answers are compared with Bearer's. */
 const primaryBothHeaders = (op: OperationModel, world: World): Probe[] => [
@@ -198,7 +204,7 @@ export const authRules: Rule[] = [
     expected:
       'a 4xx without data to credentials not shaped as Bearer <key> or x-api-key: <key>, even around a real key',
     hint: 'Accept only Authorization: Bearer <key> and x-api-key: <key>, each value shaped like a whole key (its prefix included); refuse anything else with a 4xx error envelope.',
-    plan: (op, world) => malformedAsks(world.spec).flatMap((ask) => onTargets(op, world, ask, 'first')),
+    plan: malformedProbes,
     judge: (obs) => (malformed(obs) ? refusedVerdict(obs, credentialLabel(obs.credential)) : undefined),
   },
   {
@@ -212,7 +218,7 @@ export const authRules: Rule[] = [
     mock: MOCK_KEYS,
     expected: 'project decision: 401 unauthorized (any 4xx is conformant)',
     hint: 'Any 4xx error envelope is conformant.',
-    plan: (op, world) => malformedAsks(world.spec).flatMap((ask) => onTargets(op, world, ask, 'first')),
+    plan: malformedProbes,
     judge: (obs, ctx) =>
       malformed(obs) ? refusalChoice(ctx.spec, obs, credentialLabel(obs.credential)) : undefined,
   },

@@ -11,9 +11,9 @@ import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
-import type { ResponseData } from '../types.ts';
+import type { ResponseData } from '../core/types.ts';
 import { collectionRequest, isPlannedPath } from './requests.ts';
-import { validationOf } from '../drift.ts';
+import { validationOf } from '../core/drift.ts';
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;
 
@@ -284,6 +284,7 @@ export const envelopeRules: Rule[] = [
     mock: 'run',
     sees: 'answers',
     catchAll: true,
+    judgesEveryAttempt: true,
     expected: 'a non-5xx, non-HTML answer to every request',
     hint: 'Every request must get a JSON answer: a 5xx or a proxy’s HTML page on any request is a fault a client meets, even if a retry would succeed.',
     judge(obs, ctx) {

@@ -7,7 +7,7 @@
  * exchanges came in.
  */
 import type { Credential } from '../core/credentials.ts';
-import { nearMissLabel } from '../near-miss.ts';
+import { nearMissLabel } from '../core/near-miss.ts';
 import { EvidenceTable } from '../core/evidence.ts';
 import type { Evidence, Observation } from '../core/observation.ts';
 import type { Via } from '../core/roles.ts';

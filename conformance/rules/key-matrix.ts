@@ -10,8 +10,8 @@ import { credentialLabel } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
 import { KEY_NAMES, PRIMARY_KEY, VIAS } from '../core/roles.ts';
 import type { Probe, Rule } from '../core/rule.ts';
-import { NEAR_MISSES } from '../near-miss.ts';
-import { digestOf, MOCK_KEYS, onTargets, refusedVerdict, secured } from './auth-readings.ts';
+import { NEAR_MISSES } from '../core/near-miss.ts';
+import { digestOf, inTurn, MOCK_KEYS, onTargets, refusedVerdict, secured } from './auth-readings.ts';
 import type { PairOutcome } from './header-pairs.ts';
 import { headerPairsAcross } from './header-pairs.ts';
 
@@ -97,10 +97,10 @@ export const keyMatrixRules: Rule[] = [
     expected: 'a 4xx without data to every key one edit away from a real one, in either header',
     hint: 'Compare the whole key, exactly (hash all of it, case-sensitively): a key one edit away from a real one is an unknown key.',
     plan(op, world) {
-      // Each edit on every operation, the header alternating between operations: both headers see every edit.
-      const turn = world.spec.live.indexOf(op);
-      return NEAR_MISSES.flatMap((nearMiss, i) =>
-        onTargets(op, world, { key: PRIMARY_KEY, via: VIAS[(i + turn) % 2], nearMiss }, 'first'),
+      // Each edit on one operation in turn, the header alternating round by round: every edit is
+      // tried once a run, however many operations the spec lists.
+      return inTurn(NEAR_MISSES, op, world).flatMap(({ item: nearMiss, via }) =>
+        onTargets(op, world, { key: PRIMARY_KEY, via, nearMiss }, 'first'),
       );
     },
     judge: (obs) =>

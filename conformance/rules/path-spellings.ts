@@ -1,22 +1,20 @@
 /**
- * Spellings of the live paths a router may serve where the auth middleware is not bound (§5.2:
- * every live endpoint requires a key): a trailing slash, a segment in other letter case, a doubled
- * slash, a percent-encoded letter, dot segments (`.`, `..`, and `..` percent-encoded), which the
- * client sends as written. Without a valid key any refusal, 404 or redirect is legal; data is an
- * authentication bypass. With a valid key what they answer is the deployment's choice, reported.
- * The probes are private: no other rule judges an answer to a path that is not the API's contract.
- * In a recording, every exchange whose path spells a live path otherwise is judged the same way.
+ * What other spellings of the live paths answer with a valid key (AUTH-016, advisory: the spec is
+ * silent, D-PATH-UNKNOWN decides), and how a path that only a lenient router would read as a live
+ * path is told back to its operation. Without a valid key, every spelling is the attacker's
+ * catalogue's (`catalogue/`, AUTH-015): the spellings asked here with the owner's key are the
+ * catalogue's entries the decision names.
  */
-import { answered, answersAs, describe } from '../core/answers.ts';
-import { credentialLabel } from '../core/credentials.ts';
+import { answered, answersAs } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
 import { PRIMARY_KEY, reads } from '../core/roles.ts';
-import type { Ask, Probe, Rule, World } from '../core/rule.ts';
-import { breaks, chose, holds } from '../core/rule.ts';
+import type { Probe, Rule, World } from '../core/rule.ts';
+import { chose } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { pathOf } from '../core/spec-model.ts';
-import { hasDotSegment } from '../dot-segments.ts';
-import { at, carriesData, keylessAcross, MOCK_KEYS, phaseOf, roleOfObs } from './auth-readings.ts';
+import { hasDotSegment } from '../core/dot-segments.ts';
+import { carriesData, roleOfObs } from './auth-readings.ts';
+import { CATALOGUE, nameIndexOf } from './catalogue/catalogue.ts';
 
 interface Spelling {
   name: string;
@@ -26,40 +24,13 @@ interface Spelling {
 const TRAILING_SLASH = 'a trailing slash';
 const DOT_SEGMENTS = 'dot segments';
 
-/** Puts `segments` before a path's last segment: `/api/v1/walks` → `/api/v1/<segments>/walks`. */
-const beforeLast = (path: string, segments: string) => path.replace(/\/([^/]+)$/, `/${segments}/$1`);
-
-/**
- * The other spellings of one live path (an item's with a real id): its last literal segment (the
- * collection's name) in upper case, after a doubled slash, with its first letter percent-encoded.
- */
+/** The spellings of one live path (an item's with a real id) whose answer D-PATH-UNKNOWN decides. */
 export function spellingsOf(op: OperationModel, path: string): Spelling[] {
-  const template = op.path.split('/');
-  const literal = template.findLastIndex((segment) => segment !== '' && !segment.startsWith('{'));
-  const segments = path.split('/');
-  const word = segments[literal] ?? '';
-  const withWord = (replacement: string) =>
-    [...segments.slice(0, literal), replacement, ...segments.slice(literal + 1)].join('/');
-  const first = word.charAt(0);
-  return [
-    { name: TRAILING_SLASH, path: `${path}/` },
-    ...(word.toUpperCase() !== word
-      ? [{ name: 'a segment in upper case', path: withWord(word.toUpperCase()) }]
-      : []),
-    ...(literal > 0 ? [{ name: 'a doubled slash', path: withWord(`/${word}`) }] : []),
-    ...(/[A-Za-z]/.test(first)
-      ? [
-          {
-            name: 'a percent-encoded letter',
-            path: withWord(`%${first.charCodeAt(0).toString(16).toUpperCase()}${word.slice(1)}`),
-          },
-        ]
-      : []),
-    // A router that normalises dot segments serves these as the path; an exact-path guard does not see them.
-    { name: 'a dot segment', path: beforeLast(path, '.') },
-    { name: 'a dot-dot segment', path: beforeLast(path, 'x/..') },
-    { name: 'a percent-encoded dot-dot segment', path: beforeLast(path, 'x/%2e%2e') },
-  ];
+  const nameAt = nameIndexOf(op.path);
+  return CATALOGUE.filter((t) => t.decided).flatMap((transform) => {
+    const made = transform.make({ method: 'GET', path, headers: {}, nameAt });
+    return made ? [{ name: transform.name, path: made.path }] : [];
+  });
 }
 
 const patterns = new WeakMap<SpecModel, { op: OperationModel; pattern: RegExp }[]>();
@@ -123,37 +94,15 @@ export function spellingOf(
     : undefined;
 }
 
-/** Every spelling of every live path asked so: a collection's path, an item's with a real id. */
-function spellingProbes(op: OperationModel, world: World, ask: Ask): Probe[] {
+/** Every decided spelling of a live path asked with the owner's key: a collection's path, an item's with a real id. */
+function spellingProbes(op: OperationModel, world: World): Probe[] {
   const id = op.kind === 'item' ? world.realIds(op)[0] : undefined;
   if (op.pathParameters.length > 0 && id === undefined) return [];
   const path = id === undefined ? op.path : pathOf(op, id);
   return spellingsOf(op, path).flatMap((spelling) => {
-    const request = world.request(op, { ...ask, path: spelling.path });
-    return request ? [{ request, phase: phaseOf(ask), private: true as const }] : [];
+    const request = world.request(op, { key: PRIMARY_KEY, path: spelling.path });
+    return request ? [{ request, private: true as const }] : [];
   });
-}
-
-/** Credentials that read no data: none, unknown, malformed, near misses, revoked or without scope. */
-function readsNothing(obs: Observation): boolean {
-  const { kind } = obs.credential;
-  const role = roleOfObs(obs);
-  if (role) return !reads(role);
-  return kind === 'made-up' || kind === 'near-miss' || kind === 'malformed';
-}
-
-/** No data to a spelling of a live path without a valid key. */
-function bypassVerdict(spec: SpecModel, obs: Observation) {
-  const spelling = spellingOf(spec, obs);
-  const response = obs.exchange.response;
-  if (!spelling || !response) return undefined;
-  const served = response.status >= 200 && response.status <= 299 && (obs.bodyless || carriesData(response));
-  return served
-    ? breaks(
-        at(obs, `${spelling.name} served ${credentialLabel(obs.credential)}: ${describe(response)}`),
-        obs,
-      )
-    : holds(obs);
 }
 
 /** D-PATH-UNKNOWN: one trailing slash served like the path; every other spelling `not_found`. */
@@ -166,22 +115,6 @@ function asDecided(spec: SpecModel, name: string, obs: Observation): boolean {
 
 export const pathSpellingRules: Rule[] = [
   {
-    id: 'AUTH-015',
-    section: '§5.2, §4',
-    title:
-      'Other spellings of the live paths (trailing slash, letter case, doubled slash, encoded letter, dot segments) serve no data without a valid key',
-    area: 'auth',
-    level: 'required',
-    owasp: ['API2:2023'],
-    mock: MOCK_KEYS,
-    expected: 'a refusal, a 404 or a redirect: no data without a valid key',
-    hint: 'Bind authentication to everything the router serves, not to one spelling of the path: refuse (or 404, or redirect) every variant that reaches the data without a valid key.',
-    // Keyless shows an unguarded route; other credentials met in any exchange are judged as well.
-    plan: (op, world) => spellingProbes(op, world, {}),
-    judge: (obs, ctx) => (readsNothing(obs) ? bypassVerdict(ctx.spec, obs) : undefined),
-    across: (ctx) => keylessAcross(ctx, (obs) => bypassVerdict(ctx.spec, obs)),
-  },
-  {
     id: 'AUTH-016',
     section: '§4',
     title: 'What the other spellings of the live paths answer with a valid key (the spec is silent)',
@@ -192,7 +125,7 @@ export const pathSpellingRules: Rule[] = [
     mock: { skip: "the mock's router is Prism's, not the deployment's" },
     expected: 'project decision: one trailing slash served like the path; other spellings 404 not_found',
     hint: 'Serving, refusing or redirecting a variant are all conformant with a valid key.',
-    plan: (op, world) => spellingProbes(op, world, { key: PRIMARY_KEY }),
+    plan: spellingProbes,
     judge(obs, ctx) {
       const role = roleOfObs(obs);
       const response = obs.exchange.response;

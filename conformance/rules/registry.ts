@@ -4,9 +4,10 @@
  * walks operations.
  */
 import type { Rule } from '../core/rule.ts';
-import { AREAS } from '../types.ts';
+import { AREAS } from '../core/types.ts';
 import { authRules } from './auth.ts';
 import { cachingRules } from './caching.ts';
+import { catalogueRules, sendRules } from './catalogue/rules.ts';
 import { collectionRules } from './collections.ts';
 import { codePairingRules, driftRules } from './drift.ts';
 import { envelopeRules } from './envelope.ts';
@@ -35,6 +36,7 @@ export const RULES: readonly Rule[] = [
     ...authRules,
     ...keyMatrixRules,
     ...pathSpellingRules,
+    ...catalogueRules,
     ...keyEchoRules,
     ...isolationRules,
   ].sort(byAreaThenId),
@@ -42,6 +44,7 @@ export const RULES: readonly Rule[] = [
   ...plannedRules,
   ...badLimitRules,
   ...methodsRules,
+  ...sendRules,
   ...driftRules,
 ];
 

@@ -16,8 +16,8 @@ import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
-import { overCap } from '../types.ts';
-import { DriftTally, type DriftDump } from '../drift.ts';
+import { isFinal, overCap } from '../core/types.ts';
+import { DriftTally, type DriftDump } from '../core/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 import { Tally, type TallyDump } from './tally.ts';
 
@@ -46,10 +46,10 @@ export class Judge {
   /** The tallies of the rules that judge an operation's exchanges, by operation (`undefined`: none matched). */
   private readonly judging = new Map<OperationModel | undefined, Tally[]>();
 
-  constructor(
-    rules: readonly Rule[],
-    private readonly ctx: RuleContext,
-  ) {
+  private readonly ctx: RuleContext;
+
+  constructor(rules: readonly Rule[], ctx: RuleContext) {
+    this.ctx = ctx;
     this.tallies = rules.map((rule) => new Tally(rule, ctx.state));
     this.drift = new DriftTally({
       contract: ctx.spec.contract,
@@ -65,6 +65,14 @@ export class Judge {
 
   /** Judges one observation by every rule it concerns. */
   see(obs: Observation): void {
+    if (!isFinal(obs.exchange)) {
+      // Every attempt shows in the statuses seen; only final answers are judged and drift-analysed.
+      if (obs.op && !obs.private && obs.exchange.response) this.countStatus(obs);
+      for (const tally of this.tallies) {
+        if (tally.rule.judgesEveryAttempt && obs.answer !== 'usable') this.judgeWith(tally, obs);
+      }
+      return;
+    }
     if (obs.answer === 'lost') {
       const reason = lostReason(obs);
       for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);
@@ -175,17 +183,19 @@ export class Judge {
     if (given === undefined) return false;
     if (!Array.isArray(given)) {
       tally.judgedObservations++;
+      tally.judgedMs += obs.exchange.durationMs;
       tally.record(given as Judgement, obs);
       return (given as Judgement).verdict === 'breaks';
     }
     if (given.length === 0) return false;
     tally.judgedObservations++;
+    tally.judgedMs += obs.exchange.durationMs;
     for (const judgement of given) tally.record(judgement, obs);
     return given.some((j) => j.verdict === 'breaks');
   }
 
   /** The report's collectors: statuses per operation, and the drift of usable answers. */
-  private count(obs: Observation): void {
+  private countStatus(obs: Observation): void {
     const op = obs.op as Operation;
     const status = String(obs.exchange.response?.status);
     let seen = this.statusCounts.get(op.operationId);
@@ -194,6 +204,11 @@ export class Judge {
       this.statusCounts.set(op.operationId, seen);
     }
     seen.set(status, (seen.get(status) ?? 0) + 1);
+  }
+
+  private count(obs: Observation): void {
+    const op = obs.op as Operation;
+    this.countStatus(obs);
     if (obs.answer !== 'usable' || obs.bodyless || obs.exchange.request.method === 'HEAD') return;
     this.documentedAnswers++;
     this.operationOf.set(obs.exchange, op);

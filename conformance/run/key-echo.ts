@@ -4,7 +4,7 @@
  * values: the rules ask about a request's credentials and get a yes or no, never a value.
  */
 import type { Credential } from '../core/credentials.ts';
-import { nearMissOf } from '../near-miss.ts';
+import { nearMissOf } from '../core/near-miss.ts';
 import type { KeyName } from '../core/roles.ts';
 
 /** A run this long of a random key body cannot occur in an answer by chance. */

@@ -4,14 +4,14 @@
  * the one judge (`judge.ts`), exactly as a recording's would be. Which rule asked for a request is
  * kept, so a request that got no answer leaves exactly those rules unjudged.
  */
-import type { HttpClient } from '../client.ts';
+import type { HttpClient } from '../transport/client.ts';
 import { Keyring } from '../core/credentials.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Probe, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
 import { type RuleState, UnboundedState } from '../core/state.ts';
-import type { Exchange, RequestSpec, SuiteConfig } from '../types.ts';
+import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
 import { keyEcho } from './key-echo.ts';
 import { Judge } from './judge.ts';
 import type { Tally } from './tally.ts';
@@ -49,6 +49,7 @@ function requestKey(request: RequestSpec): string {
     request.madeUpKey ?? null,
     headers,
     request.body ?? null,
+    request.again ?? 0,
   ]);
 }
 
@@ -133,6 +134,7 @@ export async function runLive(
   config: SuiteConfig,
   client: HttpClient,
   rules: readonly Rule[],
+  announce?: (line: string) => void,
 ): Promise<LiveOutcome> {
   const world = new LiveWorld(spec, config);
   const plan = new Plan();
@@ -152,6 +154,7 @@ export async function runLive(
       for (const probe of rule.plan(op, world)) plan.add(probe, rule.id);
     }
   }
+  if (world.depth === 'full') announce?.(fullDepthLine(plan.entries.size, client.sent, config.maxRequests));
   const tags = await plan.send(client);
 
   const judge = new Judge(rules, ruleContextOf(spec, config, 'live', client.madeUpKey));
@@ -174,4 +177,14 @@ export async function runLive(
     );
   }
   return { tallies: await judge.finish(), judge, world, planned: plan.entries.size };
+}
+
+/**
+ * What `--depth full` is about to send, said before it starts: the whole catalogue is thousands of
+ * requests, and a budget that cuts it leaves the rest not judged.
+ */
+export function fullDepthLine(planned: number, sent: number, budget: number): string {
+  const line = `conformance: --depth full plans ${planned} requests (${sent} sent before the plan)`;
+  if (sent + planned <= budget) return `${line}; budget ${budget}\n`;
+  return `${line}, but --max-requests ${budget} cuts it: the requests beyond it are not sent and their rules not judged (raise --max-requests to ${sent + planned})\n`;
 }

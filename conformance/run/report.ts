@@ -6,12 +6,12 @@
  */
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import { sectionOf } from '../drift.ts';
-import { securityView } from '../security-view.ts';
-import { summarize } from '../summary.ts';
-import { TOOL_NAME, VERSION } from '../tool.ts';
-import type { CheckResult, Coverage, Exchange, OperationCoverage, Report } from '../types.ts';
-import { overCap } from '../types.ts';
+import { sectionOf } from '../core/drift.ts';
+import { securityView } from '../core/security-view.ts';
+import { summarize } from '../core/summary.ts';
+import { TOOL_NAME, VERSION } from '../core/tool.ts';
+import type { CheckResult, Coverage, Exchange, OperationCoverage, Report } from '../core/types.ts';
+import { overCap } from '../core/types.ts';
 import type { Judge } from './judge.ts';
 import type { Tally } from './tally.ts';
 import { resultOfTally } from './results.ts';

@@ -9,7 +9,7 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { excerpt } from '../core/answers.ts';
-import type { CheckResult, Exchange, Status } from '../types.ts';
+import type { CheckResult, Exchange, Status } from '../core/types.ts';
 import type { Finding, Tally } from './tally.ts';
 
 /** How many findings the one-line `actual` names before "and N more". */
@@ -67,9 +67,10 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
     status,
     expected: rule.expected,
     actual,
-    durationMs: 0,
+    durationMs: Math.round(tally.judgedMs),
   };
   if (rule.owasp) result.owasp = [...rule.owasp];
+  if (status === 'fail' && tally.owaspFailed.size > 0) result.owaspFailed = [...tally.owaspFailed];
   if (rule.decision) result.decision = rule.decision;
   if (tally.differsFromOwn && rule.decision) result.differsFrom = rule.decision.split(/,\s*/);
   else if (tally.differs.size > 0) result.differsFrom = [...tally.differs];

@@ -24,12 +24,12 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { ConfigError } from '../config-error.ts';
+import { ConfigError } from '../core/config-error.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { decodeRecord, encodeRecord, type StateRecord } from '../core/state.ts';
 import type { KeyName } from '../core/roles.ts';
-import type { SpecIdentity } from '../types.ts';
-import type { RecordedRequest } from '../traffic/entry.ts';
+import type { SpecIdentity } from '../core/types.ts';
+import type { RecordedRequest } from '../transport/recordings/entry.ts';
 import type { JudgeDump } from './judge.ts';
 
 /** Shard `index` (1-based) of `of`. */

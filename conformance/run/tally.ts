@@ -14,7 +14,7 @@ import type { Evidence } from '../core/observation.ts';
 import type { Judgement, Rule } from '../core/rule.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
 import { shownExchange } from '../core/evidence.ts';
-import type { Exchange } from '../types.ts';
+import type { Exchange } from '../core/types.ts';
 
 /** A finding as reports list it: its text and how many records showed it. */
 export interface Finding {
@@ -38,6 +38,7 @@ interface First {
 export interface TallyDump {
   id: string;
   judgedObservations: number;
+  judgedMs: number;
   records: number;
   holds: number;
   counter: number;
@@ -49,6 +50,7 @@ export interface TallyDump {
   choices: [string, Counted][];
   differs: string[];
   differsFromOwn: boolean;
+  owaspFailed: string[];
 }
 
 const SEQ_DIGITS = 16;
@@ -66,6 +68,8 @@ const earlierExchange = (kept: Exchange | undefined, other: Exchange | undefined
 export class Tally {
   /** Observations this rule judged (one may give several records). */
   judgedObservations = 0;
+  /** How long the answers it judged took, together: its weight in a report's timings. */
+  judgedMs = 0;
   records = 0;
   holds = 0;
   /** The exchange of the first failure (or advisory choice): the evidence a report shows. */
@@ -83,6 +87,8 @@ export class Tally {
   /** Decision ids the deployment decided otherwise (advisory rules). */
   readonly differs = new Set<string>();
   differsFromOwn = false;
+  /** The OWASP categories its findings named, for a rule that places each finding. */
+  readonly owaspFailed = new Set<string>();
   /** Each distinct finding, with how many records showed it and where it was first found. */
   private readonly found: StateTable<Counted>;
   /** The findings in the order found (`orderOf`), to list them so. */
@@ -92,10 +98,10 @@ export class Tally {
   /** Set once the cross-exchange judges give their verdicts: their findings come after all others. */
   private finishing = false;
 
-  constructor(
-    readonly rule: Rule,
-    state: RuleState,
-  ) {
+  readonly rule: Rule;
+
+  constructor(rule: Rule, state: RuleState) {
+    this.rule = rule;
     this.found = state.table<Counted>(`findings ${rule.id}`, joinCounted);
     this.order = state.table<string>(`finding order ${rule.id}`, keepFirst);
   }
@@ -116,6 +122,7 @@ export class Tally {
         return;
       case 'breaks':
         this.records++;
+        if (judgement.owasp) this.owaspFailed.add(judgement.owasp);
         this.find(judgement.problem, exchange);
         this.failedAt(exchange, judgement.hint);
         return;
@@ -171,6 +178,7 @@ export class Tally {
     const dump: TallyDump = {
       id: this.rule.id,
       judgedObservations: this.judgedObservations,
+      judgedMs: this.judgedMs,
       records: this.records,
       holds: this.holds,
       counter: this.counter,
@@ -178,6 +186,7 @@ export class Tally {
       choices: [...this.chosen],
       differs: [...this.differs],
       differsFromOwn: this.differsFromOwn,
+      owaspFailed: [...this.owaspFailed],
     };
     if (this.firstFailure) dump.firstFailure = { exchange: shownExchange(this.firstFailure) };
     if (this.hint) dump.firstHint = this.hint;
@@ -189,6 +198,7 @@ export class Tally {
   /** Joins another shard's tally of the same rule into this one. */
   absorb(dump: TallyDump): void {
     this.judgedObservations += dump.judgedObservations;
+    this.judgedMs += dump.judgedMs;
     this.records += dump.records;
     this.holds += dump.holds;
     this.counter = Math.max(this.counter, dump.counter);
@@ -200,6 +210,7 @@ export class Tally {
     for (const [choice, counted] of dump.choices) join(this.chosen, choice, counted);
     for (const id of dump.differs) this.differs.add(id);
     this.differsFromOwn ||= dump.differsFromOwn;
+    for (const category of dump.owaspFailed) this.owaspFailed.add(category);
   }
 
   private find(problem: string, exchange: Exchange | undefined): void {

@@ -17,7 +17,7 @@ import { BudgetedState, UnknownTableError } from '../core/state.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import type { Redactor } from '../redact.ts';
+import type { Redactor } from '../core/redact.ts';
 import {
   apiBaseOf,
   attachedFileOf,
@@ -25,17 +25,17 @@ import {
   readEntry,
   requestOf,
   type RawEntry,
-} from '../traffic/entry.ts';
-import { NOT_JSON, NotHarError, parseEntry } from '../traffic/har-entries.ts';
-import { openRecording } from '../traffic/source.ts';
-import { withBodiesWithheld, withoutValues } from '../traffic/withheld.ts';
-import { SecretLedger, withoutSecretTokens } from '../traffic/secrets.ts';
+} from '../transport/recordings/entry.ts';
+import { NOT_JSON, NotHarError, parseEntry } from '../transport/recordings/har-entries.ts';
+import { openRecording } from '../transport/recordings/source.ts';
+import { withBodiesWithheld, withoutValues } from '../transport/recordings/withheld.ts';
+import { SecretLedger, withoutSecretTokens } from '../transport/recordings/secrets.ts';
 import type { KeyName } from '../core/roles.ts';
-import type { Report, SuiteConfig } from '../types.ts';
+import type { Report, SuiteConfig } from '../core/types.ts';
 import { Judge } from './judge.ts';
 import { ruleContextOf } from './live.ts';
 import { reportOf } from './report.ts';
-import { findingsOf } from './results.ts';
+import { findingsOf, skippedResult } from './results.ts';
 import {
   type BaseCounts,
   type EntryIssue,
@@ -134,11 +134,15 @@ export class Base {
   /** Entries under this base that could not be judged (no answer recorded, a body that does not decode). */
   readonly issues = new Issues();
 
-  constructor(
-    readonly url: string,
-    readonly judge: Judge,
-    readonly state: BudgetedState,
-  ) {}
+  readonly url: string;
+  readonly judge: Judge;
+  readonly state: BudgetedState;
+
+  constructor(url: string, judge: Judge, state: BudgetedState) {
+    this.url = url;
+    this.judge = judge;
+    this.state = state;
+  }
 
   counts(): BaseCounts {
     return {
@@ -175,12 +179,17 @@ export class Bases {
   readonly unreadable = new Issues();
   entries = 0;
 
-  constructor(
-    private readonly spec: SpecModel,
-    private readonly rules: readonly Rule[],
-    private readonly settings: JudgeSettings,
-    private readonly only?: string,
-  ) {}
+  private readonly spec: SpecModel;
+  readonly rules: readonly Rule[];
+  private readonly settings: JudgeSettings;
+  private readonly only: string | undefined;
+
+  constructor(spec: SpecModel, rules: readonly Rule[], settings: JudgeSettings, only?: string) {
+    this.spec = spec;
+    this.rules = rules;
+    this.settings = settings;
+    this.only = only;
+  }
 
   /** The base of this URL, made on first use; undefined when it is not judged (another base, or too many). */
   of(url: string): Base | undefined {
@@ -220,16 +229,14 @@ export class Bases {
   }
 }
 
-/** Reads the recording and judges its entries (a shard's only, with `--shard`) into `bases`. */
-async function readRecording(spec: SpecModel, options: TrafficOptions, bases: Bases): Promise<SecretLedger> {
-  const keyring = new Keyring({
-    keys: options.keys,
-    ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}),
-  });
-  const ledger = new SecretLedger();
-  const recording = await openRecording(options.file, options.input ?? process.stdin);
+/** The request headers the rules read; a recording's other headers are never shown. */
+const keptHeadersOf = (rules: readonly Rule[]): ReadonlySet<string> =>
+  new Set(rules.flatMap((rule) => rule.requestHeaders ?? []).map((h) => h.toLowerCase()));
+
+/** How the exchanges under each base URL are observed, made once a base. */
+function observeOptionsByBase(spec: SpecModel, keyring: Keyring): (url: string) => ObserveOptions {
   const observing = new Map<string, ObserveOptions>();
-  const observeOptionsOf = (url: string): ObserveOptions => {
+  return (url) => {
     let known = observing.get(url);
     if (!known) {
       known = { spec, keyring, basePath: new URL(url).pathname.replace(/\/+$/, ''), source: 'traffic' };
@@ -237,6 +244,18 @@ async function readRecording(spec: SpecModel, options: TrafficOptions, bases: Ba
     }
     return known;
   };
+}
+
+/** Reads the recording and judges its entries (a shard's only, with `--shard`) into `bases`. */
+async function readRecording(spec: SpecModel, options: TrafficOptions, bases: Bases): Promise<SecretLedger> {
+  const keyring = new Keyring({
+    keys: options.keys,
+    ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}),
+  });
+  const ledger = new SecretLedger();
+  const keptHeaders = keptHeadersOf(bases.rules);
+  const recording = await openRecording(options.file, options.input ?? process.stdin);
+  const observeOptionsOf = observeOptionsByBase(spec, keyring);
   const { shard } = options;
   await recording.read(async (batch) => {
     for (const item of batch) {
@@ -267,7 +286,7 @@ async function readRecording(spec: SpecModel, options: TrafficOptions, bases: Ba
         base.issues.add(index, attached.missing);
         continue;
       }
-      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring, attached);
+      const reading = readEntry(raw as RawEntry, index, request, ledger, keyring, attached, keptHeaders);
       if (!reading.judged) {
         base.issues.add(index, reading.reason);
         continue;
@@ -312,8 +331,9 @@ export async function runTraffic(
 export async function runTrafficShard(
   spec: SpecModel,
   options: TrafficOptions & { shard: Shard },
-  rules: readonly Rule[],
+  selected: readonly Rule[],
 ): Promise<ShardRun> {
+  const rules = joinableRules(selected);
   const bases = new Bases(spec, rules, options, options.baseUrl);
   try {
     const ledger = await readRecording(spec, options, bases);
@@ -357,6 +377,16 @@ export interface MergeOptions {
   seed: number;
 }
 
+/**
+ * Why a sharded recording skips a rule whose cross-exchange verdict only a whole recording gives
+ * (`Rule.wholeRecording`).
+ */
+export const WHOLE_RECORDING_ONLY =
+  'judged only when the recording is judged whole: its verdict joins exchanges no shard holds all of (judge the file without --shard)';
+
+/** The rules whose verdicts shards can join: every rule but those that need the whole recording. */
+const joinableRules = (rules: readonly Rule[]) => rules.filter((rule) => !rule.wholeRecording);
+
 /** State records joined between two chances to spill. */
 const RELIEVE_EVERY = 10_000;
 
@@ -368,8 +398,9 @@ const RELIEVE_EVERY = 10_000;
 export async function mergeTraffic(
   spec: SpecModel,
   options: MergeOptions,
-  rules: readonly Rule[],
+  selected: readonly Rule[],
 ): Promise<TrafficRun> {
+  const rules = joinableRules(selected);
   const started = performance.now();
   const startedAt = new Date();
   const files: ShardFile[] = [];
@@ -396,8 +427,9 @@ export async function mergeTraffic(
   try {
     bases.entries = first.recording.entries;
     for (const file of files) await absorbShard(bases, file);
-    return await verdictOf(spec, rules, bases, {
+    return await verdictOf(spec, selected, bases, {
       file: first.recording.file,
+      skipped: selected.filter((rule) => rule.wholeRecording),
       ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
       strict: options.strict,
       seed: options.seed,
@@ -446,6 +478,8 @@ async function absorbShard(bases: Bases, file: ShardFile): Promise<void> {
 /** What the verdict of a recording is drawn with, beside its bases. */
 export interface VerdictInput {
   file: string;
+  /** Rules the run selected and did not judge (a recording judged in shards: `wholeRecording`). */
+  skipped?: readonly Rule[];
   baseUrl?: string;
   strict: boolean;
   seed: number;
@@ -471,7 +505,10 @@ export async function verdictOf(
     seed: input.seed,
     tallies,
     judge: base.judge,
-    skipped: [],
+    skipped: (input.skipped ?? []).map((rule) => ({
+      rule,
+      result: skippedResult(rule, WHOLE_RECORDING_ONLY, input.strict),
+    })),
     order: rules.map((r) => r.id),
     exchanges: [],
     baseUrl: base.url,

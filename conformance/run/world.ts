@@ -12,12 +12,12 @@ import type { Ask, ListedItem, World } from '../core/rule.ts';
 import type { Campaign, KeyName, Via } from '../core/roles.ts';
 import { EMPTY_CAMPAIGN_KEY, NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../core/roles.ts';
 import { pathOf, type OperationModel, type SpecModel } from '../core/spec-model.ts';
-import type { Exchange, RequestSpec, SuiteConfig } from '../types.ts';
+import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
 
 /** Credentials and headers of a request, without its path. */
 type Asking = Pick<RequestSpec, 'auth' | 'headers'>;
 import { seededRandom } from '../core/seeded.ts';
-import { type NearMiss, nearMissOf } from '../near-miss.ts';
+import { type NearMiss, nearMissOf } from '../core/near-miss.ts';
 
 const CAMPAIGN_KEYS: Record<Campaign, KeyName> = {
   primary: PRIMARY_KEY,
@@ -39,10 +39,12 @@ export class LiveWorld implements World {
   private readonly lists = new Map<string, readonly ListedItem[]>();
   private readonly mockExamples: MockExamples | undefined;
 
-  constructor(
-    readonly spec: SpecModel,
-    private readonly config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile'>,
-  ) {
+  readonly spec: SpecModel;
+  private readonly config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile' | 'depth'>;
+
+  constructor(spec: SpecModel, config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile' | 'depth'>) {
+    this.spec = spec;
+    this.config = config;
     this.mockExamples = config.profile === 'mock' ? mockExamplesOf(spec) : undefined;
   }
 
@@ -52,6 +54,10 @@ export class LiveWorld implements World {
 
   get profile(): 'live' | 'mock' {
     return this.config.profile;
+  }
+
+  get depth(): 'default' | 'full' {
+    return this.config.depth ?? 'default';
   }
 
   has(key: KeyName): boolean {

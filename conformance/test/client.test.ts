@@ -2,10 +2,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../client.ts';
-import { USER_AGENT } from '../tool.ts';
+import { HttpClient } from '../transport/client.ts';
+import { USER_AGENT } from '../core/tool.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { HIDDEN_HOST, startForwardProxy } from '../../tools/test-support/reach-parts.ts';
+import { DEFAULTS } from '../cli/config.ts';
 import { configFor } from './harness.ts';
 
 const KEY = 'svc_sk_live_clienttestkey00000000000000000001';
@@ -110,8 +111,15 @@ describe('the HTTP client', () => {
     });
     const given = await endless.send({ path: '/api/v1/walks' });
     expect(given.response?.status).toBe(429);
-    expect(given.retries).toBe(5);
-    expect(endless.sent).toBe(6);
+    expect(given.retries).toBe(DEFAULTS.retries);
+    expect(endless.sent).toBe(DEFAULTS.retries + 1);
+    // Every attempt is an exchange of its own, each superseded one naming the attempt after it.
+    expect(endless.exchanges.map((e) => [e.seq, e.retriedAs, e.retriedFor])).toEqual([
+      [1, 2, '429'],
+      [2, 3, '429'],
+      [3, 4, '429'],
+      [4, undefined, undefined],
+    ]);
   });
 
   it.each([

@@ -11,9 +11,9 @@ import type { Judgement, Rule } from '../core/rule.ts';
 import { ruleContextOf } from '../run/live.ts';
 import { badLimitOf, badLimitsOf } from '../rules/limits.ts';
 import { ruleById } from '../rules/registry.ts';
-import { specModelFor } from '../runner.ts';
-import { DEFAULTS } from '../config.ts';
-import type { Exchange, SuiteConfig } from '../types.ts';
+import { specModelFor } from '../run/runner.ts';
+import { DEFAULTS } from '../cli/config.ts';
+import type { Exchange, SuiteConfig } from '../core/types.ts';
 
 const spec = specModelFor();
 const BASE = 'https://api.example.test';

@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
-import type { Exchange, Report } from '../types.ts';
-import { harOf } from '../har.ts';
-import { runSuite, runSuiteWithTraffic } from '../runner.ts';
+import type { Exchange, Report } from '../core/types.ts';
+import { harOf } from '../reporters/har.ts';
+import { runSuite, runSuiteWithTraffic } from '../run/runner.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { consoleReport, EXAMPLES } from '../reporters/console.ts';
-import type { CheckResult, Report } from '../types.ts';
+import type { CheckResult, Report } from '../core/types.ts';
 
 function result(overrides: Partial<CheckResult>): CheckResult {
   return {
@@ -106,7 +106,7 @@ describe('the console report', () => {
     const quiet = consoleReport(failing, { verbosity: 'quiet' }).trimEnd().split('\n');
     expect(quiet[0]).toBe('FAILURES');
     expect(quiet.at(-1)).toMatch(/^Verdict: FAIL/);
-    expect(quiet.join('\n')).not.toMatch(/conformance —|advisory, .* skipped or inconclusive|DRIFT/);
+    expect(quiet.join('\n')).not.toMatch(/conformance —|advisory, .* skipped or not judged|DRIFT/);
     expect(consoleReport(passing, { verbosity: 'quiet' }).trimEnd().split('\n')).toEqual([
       expect.stringMatching(/^Verdict: PASS/),
     ]);

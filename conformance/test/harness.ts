@@ -4,9 +4,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
-import { main } from '../cli.ts';
-import { DEFAULTS } from '../config.ts';
-import type { CheckResult, KeyName, Report, SuiteConfig } from '../types.ts';
+import { type Io, main } from '../cli/cli.ts';
+import { DEFAULTS } from '../cli/config.ts';
+import type { CheckResult, KeyName, Report, SuiteConfig } from '../core/types.ts';
 
 export type Credentials = Partial<Record<KeyName | typeof WEB_BASE_URL_NAME, string>>;
 
@@ -49,10 +49,14 @@ export interface CliRun {
 }
 
 /** Runs the CLI's `main` in-process with `env` as its environment, capturing what it prints. */
-export async function runCli(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  io: Pick<Io, 'live' | 'color'> = {},
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const status = await main(argv, env, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const status = await main(argv, env, { ...io, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
   return { status, stdout, stderr };
 }
 
@@ -75,4 +79,20 @@ export function pourBytes(res: ServerResponse, total: number): () => number {
   res.on('drain', pump);
   pump();
   return () => sent;
+}
+
+/** A JUnit report's counts, added up over its suites (the root carries none: the Ant schema allows none). */
+export function junitTotals(xml: string): {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+} {
+  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  for (const [suite] of xml.matchAll(/<testsuite [^>]*>/g)) {
+    for (const name of Object.keys(totals) as (keyof typeof totals)[]) {
+      totals[name] += Number(new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1] ?? 0);
+    }
+  }
+  return totals;
 }

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactorFor } from '../redact.ts';
+import { redactorFor } from '../core/redact.ts';
 
 const KEY = 'svc_sk_live_Q7wErT9yUi0pAs2dFg4hJk6lZx8cVb1nM3qW5eR7tY';
 const OTHER = 'svc_sk_live_hG5fD3sA1pO9iU7yT5rE3wQ1zX9cV7bN5mL3kJ1hG';

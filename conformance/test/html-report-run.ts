@@ -5,8 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../cli.ts';
-import type { Report } from '../types.ts';
+import { main } from '../cli/cli.ts';
+import type { Report } from '../core/types.ts';
 import type { DriftServer } from './drift-server.ts';
 
 export interface HtmlRun {

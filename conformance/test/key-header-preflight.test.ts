@@ -1,5 +1,5 @@
 /**
- * The pre-flight tries the primary key in both headers (issue 24): a key refused in one header and
+ * The pre-flight tries the primary key in both headers: a key refused in one header and
  * accepted in the other is the deployment's fault (exit 1, naming the header), not a setup mistake.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,11 +1,11 @@
 /**
- * A legal answer larger than --max-response-bytes (issue 24): not the deployment's fault. The
+ * A legal answer larger than --max-response-bytes: not the deployment's fault. The
  * checks it cuts are not judged, the run names the answer and the flag, and exits 2 unless a
  * required check failed elsewhere.
  */
 import { describe, expect, it } from 'vitest';
-import { exitStatusOf } from '../cli.ts';
-import type { Report } from '../types.ts';
+import { exitStatusOf } from '../cli/cli.ts';
+import type { Report } from '../core/types.ts';
 import { runCli } from './harness.ts';
 
 const reportWith = (verdict: 'pass' | 'fail', overCap?: string[]) =>

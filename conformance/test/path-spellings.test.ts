@@ -1,12 +1,13 @@
 /**
- * Other spellings of the live paths (AUTH-015, AUTH-016), from the spec under test: each live
- * operation's path spelled seven ways, and every such spelling, met in any exchange, told back to
- * the operation it reaches, while a documented path or an unknown one is no spelling.
+ * Other spellings of the live paths (AUTH-016, and AUTH-015 where no entry of the catalogue names
+ * them), from the spec under test: each live operation's path spelled the seven ways D-PATH-UNKNOWN
+ * decides, and every such spelling, met in any exchange, told back to the operation it reaches,
+ * while a documented path or an unknown one is no spelling.
  */
 import { describe, expect, it } from 'vitest';
 import type { Observation } from '../core/observation.ts';
-import { hasDotSegment } from '../dot-segments.ts';
-import { specModelFor } from '../runner.ts';
+import { hasDotSegment } from '../core/dot-segments.ts';
+import { specModelFor } from '../run/runner.ts';
 import { spellingOf, spellingsOf } from '../rules/path-spellings.ts';
 
 const spec = specModelFor();
@@ -29,6 +30,7 @@ function asked(path: string, method = 'GET'): Observation {
     params: {},
     query: new URLSearchParams(),
     path: parsed,
+    target: path,
     credential: { kind: 'none' },
     answer: 'usable',
     bodyless: false,

@@ -4,8 +4,8 @@
  * `*` go direct; loopback never takes a proxy from the environment. And the reach flags' refusals.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config-error.ts';
-import { proxyFor, reachOf, reachSecrets } from '../reach.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { proxyFor, reachOf, reachSecrets } from '../transport/reach.ts';
 
 const PROXY = 'http://proxy.corp.example:3128';
 const OTHER = 'http://other.corp.example:8080';
@@ -106,7 +106,12 @@ describe('the reach flags refuse what cannot work, never echoing a secret', () =
     );
     const reach = reachOf({ header: ['x-a: from-the-flag'] }, { CONFORMANCE_HEADERS: 'X-A: from-the-env' });
     expect(reach.headers).toEqual([
-      { name: 'x-a', value: 'from-the-flag', variable: 'CONFORMANCE_HEADER_X_A' },
+      {
+        name: 'x-a',
+        value: 'from-the-flag',
+        shown: '$CONFORMANCE_HEADER_X_A',
+        secrets: { CONFORMANCE_HEADER_X_A: 'from-the-flag' },
+      },
     ]);
   });
 

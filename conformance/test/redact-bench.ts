@@ -6,7 +6,7 @@
  * report's worth of short lines. A benchmark to print figures, never a timed test: CPU time on a shared machine varies.
  */
 import { demoCredentials, generateDataset } from '../../fixtures/index.ts';
-import { redactorFor } from '../redact.ts';
+import { redactorFor } from '../core/redact.ts';
 
 /** About the size of a --har file of one suite run. */
 const LARGE_TEXT_BYTES = 4_000_000;

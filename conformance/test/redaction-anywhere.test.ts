@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KEY_PREFIX } from '../../spec/facts.ts';
-import { nearMissOf } from '../near-miss.ts';
-import { redactorFor } from '../redact.ts';
+import { nearMissOf } from '../core/near-miss.ts';
+import { redactorFor } from '../core/redact.ts';
 
 /** Characters that change when URL-encoded (`+ / = é`, a space) or JSON-escaped (`" \` and U+0001). */
 const KEY = `${KEY_PREFIX}Tq+8/ZmR=Lp é"x\\Wd\u0001Kv4Hs9Nc`;

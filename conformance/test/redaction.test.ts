@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_PREFIX } from '../../spec/facts.ts';
-import { redactorFor } from '../redact.ts';
+import { redactorFor } from '../core/redact.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
-import { runSuite } from '../runner.ts';
-import type { Report } from '../types.ts';
+import { runSuite } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor } from './harness.ts';
 

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RENAMED } from '../core/renamed.ts';
-import { loadExpectedFailures } from '../expectations.ts';
-import { loadPreviousReport } from '../compare.ts';
+import { loadExpectedFailures } from '../run/expectations.ts';
+import { loadPreviousReport } from '../run/compare.ts';
 import { RULES } from '../rules/registry.ts';
-import { selectChecks } from '../selection.ts';
+import { selectChecks } from '../run/selection.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'renamed-'));
 

@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import type { OpenApiDocument } from '../../spec/contract.ts';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
-import { ConfigError } from '../config-error.ts';
+import { ConfigError } from '../core/config-error.ts';
 import { loadSpecModel, pathOf, specModelOf } from '../core/spec-model.ts';
 
 const identity = { path: 'test.yaml', version: 't', sha256: '0' };

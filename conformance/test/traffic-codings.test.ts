@@ -6,7 +6,7 @@
  */
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeBody, isGzip } from '../traffic/codings.ts';
+import { decodeBody, isGzip } from '../transport/recordings/codings.ts';
 
 /** A list answer larger than 64 KiB: its brotli stream's first byte is `[` (0x5b). */
 const LARGE = JSON.stringify({

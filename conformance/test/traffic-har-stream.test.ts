@@ -7,8 +7,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { HarEnd } from '../traffic/har-entries.ts';
-import { NOT_JSON, notHar, notJsonReason, parseEntry, scanHarFile } from '../traffic/har-entries.ts';
+import type { HarEnd } from '../transport/recordings/har-entries.ts';
+import {
+  NOT_JSON,
+  notHar,
+  notJsonReason,
+  parseEntry,
+  scanHarFile,
+} from '../transport/recordings/har-entries.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'traffic-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

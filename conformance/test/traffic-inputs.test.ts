@@ -16,8 +16,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { startReferenceServer, type RunningServer } from '../../reference-server/start.ts';
-import type { Report } from '../types.ts';
-import { main } from '../cli.ts';
+import type { Report } from '../core/types.ts';
+import { main } from '../cli/cli.ts';
 
 interface Entry {
   startedDateTime: string;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Keyring, keyIdOf } from '../core/credentials.ts';
-import { curlOf } from '../curl.ts';
+import { curlOf } from '../transport/curl.ts';
 
 const PRIMARY = 'svc_sk_live_primaryprimaryprimary';
 const OTHER = 'svc_sk_live_otherotherotherother';

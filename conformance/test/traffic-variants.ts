@@ -2,7 +2,7 @@
  * Which broken variants of the mutation self-test (`mutations.ts`) a recording shows: each caught
  * variant with the `--traffic` rule that fails on the suite's own `--har` recording of a run
  * against it, and each other variant with why a recording cannot show its fault.
- * `mutations.test.ts` holds both lists true; `coverage-table.ts` prints them in COVERAGE.md.
+ * `mutations.suite.test.ts` holds both lists true; `coverage-table.ts` prints them in COVERAGE.md.
  */
 /** Each variant whose fault shows in its recording, and the rule(s) that catch it there. */
 export const CAUGHT: Record<string, string | string[]> = {
@@ -53,6 +53,16 @@ export const CAUGHT: Record<string, string | string[]> = {
   'key-prefix-compared': 'AUTH-014',
   'trailing-slash-unguarded': 'AUTH-015',
   'dot-segments-unguarded': 'AUTH-015',
+  'matrix-params-unguarded': 'AUTH-015',
+  'json-suffix-unguarded': 'AUTH-015',
+  'encoded-slash-unguarded': 'AUTH-015',
+  'loopback-forwarded-for-trusted': 'AUTH-018',
+  'rewrite-header-routed': 'AUTH-018',
+  'head-unguarded': 'AUTH-019',
+  'forwarded-host-in-links': 'AUTH-020',
+  'two-keys-split-roles': 'AUTH-021',
+  'refusal-cached-per-campaign': 'AUTH-022',
+  'sms-send-accepted': ['METHODS-007', 'METHODS-001'],
   'other-campaign-lists-ours': ['ISOLATION-001', 'WALK-DETAIL-001'],
   'other-campaign-fetches-ours': 'ISOLATION-002',
   'other-campaign-404-differs': 'ISOLATION-003',

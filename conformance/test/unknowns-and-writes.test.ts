@@ -14,8 +14,8 @@ import { isUnknownId, unknownIdOf } from '../core/ids.ts';
 import { specModelOf } from '../core/spec-model.ts';
 import { statedPairs } from '../rules/drift.ts';
 import { idRefusal, isUnknownPath } from '../rules/not-found.ts';
-import { specModelFor } from '../runner.ts';
-import type { Report } from '../types.ts';
+import { specModelFor } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
 import { runCli } from './harness.ts';
 
 const spec = specModelFor();

@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { RULES } from '../rules/registry.ts';
-import { resolveTarget } from '../target.ts';
-import { parseCli } from '../config.ts';
-import type { Redactor } from '../redact.ts';
-import { preflight } from '../preflight.ts';
-import { reachSecrets } from '../reach.ts';
-import { redactorFor } from '../redact.ts';
-import { runSuiteWithTraffic } from '../runner.ts';
-import type { Report } from '../types.ts';
-import { AREAS } from '../types.ts';
+import { resolveTarget } from '../run/target.ts';
+import { parseCli } from '../cli/config.ts';
+import type { Redactor } from '../core/redact.ts';
+import { preflight } from '../run/preflight.ts';
+import { reachSecrets } from '../transport/reach.ts';
+import { redactorFor } from '../core/redact.ts';
+import { runSuiteWithTraffic } from '../run/runner.ts';
+import type { Report } from '../core/types.ts';
+import { AREAS } from '../core/types.ts';
 
 let report: Report;
 let redact: Redactor = (text) => text;

@@ -28,16 +28,20 @@ type ApiErrorBody = components['schemas']['Error'];
  * (timeouts, resets, cut bodies, after every retry) gets status 0 and `no_answer`.
  */
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    /** The API's own sentence, or what went wrong on the way. */
-    readonly apiMessage: string,
-    /** Seconds the API asked to wait (`Retry-After`), when it did. */
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  /** The API's own sentence, or what went wrong on the way. */
+  readonly apiMessage: string;
+  /** Seconds the API asked to wait (`Retry-After`), when it did. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: number, code: string, apiMessage: string, retryAfterSeconds?: number) {
     super(`${status} ${code}: ${apiMessage}`);
     this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.apiMessage = apiMessage;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -116,7 +120,9 @@ function settingsOf(options: WalksClientOptions): Settings {
  */
 export class RetryBudget {
   private tokens: number;
-  constructor(private readonly config: { burst: number; perRequest: number; cap: number }) {
+  private readonly config: { burst: number; perRequest: number; cap: number };
+  constructor(config: { burst: number; perRequest: number; cap: number }) {
+    this.config = config;
     this.tokens = config.burst;
   }
   earn(): void {

@@ -14,10 +14,13 @@ const WINDOW_MS = 60_000;
 export class RateLimiter {
   private readonly windows = new Map<string, { startedAt: number; used: number }>();
 
-  constructor(
-    private readonly config: RateLimitConfig,
-    private readonly now: () => number = config.now ?? Date.now,
-  ) {}
+  private readonly config: RateLimitConfig;
+  private readonly now: () => number;
+
+  constructor(config: RateLimitConfig, now: () => number = config.now ?? Date.now) {
+    this.config = config;
+    this.now = now;
+  }
 
   /** Counts one request; returns the seconds to wait when over the limit, else undefined. */
   take(keyId: string): number | undefined {

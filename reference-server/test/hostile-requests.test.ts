@@ -1,5 +1,5 @@
 /**
- * The hostile requests of issue 7, sent byte for byte over a real socket (`node:net`), so invalid
+ * Hostile requests, sent byte for byte over a real socket (`node:net`), so invalid
  * percent-encoding, raw NUL and UTF-8 bytes, duplicate headers and odd request lines reach the
  * server exactly as written. Each gets the decided answer of spec/DECISIONS.md in the JSON
  * envelope; none gets a 5xx, none echoes a key, and the server keeps answering.
@@ -402,7 +402,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe('hostile requests (issue 7)', () => {
+describe('hostile requests', () => {
   it.each(CASES)('%s', async (_name, request, expected) => {
     const answer = await exchange(request);
     expect(answer.status).toBe(expected.status);

@@ -11,12 +11,10 @@ import {
   bearer,
   datasetFor,
   errorOf,
-  rawRequest,
   startTestServer,
   type TestServer,
   validBody,
 } from './harness.ts';
-import { startServerProcess } from '../../tools/test-support/server-process.ts';
 
 const LIMIT = 3;
 let now = 0;
@@ -138,35 +136,4 @@ describe('per-key rate limiting with an injected clock', () => {
       ).toThrow(/positive integer/);
     }
   });
-});
-
-describe('npm run reference-server -- --rate-limit N/min', () => {
-  it('limits each key to N requests a minute', async () => {
-    const limited = startServerProcess(['--port', '0', '--quiet', '--rate-limit', '2/min']);
-    try {
-      const port = Number(new URL(await limited.listening()).port);
-      const key = bearer(server.keys.CONFORMANCE_API_KEY);
-      const statuses: number[] = [];
-      let retryAfter: string | string[] | undefined;
-      for (let i = 0; i < 3; i++) {
-        const answer = await rawRequest(port, 'GET', '/api/v1/walks?limit=1', key);
-        statuses.push(answer.status);
-        retryAfter = answer.headers['retry-after'];
-      }
-      expect(statuses).toEqual([200, 200, 429]);
-      expect(String(retryAfter)).toMatch(/^[1-9][0-9]?$/);
-    } finally {
-      await limited.stop();
-    }
-  }, 60_000);
-
-  it.each(['0/min', '2/s', 'abc', '-1', '1.5/min'])(
-    'refuses --rate-limit %s with exit status 2',
-    async (value) => {
-      const refused = startServerProcess(['--rate-limit', value]);
-      expect((await refused.child).exitCode).toBe(2);
-      expect(refused.output()).toMatch(/reference-server: .*--rate-limit/);
-    },
-    60_000,
-  );
 });

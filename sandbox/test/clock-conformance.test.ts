@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../conformance/cli.ts';
+import { main } from '../../conformance/cli/cli.ts';
 import { DAY_SECONDS } from '../../fixtures/canvassing-day.ts';
 import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-server/start.ts';
 import { variantOf } from '../../reference-server/variants/variant.ts';

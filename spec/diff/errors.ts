@@ -11,10 +11,10 @@ export type SpecDiffErrorCode =
 export class SpecDiffError extends Error {
   override readonly name = 'SpecDiffError';
 
-  constructor(
-    readonly code: SpecDiffErrorCode,
-    message: string,
-  ) {
+  readonly code: SpecDiffErrorCode;
+
+  constructor(code: SpecDiffErrorCode, message: string) {
     super(message);
+    this.code = code;
   }
 }

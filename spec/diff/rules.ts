@@ -3,7 +3,7 @@
  * direction (a response enum that gains a value, a response field that becomes nullable or stops
  * being required, a request bound that narrows: all breaking), but it stays silent on three
  * changes this API's clients feel. Each rule only ever upgrades a change to breaking, and
- * `test/project-rules.test.ts` shows Redocly alone rates each of them below breaking.
+ * `test/project-rules.process.test.ts` shows Redocly alone rates each of them below breaking.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { type OpenApiDocument, operationsOf } from '../contract.ts';

@@ -1,5 +1,5 @@
 /**
- * The `web_url` and `app_link` patterns (issue 26): the spec's bounded-class patterns, read with
+ * The `web_url` and `app_link` patterns: the spec's bounded-class patterns, read with
  * `format: uri` by the project's own Ajv, admit exactly what the original negated-class patterns
  * admitted, except the shapes D-LINK-PATTERNS narrows away: an authority RFC 3986 refuses or
  * without a host name (empty, which RFC 9110 forbids in http URIs, or an IP literal), and more than
@@ -12,7 +12,7 @@ import { createContractValidator, loadSpec, type OpenApiDocument, stopStatusesOf
 
 type LinkField = 'web_url' | 'app_link';
 const WORD: Record<LinkField, string> = { web_url: 'dashboard', app_link: 'open' };
-/** The patterns before issue 26: any non-?# prefix, then the two non-empty segments. */
+/** The looser patterns the spec once had: any non-?# prefix, then the two non-empty segments. */
 const ORIGINAL: Record<LinkField, string> = {
   web_url: '^https?://[^?#]*/dashboard/[^/?#]+/walks/[^/?#]+$',
   app_link: '^https?://[^?#]*/open/[^/?#]+/walks/[^/?#]+$',

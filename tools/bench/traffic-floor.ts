@@ -3,7 +3,7 @@
  * it is given the way `--traffic` reads it (the same source and scanner) and `JSON.parse`s each
  * entry and its body, judging nothing. Prints one JSON line of figures: what judging is compared with.
  */
-import { openRecording } from '../../conformance/traffic/source.ts';
+import { openRecording } from '../../conformance/transport/recordings/source.ts';
 import { figuresOf, startFigures } from './traffic-figures.ts';
 
 const file = process.argv[2];

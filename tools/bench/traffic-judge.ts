@@ -6,7 +6,7 @@
  */
 import { runTraffic } from '../../conformance/run/traffic.ts';
 import { RULES } from '../../conformance/rules/registry.ts';
-import { specModelFor } from '../../conformance/runner.ts';
+import { specModelFor } from '../../conformance/run/runner.ts';
 import { figuresOf, startFigures } from './traffic-figures.ts';
 
 const [file, memory] = process.argv.slice(2);

@@ -10,7 +10,6 @@
  * (`tools/test-support/`); code that is not a test imports neither, and no folder reaches into
  * another folder's tests. Inside `conformance/`, the suite's own layers (below).
  */
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
@@ -58,9 +57,10 @@ const houseRules = [
   },
   {
     name: 'code-never-imports-tests',
-    comment: 'code that is not a test imports no test and no test helper',
+    comment:
+      "the product's code imports no test and no test helper (the benchmarks may start the helpers' servers: a rate-limited target, a broken server)",
     severity: 'error',
-    from: { pathNot: [TEST, '^tools/test-support/'] },
+    from: { pathNot: [TEST, '^tools/test-support/', '^tools/bench/'] },
     to: { path: [TEST, '^tools/test-support/'] },
   },
   {
@@ -93,7 +93,7 @@ const houseRules = [
   },
 ];
 
-/** `conformance/`'s own layers, from the folders of its engine once they exist. */
+/** `conformance/`'s own layers: the folders of its engine. */
 const SUITE = 'conformance';
 const suiteFolders = ['core', 'transport', 'rules', 'run', 'reporters', 'cli'];
 const inSuite = (/** @type {string} */ pattern) => `^${SUITE}/${pattern}`;
@@ -123,59 +123,31 @@ function suiteFolderRules() {
 }
 
 /**
- * Today's flat suite, as close as its layout allows: each file's layer by name, lowest first; a
- * layer imports none above it.
- * @type {[string, string][]}
+ * Every file of the suite stands in one of its folders, but its entry and its tests.
+ * @type {import('dependency-cruiser').IForbiddenRuleType}
  */
-const SUITE_FLAT_LAYERS = [
-  [
-    'ground',
-    '(types|tool|config-error|config-file|key-uses|near-miss|dot-segments|security-view|curl|redact|summary|reach|checks/outcome|traffic/har-entries|traffic/secrets)[.]ts$',
-  ],
-  [
-    'target',
-    '(client|dispatcher|tls-probe|target|operations|drift|shared-fetches|header-retry|traffic/entry)[.]ts$',
-  ],
-  ['checks', 'checks/(?!outcome[.]ts$)'],
-  [
-    'runner',
-    '(runner|preflight|reach-stops|selection|expectations|compare|traffic/(rules|cross|exchange-judge|entry-verdict|judge|worker-module|judge-worker|judge-pool|run))[.]ts$',
-  ],
-  ['reporters', '(reporters/|har[.]ts$)'],
-  ['cli', '((config|cli|main)[.]ts$|vitest/)'],
-];
-
-/** @returns {import('dependency-cruiser').IForbiddenRuleType[]} */
-function suiteFlatRules() {
-  const placed = SUITE_FLAT_LAYERS.map(([, files]) => inSuite(files));
-  return [
-    ...SUITE_FLAT_LAYERS.slice(0, -1).map(([layer, files], at) => ({
-      name: `suite-${layer}`,
-      comment: `the suite's ${layer} layer imports none of the layers above it`,
-      severity: /** @type {const} */ ('error'),
-      from: { path: inSuite(files) },
-      to: { path: SUITE_FLAT_LAYERS.slice(at + 1).map(([, above]) => inSuite(above)) },
-    })),
-    {
-      name: 'suite-file-has-a-layer',
-      comment: "every file of the suite outside test/ stands on one of the suite's layers",
-      severity: 'error',
-      from: { path: inSuite(''), pathNot: [...placed, inSuite('test/')] },
-      to: { dependencyTypes: ['local'] },
-    },
-  ];
-}
+const suitePlacement = {
+  name: 'suite-file-in-a-folder',
+  comment:
+    "every file of the suite stands in one of its layers' folders (its entry main.ts, test/ and vitest/ aside)",
+  severity: 'error',
+  from: {
+    path: inSuite(''),
+    pathNot: [...suiteFolders, 'test', 'vitest']
+      .map((name) => inSuite(`${name}/`))
+      .concat(inSuite('main[.]ts$')),
+  },
+  to: { dependencyTypes: ['local'] },
+};
 
 /**
- * The rules for the tree at `root`: the suite's folder rules once `conformance/core/` exists, its
- * flat rules until then.
+ * The rules for the tree at `root`.
  * @param {string} root
  * @returns {import('dependency-cruiser').IConfiguration}
  */
 export function importRules(root) {
-  const suiteInFolders = existsSync(`${root}/${SUITE}/core`);
   return {
-    forbidden: [...houseRules, ...layerRules, ...(suiteInFolders ? suiteFolderRules() : suiteFlatRules())],
+    forbidden: [...houseRules, ...layerRules, ...suiteFolderRules(), suitePlacement],
     options: OPTIONS(root),
   };
 }

@@ -3,7 +3,7 @@
  * then measures `npm install --omit=dev` of the tarball into an empty folder outside the
  * repository (wall time; installed size of node_modules), and the time from starting the installed
  * `canvassing-conformance` to the first request the target receives. Prints the figures beside the
- * bounds of issue 16 (30 MB, 20 s, 1 s); medians and the worst of the rounds.
+ * thresholds (30 MB, 20 s, 1 s); medians and the worst of the rounds.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';

@@ -5,7 +5,7 @@
  * the two to each other.
  */
 import { fileURLToPath } from 'node:url';
-import { EMBEDDED_SERVER_PACKAGE } from '../../conformance/target.ts';
+import { EMBEDDED_SERVER_PACKAGE } from '../../conformance/run/target.ts';
 import { PARTNER_FILE_NAMES } from '../../reference-server/spec-files.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,7 +67,7 @@ export const PACKAGES: readonly PackageDefinition[] = [
     dir: 'conformance',
     bins: {
       'canvassing-conformance': 'conformance/main.ts',
-      'canvassing-conformance-summary': 'tools/packaging/job-summary-cli.ts',
+      'canvassing-conformance-summary': 'conformance/cli/job-summary.ts',
     },
     modules: [],
     files: [LIVE_SPEC],

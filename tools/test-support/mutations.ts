@@ -18,10 +18,10 @@ import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
 import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
 import { generateDataset } from '../../fixtures/index.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../../conformance/types.ts';
+import type { KeyName } from '../../conformance/core/types.ts';
 import { CREDENTIAL_KEY_NAMES, LIMIT } from '../../spec/facts.ts';
 import { badLimitsOf } from '../../conformance/rules/limits.ts';
-import { hasDotSegment } from '../../conformance/dot-segments.ts';
+import { hasDotSegment } from '../../conformance/core/dot-segments.ts';
 import { type Listening, listen } from './listen.ts';
 
 export interface World {
@@ -98,6 +98,52 @@ function urlKeyedCache(): NonNullable<Mutation['response']> {
     if (hit) return hit;
     if (answer.status === 200) cached.set(url, answer);
     return undefined;
+  };
+}
+
+/**
+ * A backend that reads a path otherwise than the gateway in front of it, which guards exact paths:
+ * when `read` turns the path sent into a walks path, that path is served with the primary key.
+ */
+function backendReads(read: (path: string) => string): NonNullable<Mutation['request']> {
+  return (req, v, world) => {
+    const [path = '', ...query] = req.url.split('?');
+    const routed = read(path);
+    if (routed === path || !/^\/api\/v1\/walks(\/[^/]+)?$/.test(routed)) return;
+    req.url = [routed, ...query].join('?');
+    if (v.key !== 'CONFORMANCE_API_KEY') setKey(req, world, 'CONFORMANCE_API_KEY');
+  };
+}
+
+/** Headers a client sets that claim its address (the broken server trusts a loopback one). */
+const CLIENT_ADDRESS_HEADERS = [
+  'x-forwarded-for',
+  'x-real-ip',
+  'x-originating-ip',
+  'x-remote-ip',
+  'x-client-ip',
+  'true-client-ip',
+  'x-custom-ip-authorization',
+];
+
+/** The demo key a header value is, by name. */
+const keyNamed = (world: World, token: string | undefined) =>
+  token === undefined ? undefined : CREDENTIAL_KEY_NAMES.find((name) => world.credentials[name] === token);
+
+/**
+ * A cache keyed by URL and campaign that keeps refusals too: the no-scope key's refusal of a URL
+ * is served to the primary key (the same campaign) afterwards. Conditional requests go past it.
+ */
+function campaignKeyedRefusalCache(): NonNullable<Mutation['response']> {
+  const cached = new Map<string, Answer>();
+  return (answer, view, _world, request) => {
+    if (view.method !== 'GET' || headerOf(request, 'if-none-match') !== undefined) return undefined;
+    const url = `${view.path}?${view.rawQuery}`;
+    if (view.key === 'CONFORMANCE_NO_SCOPE_KEY' && answer.status === 403) {
+      cached.set(url, answer);
+      return undefined;
+    }
+    return view.key === 'CONFORMANCE_API_KEY' ? cached.get(url) : undefined;
   };
 }
 
@@ -690,6 +736,128 @@ export const MUTATIONS: Mutation[] = [
         : undefined;
     },
   },
+  // the attacker's catalogue: one broken server per family, each caught by its rule alone
+  {
+    name: 'matrix-params-unguarded',
+    breaks: 'AUTH-015',
+    description:
+      'the gateway guards exact paths and the backend drops matrix parameters: /api/v1/walks;x=1 serves the walks to anyone',
+    alone: true,
+    request: backendReads((path) => path.replace(/;[^/]*/g, '')),
+  },
+  {
+    name: 'json-suffix-unguarded',
+    breaks: 'AUTH-015',
+    description:
+      'the gateway guards exact paths and the backend strips a .json format suffix: /api/v1/walks.json serves the walks to anyone',
+    alone: true,
+    request: backendReads((path) => path.replace(/\.json$/, '')),
+  },
+  {
+    name: 'encoded-slash-unguarded',
+    breaks: 'AUTH-015',
+    description:
+      'the gateway guards exact paths and the backend decodes %2F: /api/v1/walks%2F<id> serves the walk to anyone',
+    alone: true,
+    request: backendReads((path) => path.replace(/%2f/gi, '/')),
+  },
+  {
+    name: 'loopback-forwarded-for-trusted',
+    breaks: 'AUTH-018',
+    description:
+      'a request claiming a loopback address in X-Forwarded-For, X-Real-IP or another client-address header is served without a key',
+    alone: true,
+    request: (req, v, world) => {
+      const claimed = CLIENT_ADDRESS_HEADERS.some((name) =>
+        /^(127\.|::1|localhost)/.test(headerOf(req, name) ?? ''),
+      );
+      if (claimed && v.key !== 'CONFORMANCE_API_KEY') setKey(req, world, 'CONFORMANCE_API_KEY');
+    },
+  },
+  {
+    name: 'rewrite-header-routed',
+    breaks: 'AUTH-018',
+    description:
+      "the backend routes by X-Original-URL or X-Rewrite-URL, and the gateway's key check reads the request line: the header's path is served to anyone",
+    alone: true,
+    request: (req, v, world) => {
+      const routed = headerOf(req, 'x-original-url') ?? headerOf(req, 'x-rewrite-url');
+      if (routed === undefined) return;
+      req.url = routed;
+      if (v.key !== 'CONFORMANCE_API_KEY') setKey(req, world, 'CONFORMANCE_API_KEY');
+    },
+  },
+  {
+    name: 'head-unguarded',
+    breaks: 'AUTH-019',
+    description:
+      'HEAD skips the key check: 200 for a walk that exists, in any campaign, and 404 for one that does not',
+    alone: true,
+    request: (req, v, world) => {
+      if (
+        v.method !== 'HEAD' ||
+        (v.key !== undefined && v.key !== 'unknown' && v.key !== 'CONFORMANCE_REVOKED_KEY')
+      )
+        return;
+      const theirs = isDetail(v) && world.otherIds.has(detailId(v));
+      setKey(req, world, theirs ? 'CONFORMANCE_OTHER_CAMPAIGN_KEY' : 'CONFORMANCE_API_KEY');
+    },
+  },
+  {
+    name: 'forwarded-host-in-links',
+    breaks: 'AUTH-020',
+    description:
+      'web_url and app_link are built from X-Forwarded-Host (or X-Host, or Forwarded: host=) when a request sends one',
+    alone: true,
+    response: (a, v, _world, req) => {
+      const forwarded = /host=([^;,\s]+)/.exec(headerOf(req, 'forwarded') ?? '')?.[1];
+      const host = headerOf(req, 'x-forwarded-host') ?? headerOf(req, 'x-host') ?? forwarded;
+      if (host === undefined || !isList(v) || a.status !== 200) return undefined;
+      return json(a, (b) =>
+        walksOf(b).forEach((w) => {
+          for (const link of ['web_url', 'app_link'])
+            w[link] = String(w[link]).replace(/^https?:\/\/[^/]+/, `https://${host}`);
+        }),
+      );
+    },
+  },
+  {
+    name: 'two-keys-split-roles',
+    breaks: 'AUTH-021',
+    description:
+      'with both key headers, the key in x-api-key is checked and the key in Authorization gives the campaign and scopes, even a revoked one',
+    alone: true,
+    request: (req, _v, world) => {
+      const bearer = keyNamed(world, /^bearer\s+(\S+)$/i.exec(headerOf(req, 'authorization') ?? '')?.[1]);
+      const checked = keyNamed(world, headerOf(req, 'x-api-key'));
+      if (!bearer || !checked || checked === 'CONFORMANCE_REVOKED_KEY') return;
+      setKey(req, world, bearer === 'CONFORMANCE_REVOKED_KEY' ? 'CONFORMANCE_API_KEY' : bearer);
+    },
+  },
+  {
+    name: 'refusal-cached-per-campaign',
+    breaks: 'AUTH-022',
+    description:
+      "a cache keyed by URL and campaign keeps refusals: the no-scope key's 403 is served afterwards to the owner's key",
+    alone: true,
+    response: campaignKeyedRefusalCache(),
+  },
+  {
+    name: 'sms-send-accepted',
+    breaks: 'METHODS-007',
+    description:
+      'POST /api/v1/sms/campaigns/{id}/send (or a POST tunnelled through an override) answers 202 queued',
+    alone: true,
+    response: (_a, v, _world, req) => {
+      const aimed = (
+        headerOf(req, 'x-http-method-override') ??
+        v.query.get('_method') ??
+        v.method
+      ).toUpperCase();
+      if (aimed !== 'POST' || !/^\/api\/v1\/sms\/campaigns\/[^/]+\/send$/.test(v.path)) return undefined;
+      return { ...success({ queued: true }), status: 202 };
+    },
+  },
   // isolation
   {
     name: 'other-campaign-lists-ours',
@@ -793,7 +961,7 @@ export const MUTATIONS: Mutation[] = [
     description: 'the planned /api/v1/lists serves saved lists',
     alone: true,
     response: (_a, v) =>
-      /^\/api\/v1\/lists\/?$/.test(v.path)
+      v.method === 'GET' && /^\/api\/v1\/lists\/?$/.test(v.path)
         ? success([
             { id: 'list-1', name: 'Doors', count: 3, source: 'query', created_at: '2026-01-01T00:00:00Z' },
           ])

@@ -15,9 +15,9 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect as netConnect, type Socket } from 'node:net';
+import { createServer as createNetServer, connect as netConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import type { SecureVersion } from 'node:tls';
+import type { SecureVersion, TLSSocket } from 'node:tls';
 import { type Listening, listen } from './listen.ts';
 
 /** A host name no resolver knows (RFC 2606): only the test's proxy maps it to 127.0.0.1. */
@@ -40,26 +40,26 @@ export interface Pki {
   strangerKeyFile: string;
   encryptedKeyFile: string;
   passphrase: string;
+  /** Client certificates signed by the CA: one expired, one valid only from 2099 on. */
+  expiredClient: { certFile: string; keyFile: string };
+  futureClient: { certFile: string; keyFile: string };
+  /** A CA of another organisation, which signed none of these. */
+  otherCaFile: string;
 }
 
 function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/** A new key, `name.key`, and its certificate signing request, `name.csr`. */
+function signingRequest(dir: string, name: string, subject: string): void {
+  const out = ['-keyout', `${name}.key`, '-out', `${name}.csr`];
+  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', ...out, '-subj', `/CN=${subject}`]);
+}
+
 /** A key and a certificate signed by the CA, with these alternative names and days of validity. */
 function signed(dir: string, name: string, subject: string, altNames: string | undefined, days: number) {
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-    '-subj',
-    `/CN=${subject}`,
-  ]);
+  signingRequest(dir, name, subject);
   const ext = altNames ? ['-extfile', `${name}.ext`] : [];
   if (altNames) writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${altNames}\n`);
   openssl(dir, [
@@ -101,6 +101,42 @@ function selfSigned(dir: string, name: string, subject: string): void {
   ]);
 }
 
+/** A client certificate signed by the CA, valid only in the years to come (openssl ca sets the dates). */
+function signedLater(dir: string, name: string): void {
+  signingRequest(dir, name, name);
+  writeFileSync(join(dir, 'index.txt'), '');
+  writeFileSync(join(dir, 'later.cnf'), LATER_CA_CONFIG);
+  const dates = ['-startdate', '20990101000000Z', '-enddate', '21000101000000Z'];
+  openssl(dir, [
+    'ca',
+    '-batch',
+    '-notext',
+    '-config',
+    'later.cnf',
+    '-in',
+    `${name}.csr`,
+    '-out',
+    `${name}.pem`,
+    ...dates,
+  ]);
+}
+
+const LATER_CA_CONFIG = `[ca]
+default_ca = later
+[later]
+dir = .
+database = index.txt
+new_certs_dir = .
+serial = later.srl
+certificate = ca.pem
+private_key = ca.key
+default_md = sha256
+policy = any
+unique_subject = no
+[any]
+commonName = supplied
+`;
+
 export function makePki(dir: string): Pki {
   selfSigned(dir, 'ca', 'Reach Test CA');
   const names = `DNS:localhost,IP:127.0.0.1,DNS:${HIDDEN_HOST}`;
@@ -109,6 +145,10 @@ export function makePki(dir: string): Pki {
   const otherHost = signed(dir, 'other', 'elsewhere.example', 'DNS:elsewhere.example', 2);
   signed(dir, 'client', 'qa-ci', undefined, 2);
   selfSigned(dir, 'stranger', 'stranger');
+  signed(dir, 'client-expired', 'qa-ci-expired', undefined, 0);
+  writeFileSync(join(dir, 'later.srl'), '01\n');
+  signedLater(dir, 'client-future');
+  selfSigned(dir, 'other-ca', 'Other Org Root CA');
   const passphrase = 'reach-test-passphrase-9f3c';
   openssl(dir, [
     'pkey',
@@ -132,6 +172,9 @@ export function makePki(dir: string): Pki {
     strangerKeyFile: join(dir, 'stranger.key'),
     encryptedKeyFile: join(dir, 'client-encrypted.key'),
     passphrase,
+    expiredClient: { certFile: join(dir, 'client-expired.pem'), keyFile: join(dir, 'client-expired.key') },
+    futureClient: { certFile: join(dir, 'client-future.pem'), keyFile: join(dir, 'client-future.key') },
+    otherCaFile: join(dir, 'other-ca.pem'),
   };
 }
 
@@ -149,6 +192,8 @@ export interface TerminatorOptions {
   identity: { cert: string; key: string };
   /** Require a client certificate signed by this CA. */
   clientCa?: string;
+  /** As nginx's `ssl_verify_client on`: complete the handshake, then answer 400 in HTML to a missing or refused certificate. */
+  refuseIn400?: true;
   tls?: SecureVersion;
 }
 
@@ -157,10 +202,22 @@ export async function startTerminator(origin: string, options: TerminatorOptions
   const server = createHttpsServer(
     {
       ...options.identity,
-      ...(options.clientCa ? { ca: options.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+      ...(options.clientCa
+        ? { ca: options.clientCa, requestCert: true, rejectUnauthorized: options.refuseIn400 !== true }
+        : {}),
       ...(options.tls ? { minVersion: options.tls, maxVersion: options.tls } : {}),
     },
-    (req, res) => forward(req, res, origin, req.url ?? '/'),
+    (req, res) => {
+      if (options.refuseIn400 && !(req.socket as TLSSocket).authorized) {
+        res
+          .writeHead(400, { 'content-type': 'text/html' })
+          .end(
+            '<html><head><title>400 The SSL certificate error</title></head><body>400 Bad Request</body></html>',
+          );
+        return;
+      }
+      forward(req, res, origin, req.url ?? '/');
+    },
   );
   // A connection whose TLS handshake never completed is no HTTP connection `closeAllConnections` knows.
   const sockets = new Set<Socket>();
@@ -181,11 +238,27 @@ export interface ForwardProxy extends Listening {
   log: string[];
 }
 
+/** What a proxy answers for a host it cannot reach: its own 502, or squid's 503 when DNS fails. */
+const REFUSALS = {
+  'bad-gateway': { status: 502, line: '502 Bad Gateway', headers: { 'content-type': 'text/plain' } },
+  'squid-dns': {
+    status: 503,
+    line: '503 Service Unavailable',
+    headers: { 'x-squid-error': 'ERR_DNS_FAIL 0', 'content-type': 'text/html' },
+  },
+} as const;
+type Refusal = { status: number; line: string; headers: Record<string, string> };
+
 /**
- * A forward proxy that maps HIDDEN_HOST to 127.0.0.1 and refuses any other host (502); given
- * `credentials` (`user:password`), it wants them as Basic `Proxy-Authorization` (else 407).
+ * A forward proxy that maps HIDDEN_HOST to 127.0.0.1 and refuses any other host (502, or as squid
+ * does when its DNS fails: 503 with `X-Squid-Error: ERR_DNS_FAIL 0`); given `credentials`
+ * (`user:password`), it wants them as Basic `Proxy-Authorization` (else 407).
  */
-export async function startForwardProxy(credentials?: string): Promise<ForwardProxy> {
+export async function startForwardProxy(
+  credentials?: string,
+  unknownHost: 'bad-gateway' | 'squid-dns' = 'bad-gateway',
+): Promise<ForwardProxy> {
+  const refusal: Refusal = REFUSALS[unknownHost];
   const log: string[] = [];
   const expected = credentials ? `Basic ${Buffer.from(credentials).toString('base64')}` : undefined;
   const denied = (req: IncomingMessage) =>
@@ -199,7 +272,7 @@ export async function startForwardProxy(credentials?: string): Promise<ForwardPr
     const target = /^http:\/\/([^/]+)(\/.*)?$/.exec(req.url ?? '');
     const address = target?.[1] ? resolved(target[1]) : undefined;
     if (!address) {
-      res.writeHead(502, { 'content-type': 'text/plain' }).end('proxy: unknown host\n');
+      res.writeHead(refusal.status, refusal.headers).end('proxy: unknown host\n');
       return;
     }
     forward(req, res, `http://${address}`, target?.[2] ?? '/');
@@ -217,7 +290,8 @@ export async function startForwardProxy(credentials?: string): Promise<ForwardPr
     }
     const address = resolved(req.url ?? '');
     if (!address) {
-      client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      const headers = Object.entries(refusal.headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      client.end(`HTTP/1.1 ${refusal.line}\r\n${headers.join('')}content-length: 0\r\n\r\n`);
       return;
     }
     const [host, port] = address.split(':');
@@ -258,4 +332,20 @@ export async function startHeaderGate(origin: string, name: string, value: strin
     }
     forward(req, res, origin, req.url ?? '/');
   });
+}
+
+/** A proxy that accepts connections and never answers a byte: what hung a run for minutes. */
+export async function startSilentProxy(): Promise<Listening> {
+  const held = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    held.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => held.delete(socket));
+  });
+  const listening = await listen(server);
+  const close = () => {
+    for (const socket of held) socket.destroy();
+    return listening.close();
+  };
+  return { ...listening, close };
 }

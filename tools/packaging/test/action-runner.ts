@@ -2,9 +2,10 @@
  * Runs a composite GitHub Action's steps from its own YAML as a runner would: `${{ inputs.* }}`
  * (with the action's defaults), `${{ steps.<id>.outputs.* }}` and `${{ github.action_path }}`
  * substituted; each `run:` with `bash --noprofile --norc -eo pipefail` and its `env:`; a fresh
- * `GITHUB_OUTPUT` file per step; one `GITHUB_STEP_SUMMARY`; a step runs when every earlier one
- * succeeded, or when its `if:` is `always()`. Only what our action uses is supported, and anything
- * else is refused rather than guessed.
+ * `GITHUB_OUTPUT` file per step; one `GITHUB_STEP_SUMMARY`; `GITHUB_ACTION_PATH` the action's
+ * folder; a step runs when every earlier one succeeded, or when its `if:` is `always()`. Only what
+ * our action uses is supported, and anything else is refused rather than guessed. `jobEnv` is what
+ * the job's environment adds (a runner's npm settings).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,7 +22,7 @@ interface ActionStep {
 }
 
 interface ActionDefinition {
-  inputs: Record<string, { required?: boolean; default?: string }>;
+  inputs: Record<string, { default?: string }>;
   outputs: Record<string, { value: string }>;
   runs: { using: string; steps: ActionStep[] };
 }
@@ -46,6 +47,7 @@ export async function runAction(
   actionFile: string,
   inputs: Record<string, string>,
   workspace: string,
+  jobEnv: Record<string, string> = {},
 ): Promise<ActionRun> {
   const action = parse(readFileSync(actionFile, 'utf8')) as ActionDefinition;
   if (action.runs.using !== 'composite') throw new Error(`${actionFile} is not a composite action`);
@@ -74,7 +76,9 @@ export async function runAction(
     const ran = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
       cwd: workspace,
       env: outsideEnv({
+        ...jobEnv,
         ...env,
+        GITHUB_ACTION_PATH: dirname(actionFile),
         GITHUB_OUTPUT: outputFile,
         GITHUB_STEP_SUMMARY: summaryFile,
         GITHUB_WORKSPACE: workspace,
@@ -98,7 +102,7 @@ function resolveInputs(action: ActionDefinition, inputs: Record<string, string>)
   const resolved: Record<string, string> = {};
   for (const [name, spec] of Object.entries(action.inputs)) {
     const value = inputs[name] ?? spec.default ?? '';
-    if (spec.required && value === '') throw new Error(`input ${name} is required`);
+    // As GitHub's runner: `required` is documentation; an empty required input reaches the steps.
     resolved[name] = value;
   }
   return resolved;

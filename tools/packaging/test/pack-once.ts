@@ -1,9 +1,9 @@
 /**
- * One `npm pack` per workspace per test run, instead of one per test file (~1.5-2 s of CPU each,
- * seven per `npm test`). As vitest's `globalSetup`, this makes a folder for the run and provides it
+ * One `npm pack` per workspace per test run, instead of one per test file (each pack builds the
+ * workspace's bundles). As vitest's `globalSetup`, this makes a folder for the run and provides it
  * to the test files, which share the tarballs packed into it (`packedForRun`); the folder goes when
  * the run ends. Test files run in several worker processes, so they share through the file system.
- * Run without this setup (another config), each file packs its own, as before.
+ * Run without this setup (another config), each file packs its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
  * The workflow docs/qa.md offers QA to paste: under 15 lines, valid YAML, and it gives
  * conformance/action.yml every required input and no input the action lacks.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,5 +36,35 @@ describe("docs/qa.md's conformance workflow", () => {
     expect(given.filter((name) => !(name in action.inputs))).toEqual([]);
     const required = Object.entries(action.inputs).filter(([, input]) => input.required);
     expect(required.map(([name]) => name).filter((name) => !given.includes(name))).toEqual([]);
+  });
+});
+
+/** The commands docs/qa.md may show: what a QA engineer types, nothing a slip of the pen made up. */
+const COMMANDS = new Set(['npm', 'npx', 'export', 'set', 'mkdir', 'cd', 'curl']);
+
+describe("docs/qa.md's blocks run as pasted", () => {
+  const guide = readFileSync(join(REPO_ROOT, 'docs', 'qa.md'), 'utf8');
+  const blocks = (language: string) =>
+    [...guide.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] ?? '');
+
+  it('every sh block is bash that parses, each line a command QA runs or a comment', () => {
+    expect(blocks('sh').length).toBeGreaterThan(4);
+    for (const block of blocks('sh')) {
+      const parsed = spawnSync('bash', ['-n'], { input: block, encoding: 'utf8' });
+      expect(parsed.stderr, block).toBe('');
+      const lines = block
+        .replace(/\\\n/g, ' ')
+        .split('\n')
+        .map((line) => line.trim());
+      for (const line of lines.filter((l) => l !== '' && !l.startsWith('#'))) {
+        const command = line.replace(/^([A-Z_]+=\S*\s+)+/, '').split(/\s/)[0] ?? '';
+        expect(COMMANDS, line).toContain(command);
+      }
+    }
+  });
+
+  it('every yaml block parses', () => {
+    expect(blocks('yaml').length).toBeGreaterThan(1);
+    for (const block of blocks('yaml')) expect(() => parse(block), block).not.toThrow();
   });
 });

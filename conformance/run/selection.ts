@@ -1,0 +1,56 @@
+/**
+ * `--only` and `--skip`: which checks a run selects. A prefix that matches no check is a typo, not a
+ * request to check nothing, so it is unusable configuration naming the nearest ids; a run that
+ * would select nothing at all is too (a green run that checked nothing would be a lie).
+ */
+import { editDistance } from '../../command-line/flags.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { currentId } from '../core/renamed.ts';
+
+/** How many of the nearest ids a message names. */
+const NEAREST = 3;
+
+export function selectChecks<C extends { id: string }>(
+  checks: readonly C[],
+  only: readonly string[] = [],
+  skip: readonly string[] = [],
+): C[] {
+  const ids = checks.map((c) => c.id);
+  only = only.map(currentId);
+  skip = skip.map(currentId);
+  for (const [flag, prefixes] of [
+    ['--only', only],
+    ['--skip', skip],
+  ] as const) {
+    for (const prefix of prefixes) {
+      if (ids.some((id) => id.startsWith(prefix))) continue;
+      throw new ConfigError(
+        `${flag} ${prefix} matches no check; nearest: ${nearestIds(prefix, ids).join(', ')} (--list shows them all)`,
+      );
+    }
+  }
+  const selected = checks.filter(
+    (c) =>
+      (only.length === 0 || only.some((p) => c.id.startsWith(p))) && !skip.some((p) => c.id.startsWith(p)),
+  );
+  if (selected.length === 0) {
+    throw new ConfigError(`--only ${only.join(',')} with --skip ${skip.join(',')} leaves no check to run`);
+  }
+  return selected;
+}
+
+/** The ids, and their area prefixes (`AUTH`, `WALKS-LIST`), closest to what was typed. */
+function nearestIds(prefix: string, ids: readonly string[]): string[] {
+  const candidates = new Set<string>();
+  for (const id of ids) {
+    candidates.add(id);
+    candidates.add(id.replace(/-\d+$/, ''));
+  }
+  const distance = (candidate: string) =>
+    Math.min(editDistance(prefix, candidate), editDistance(prefix, candidate.slice(0, prefix.length)) + 1);
+  return [...candidates]
+    .map((candidate) => ({ candidate, distance: distance(candidate) }))
+    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+    .slice(0, NEAREST)
+    .map((entry) => entry.candidate);
+}

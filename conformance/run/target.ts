@@ -1,0 +1,189 @@
+/**
+ * One module decides what the suite talks to and how: the embedded reference server when no base
+ * URL is given (in the package, the sandbox package's, when it is installed), or the configured
+ * deployment; under `--profile mock`, a Prism mock with placeholder keys. It decides which keys a
+ * target needs, states as data how each profile asks for the answers the checks need (a mock serves
+ * a 403 or an empty list only when asked with `Prefer`) and which checks a profile cannot judge, and
+ * tells when a "live" target answers like a mock. No other module tests the profile.
+ */
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { ContractValidator } from '../../spec/contract.ts';
+import { resolveRef } from '../../spec/contract.ts';
+import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
+import { ConfigError } from '../core/config-error.ts';
+import { EMPTY_CAMPAIGN, NO_SCOPE, PRIMARY } from '../core/key-uses.ts';
+import type { Exchange, KeyName, MockMode, RequestSpec, SuiteConfig } from '../core/types.ts';
+
+/** What the configuration says of the target before it is resolved: no base URL means embedded. */
+export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
+
+export interface Target {
+  config: SuiteConfig;
+  /** Stops what was started for the run (the embedded server); nothing for a given base URL. */
+  close: () => Promise<void>;
+}
+
+/**
+ * The npm package that brings the embedded reference server to the packaged suite
+ * (`tools/packaging/packages.ts` points `reference-server/start.ts` at it).
+ */
+export const EMBEDDED_SERVER_PACKAGE = 'canvassing-sandbox';
+
+/** Credentials and headers of a request, without its path. */
+export type Asking = Omit<RequestSpec, 'path' | 'query'>;
+
+/** How the target is asked for the answers the checks judge. */
+export interface TargetProfile {
+  /** A key that lacks `walks:read` (live: the no-scope key; mock: `Prefer: code=403`). */
+  noScope: Asking;
+  /** A campaign without walks (live: the empty campaign's key; mock: the `empty` example). */
+  emptyCampaign: Asking;
+  /** Extra headers for an id that names no walk (mock: `Prefer: code=404`). */
+  unknownWalkHeaders?: Record<string, string>;
+  /**
+   * Headers that fetch this walk's detail, or undefined when the target cannot serve it (the mock
+   * serves only the spec's detail examples, each on `Prefer: example=NAME`).
+   */
+  detailHeaders(id: string): Record<string, string> | undefined;
+  /** Why a check that declares `mock` cannot be judged on this target; undefined when it runs. */
+  notApplicable(mock: MockMode): string | undefined;
+}
+
+export function profileOf(config: Pick<SuiteConfig, 'profile'>, contract: ContractValidator): TargetProfile {
+  if (config.profile === 'live') {
+    return {
+      noScope: { auth: NO_SCOPE },
+      emptyCampaign: { auth: EMPTY_CAMPAIGN },
+      detailHeaders: () => ({}),
+      notApplicable: () => undefined,
+    };
+  }
+  const examples = detailExamplesOf(contract);
+  return {
+    noScope: { auth: PRIMARY, headers: { Prefer: 'code=403' } },
+    emptyCampaign: { auth: PRIMARY, headers: { Prefer: 'example=empty' } },
+    unknownWalkHeaders: { Prefer: 'code=404' },
+    detailHeaders: (id) => {
+      const name = examples.get(id);
+      return name === undefined ? undefined : { Prefer: `example=${name}` };
+    },
+    notApplicable: (mock) => (mock === 'run' ? undefined : `not applicable to the mock: ${mock.skip}`),
+  };
+}
+
+/**
+ * Which keys the target needs before anything is sent: a deployment checked live needs the primary
+ * key (the embedded server brings its demo keys, a mock accepts any key).
+ */
+export function requireTargetKeys(options: TargetOptions): void {
+  if (options.baseUrl === undefined || options.profile !== 'live' || options.keys[PRIMARY.key]) return;
+  throw new ConfigError(
+    `${PRIMARY.key} is not set: export it (the key of the campaign under test, scope ${WALKS_READ_SCOPE})`,
+  );
+}
+
+/**
+ * The configured target, or the embedded default when no base URL is set: the reference server
+ * in-process on a free port, checked with its demo credentials.
+ */
+export async function resolveTarget(options: TargetOptions): Promise<Target> {
+  if (options.baseUrl !== undefined) {
+    const config: SuiteConfig = { ...options, baseUrl: options.baseUrl, embedded: false };
+    return { config: withMockKeys(config), close: async () => undefined };
+  }
+  if (options.profile === 'mock') {
+    throw new ConfigError(
+      '--profile mock needs --base-url of a running mock (npm run mock serves one on http://127.0.0.1:4010)',
+    );
+  }
+  const server = await startEmbedded();
+  const { [WEB_BASE_URL_NAME]: webBaseUrl, ...keys } = server.credentials;
+  return {
+    config: { ...options, baseUrl: server.baseUrl, keys, webBaseUrl, embedded: true },
+    close: () => server.close(),
+  };
+}
+
+/**
+ * The reference server, in-process. The packaged suite has none of its own: it runs the sandbox
+ * package's when that is installed beside it, and otherwise says how to name a deployment.
+ */
+async function startEmbedded() {
+  try {
+    const { startReferenceServer } = await import('../../reference-server/start.ts');
+    return await startReferenceServer({ host: '127.0.0.1', port: 0, log: false });
+  } catch (error) {
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+    // Only the package itself missing: a sandbox that fails inside is its own error.
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String(message).includes(EMBEDDED_SERVER_PACKAGE)) throw error;
+    throw new ConfigError(
+      `no deployment to check: give its base URL with --base-url URL (or CONFORMANCE_BASE_URL) and its key in ${PRIMARY.key}; ` +
+        `or install ${EMBEDDED_SERVER_PACKAGE} beside this package to check the embedded reference server`,
+    );
+  }
+}
+
+/**
+ * The mock accepts any key, so under `--profile mock` every key name gets a placeholder (not a
+ * secret): checks then run as they would live, unless their `mock` declaration skips them.
+ */
+function withMockKeys(config: SuiteConfig): SuiteConfig {
+  if (config.profile !== 'mock') return config;
+  const keys: Partial<Record<KeyName, string>> = { ...config.keys };
+  for (const name of CREDENTIAL_KEY_NAMES)
+    keys[name] ??= `${KEY_PREFIX}mock${name.toLowerCase().replaceAll('_', '')}`;
+  return { ...config, keys };
+}
+
+/**
+ * Worth a warning: a live run whose list holds only the walks of the spec's own examples is
+ * talking to a mock, and would blame the deployment for what a mock cannot show.
+ */
+export function mockWarning(
+  config: SuiteConfig,
+  list: Exchange,
+  contract: ContractValidator,
+): string | undefined {
+  if (config.profile !== 'live') return undefined;
+  const walks = (list.response?.json as { data?: unknown } | undefined)?.data;
+  if (!Array.isArray(walks) || walks.length === 0) return undefined;
+  const known = exampleWalkIds(contract);
+  if (!walks.every((walk) => known.has(String((walk as { id?: unknown } | null)?.id)))) return undefined;
+  return `${config.baseUrl} answers the spec's own example walks: it looks like a mock; with a mock, use --profile mock`;
+}
+
+/** The walk ids of the spec's list examples. */
+function exampleWalkIds(contract: ContractValidator): Set<string> {
+  const ids = new Set<string>();
+  const response = contract.operation('listWalks').definition.responses?.['200'];
+  if (!response) return ids;
+  const media = resolveRef<OpenAPIV3_1.ResponseObject>(contract.doc, response).content?.['application/json'];
+  const values = [
+    media?.example,
+    ...Object.values(media?.examples ?? {}).map(
+      (ref) => resolveRef<OpenAPIV3_1.ExampleObject>(contract.doc, ref).value,
+    ),
+  ];
+  for (const value of values) {
+    const data = (value as { data?: unknown } | undefined)?.data;
+    for (const walk of Array.isArray(data) ? data : []) ids.add(String((walk as { id?: unknown }).id));
+  }
+  return ids;
+}
+
+/** Walk id → name of the spec's detail example for it (Prism serves it on `Prefer: example=`). */
+function detailExamplesOf(contract: ContractValidator): Map<string, string> {
+  const map = new Map<string, string>();
+  const response = contract.operation('getWalk').definition.responses?.['200'];
+  if (!response) return map;
+  const examples = resolveRef<OpenAPIV3_1.ResponseObject>(contract.doc, response).content?.[
+    'application/json'
+  ]?.examples;
+  for (const [name, ref] of Object.entries(examples ?? {})) {
+    const value = resolveRef<OpenAPIV3_1.ExampleObject>(contract.doc, ref).value as {
+      data?: { id?: unknown };
+    };
+    if (typeof value?.data?.id === 'string') map.set(value.data.id, name);
+  }
+  return map;
+}

@@ -1,0 +1,228 @@
+/**
+ * The client's retry policy and pace: what is tried again (a 429 on any request; a 503 or a reset
+ * with no answer on GET and HEAD), how often (`--retries`), that every attempt is an exchange and
+ * counts in the budget; `--rate-limit` caps the starts of any one-second window; a 429 teaches the
+ * client the rate a per-key limit allows and it keeps to it.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRateLimitedProxy } from '../../tools/test-support/rate-limited.ts';
+import { HttpClient } from '../transport/client.ts';
+import { busiestSecond } from '../transport/pace.ts';
+import { DEFAULTS } from '../cli/config.ts';
+import { isFinal, type SuiteConfig } from '../core/types.ts';
+import { type Listening, listen } from '../../tools/test-support/listen.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
+import type { Har } from '../reporters/har.ts';
+import type { Report } from '../core/types.ts';
+import { configFor, runCli } from './harness.ts';
+
+const KEY = 'svc_sk_live_retrytestkey000000000000000000001';
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((o) => o.close()));
+});
+
+async function clientOf(baseUrl: string, overrides: Partial<SuiteConfig> = {}): Promise<HttpClient> {
+  const client = new HttpClient(configFor(baseUrl, { CONFORMANCE_API_KEY: KEY }, overrides));
+  opened.push(client);
+  return client;
+}
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Listening> {
+  const listening = await listen(handler);
+  opened.push(listening);
+  return listening;
+}
+
+const ok = (res: ServerResponse) =>
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"data":[]}');
+const unavailable = (res: ServerResponse) =>
+  res
+    .writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
+    .end('{"ok":false,"error":{"code":"unavailable","message":"Try again."}}');
+
+/** Fails the first `n` requests with `fail`, then answers 200. */
+async function failingFirst(n: number, fail: (res: ServerResponse) => void) {
+  let hits = 0;
+  const server = await serve((_req, res) => (++hits <= n ? fail(res) : ok(res)));
+  return { server, hits: () => hits };
+}
+
+const reset = (res: ServerResponse) => res.socket?.resetAndDestroy();
+
+describe('the retry policy', () => {
+  it('tries a 503 to a GET again, each attempt an exchange, the request ending with its last', async () => {
+    const { server } = await failingFirst(1, unavailable);
+    const client = await clientOf(server.baseUrl);
+    const final = await client.send({ path: '/api/v1/walks' });
+    expect(final.response?.status).toBe(200);
+    expect(client.exchanges).toHaveLength(2);
+    const [first, second] = client.exchanges;
+    expect(first).toMatchObject({ seq: 1, retriedAs: 2, retriedFor: '503', response: { status: 503 } });
+    expect(second).toBe(final);
+    expect(client.exchanges.filter(isFinal)).toEqual([final]);
+    expect(client.requestsOf(100)).toMatchObject({ sent: 2, retried: { '503': 1 } });
+  });
+
+  it('tries a reset with no answer to a GET again', async () => {
+    const { server } = await failingFirst(1, reset);
+    const client = await clientOf(server.baseUrl);
+    const final = await client.send({ path: '/api/v1/walks' });
+    expect(final.response?.status).toBe(200);
+    expect(client.exchanges[0]).toMatchObject({ retriedFor: 'reset', error: { kind: 'reset' } });
+  });
+
+  it.each([
+    ['a 503', unavailable],
+    ['a reset', reset],
+  ])('never tries %s to a write again: it may have been acted on', async (_what, fail) => {
+    const { server, hits } = await failingFirst(1, fail);
+    const client = await clientOf(server.baseUrl);
+    const final = await client.send({ method: 'DELETE', path: '/api/v1/walks/x' });
+    expect(final.response?.status ?? final.error?.kind).not.toBe(200);
+    expect(hits()).toBe(1);
+    expect(client.exchanges).toHaveLength(1);
+  });
+
+  it('tries a 429 to a write again: the target did not act on it', async () => {
+    const { server } = await failingFirst(1, (res) =>
+      res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{}'),
+    );
+    const client = await clientOf(server.baseUrl);
+    expect((await client.send({ method: 'POST', path: '/api/v1/walks', body: '{}' })).response?.status).toBe(
+      200,
+    );
+  });
+
+  it('--retries 0 takes the first answer; --retries 2 stops after three attempts', async () => {
+    const { server } = await failingFirst(10, unavailable);
+    const none = await clientOf(server.baseUrl, { retries: 0 });
+    expect((await none.send({ path: '/a' })).response?.status).toBe(503);
+    expect(none.sent).toBe(1);
+    const two = await clientOf(server.baseUrl, { retries: 2 });
+    expect((await two.send({ path: '/b' })).response?.status).toBe(503);
+    expect(two.sent).toBe(3);
+  });
+
+  it('counts every attempt in the budget, and keeps the answer in hand when the budget is spent', async () => {
+    const { server, hits } = await failingFirst(10, unavailable);
+    const client = await clientOf(server.baseUrl, { maxRequests: 2 });
+    const final = await client.send({ path: '/api/v1/walks' });
+    expect(final.response?.status).toBe(503);
+    expect(hits()).toBe(2);
+    const next = await client.send({ path: '/api/v1/other' });
+    expect(next.error?.kind).toBe('budget');
+  });
+
+  it('a request whose every attempt is reset counts once toward giving up on the target', async () => {
+    let hits = 0;
+    const server = await serve((req, res) => {
+      hits++;
+      if (req.url?.startsWith('/bad')) reset(res);
+      else ok(res);
+    });
+    const client = await clientOf(server.baseUrl);
+    expect((await client.send({ path: '/bad' })).error?.kind).toBe('reset');
+    expect((await client.send({ path: '/good' })).response?.status).toBe(200);
+    // Every attempt of /bad, then /good: three resets in a row did not make the client give up.
+    expect(hits).toBe(DEFAULTS.retries + 1 + 1);
+  });
+});
+
+describe('the pace', () => {
+  it('--rate-limit 4/s: no one-second window holds more than four starts', async () => {
+    const server = await serve((_req, res) => ok(res));
+    const client = await clientOf(server.baseUrl, { rateLimit: { requests: 4, perMs: 1_000 } });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => client.send({ path: `/p${i}` })));
+    const starts = client.exchanges.map((e) => e.startedAt ?? 0);
+    expect(busiestSecond(starts)).toBeLessThanOrEqual(4);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(1_990);
+    expect(client.requestsOf(100).rateLimit).toEqual({ asked: '4/s', throttled: 0 });
+  });
+
+  it('--rate-limit 120/min spreads the minute: two starts in any second', async () => {
+    const server = await serve((_req, res) => ok(res));
+    const client = await clientOf(server.baseUrl, { rateLimit: { requests: 120, perMs: 60_000 } });
+    await Promise.all(Array.from({ length: 5 }, (_, i) => client.send({ path: `/p${i}` })));
+    expect(busiestSecond(client.exchanges.map((e) => e.startedAt ?? 0))).toBeLessThanOrEqual(2);
+  });
+
+  it('learns a per-key limit from its 429s and keeps to it: after the first burst, next to no 429', async () => {
+    const origin = await serve((_req, res) => ok(res));
+    const limited = await startRateLimitedProxy(origin.baseUrl, 10);
+    opened.push(limited);
+    const client = await clientOf(limited.url, { concurrency: 4 });
+    const auth = { key: 'CONFORMANCE_API_KEY', via: 'bearer' } as const;
+    const finals = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => client.send({ path: `/p${i}`, auth })),
+    );
+    expect(finals.every((e) => e.response?.status === 200)).toBe(true);
+    const pace = client.requestsOf(1_000).rateLimit;
+    expect(pace?.learntPerSecond).toBeLessThanOrEqual(10);
+    // The run's first second teaches nothing, so two bursts meet the limit (each at most the requests
+    // in flight); after that the client keeps to the rate: the last half of the requests sees next to no 429.
+    expect(pace?.throttled).toBeLessThanOrEqual(2 * 4 + 2);
+    expect(limited.arrivals.slice(-20).filter((a) => a.status === 429).length).toBeLessThanOrEqual(1);
+    expect(limited.arrivals.filter((a) => a.status === 429)).toHaveLength(pace?.throttled ?? -1);
+    const accepted = limited.arrivals.filter((a) => a.status === 200).map((a) => a.at);
+    expect(busiestSecond(accepted)).toBeLessThanOrEqual(10);
+  }, 30_000);
+});
+
+describe('every attempt is shown', () => {
+  it('in the HAR, the JSON report, its coverage and the console line', async () => {
+    const reference = await startReferenceServer({ log: false });
+    opened.push(reference);
+    let refused = false;
+    const front = await serve((req, res) => {
+      if (!refused && req.url === '/api/v1/walks') {
+        refused = true;
+        res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' })
+          .end('{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}');
+        return;
+      }
+      const out = httpRequest(`${reference.baseUrl}${req.url}`, { headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(out);
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-attempts-'));
+    opened.push({ close: async () => rmSync(dir, { recursive: true, force: true }) });
+    const [har, json] = [join(dir, 'run.har'), join(dir, 'run.json')];
+    const { CONFORMANCE_WEB_BASE_URL: _web, ...keys } = reference.credentials;
+    const run = await runCli(
+      [
+        '--base-url',
+        front.baseUrl,
+        '--only',
+        'WALKS-LIST-001',
+        '--har',
+        har,
+        '--reporter',
+        'json',
+        '--output',
+        json,
+      ],
+      keys,
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('1 retried: 1 after a 429');
+    const entries = (JSON.parse(readFileSync(har, 'utf8')) as Har).log.entries;
+    expect(entries[0]).toMatchObject({
+      response: { status: 429 },
+      _retriedAs: entries[1]?._seq,
+      _retriedFor: '429',
+    });
+    expect(entries[1]?.response.status).toBe(200);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+    expect(report.requests).toMatchObject({ sent: entries.length, retried: { '429': 1 } });
+    const list = report.coverage?.operations.find((o) => o.operationId === 'listWalks');
+    expect(list?.statuses.find((s) => s.status === '429')?.observed).toBe(1);
+  });
+});

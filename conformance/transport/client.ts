@@ -1,0 +1,767 @@
+/**
+ * The suite's only way to the target. Manners: bounded concurrency, a pace (`pace.ts`: `--rate-limit`
+ * and what 429s teach), a deadline on every attempt that no leg escapes (connect, a proxy's CONNECT,
+ * TLS, headers and body: `--timeout`), a request budget, a response size cap, redirects never
+ * followed (so a key never travels to another origin), and identical GETs memoized so checks share
+ * one fetch. The retry policy (`RETRY_POLICY`) tries a request again, at most `--retries` times: a
+ * 429 on any request (the target did not act on it), a 503 or a reset before any answer on GET and
+ * HEAD (idempotent); each attempt is an exchange of its own and counts against the budget, and the
+ * request ends with its last. Requests ask for `Accept-Encoding: identity` unless a check asks for a
+ * coding; whatever coding an answer declares (gzip, x-gzip, deflate, br) is decoded under the same
+ * size cap, so every check judges the content, and a body that does not decode is an `undecodable`
+ * failure. Network trouble never throws: it comes back as an `Exchange` with an `error` a check
+ * turns into a clear failure.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
+import { type Dispatcher, request } from 'undici';
+import { KEY_PREFIX } from '../../spec/facts.ts';
+import { hasDotSegment } from '../core/dot-segments.ts';
+import { nearMissLabel, nearMissOf } from '../core/near-miss.ts';
+import { Pace } from './pace.ts';
+import { RESPONSE_CAP_FLAG } from '../core/types.ts';
+import type {
+  Exchange,
+  Report,
+  RetryReason,
+  FailureKind,
+  KeyName,
+  KeyUse,
+  NetworkFailure,
+  RequestInfo,
+  RequestSpec,
+  ResponseData,
+  SuiteConfig,
+} from '../core/types.ts';
+import { USER_AGENT } from '../core/tool.ts';
+import { curlOf, curlReachArgs } from './curl.ts';
+import { routeOf } from './dispatcher.ts';
+import { safeDecode, shownProxy } from './reach.ts';
+import type { ProxySetting } from '../core/types.ts';
+
+/** How reports show the made-up key: any such key reproduces the request. */
+export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;
+
+/** Consecutive failures of these kinds make the client stop asking a target that is gone. */
+const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set([
+  'connect',
+  'timeout',
+  'refused',
+  'dns',
+  'reset',
+  'tls',
+  'proxy',
+]);
+const GIVE_UP_AFTER = 3;
+/** Errors of the suite's own side (no socket, no file descriptor): the request never reached the target. */
+const LOCAL_ERRORS: ReadonlySet<string> = new Set([
+  'EADDRNOTAVAIL',
+  'EMFILE',
+  'ENFILE',
+  'ENOBUFS',
+  'EADDRINUSE',
+]);
+const MAX_LOCAL_RETRIES = 2;
+
+/**
+ * What is tried again, at most `--retries` times per request, and on which methods: a 429 on any
+ * (the target refused to act on it), a 503 and a reset with no answer on GET and HEAD only (a write
+ * may have been acted on). A 429's or 503's `Retry-After` is honoured up to `--max-retry-wait`
+ * (longer, and the answer stands); without one, the wait doubles from a quarter second.
+ */
+export const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
+  '429': 'any',
+  '503': 'idempotent',
+  reset: 'idempotent',
+};
+const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+const FIRST_BACKOFF_MS = 250;
+
+/** What one attempt came to: an answer, or why there was none. */
+type AttemptOutcome = ResponseData | (NetworkFailure & { local?: true });
+
+type ClientOptions = Pick<
+  SuiteConfig,
+  | 'baseUrl'
+  | 'keys'
+  | 'concurrency'
+  | 'timeoutMs'
+  | 'maxRequests'
+  | 'maxResponseBytes'
+  | 'maxRetryWaitMs'
+  | 'retries'
+  | 'rateLimit'
+  | 'reach'
+> & { embedded?: boolean };
+
+/** Told of every attempt once it is settled (answered, failed, or not sent). */
+export type ExchangeListener = (exchange: Exchange) => void;
+
+export class HttpClient {
+  /** Every exchange of the run, in the order they were sent (memoized fetches appear once). */
+  readonly exchanges: Exchange[] = [];
+  sent = 0;
+  memoized = 0;
+  private readonly agent: Dispatcher;
+  /** The proxy every request goes through (`dispatcher.ts`); undefined for a direct connection. */
+  readonly proxy: ProxySetting | undefined;
+  /** curl's flags for the same way there, in every reproduction. */
+  private readonly curlArgs: string[];
+  private readonly memo = new Map<string, Promise<Exchange>>();
+  private readonly waiting: (() => void)[] = [];
+  private inFlight = 0;
+  private seq = 0;
+  private deadInARow = 0;
+  /** Request starts per window, and the pauses 429s ask for. */
+  private readonly pace: Pace;
+  /** Attempts tried again, by why. */
+  readonly retried: Partial<Record<RetryReason, number>> = {};
+  private readonly listeners: ExchangeListener[] = [];
+  private readonly options: ClientOptions;
+  /** Random per run; reports show it as a shell expression that makes another one. Public for the echo check. */
+  readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
+  private lastDeadMessage = '';
+  /** The base URL's origin and path, for a path sent as written (`asWrittenOf`). */
+  private readonly base: { origin: string; path: string };
+
+  constructor(options: ClientOptions) {
+    this.options = options;
+    this.pace = new Pace(options.rateLimit);
+    const route = routeOf(options);
+    this.agent = route.dispatcher;
+    this.proxy = route.proxy;
+    this.curlArgs = curlReachArgs(options.reach, route.proxy);
+    const base = new URL(options.baseUrl);
+    this.base = { origin: base.origin, path: base.pathname.replace(/\/+$/, '') };
+  }
+
+  /** Sends a request (or reuses the answer of an identical GET). Never throws for network trouble. */
+  send(spec: RequestSpec): Promise<Exchange> {
+    const method = (spec.method ?? 'GET').toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD') return this.sendNow(spec, method);
+    const key = JSON.stringify([
+      method,
+      spec.path,
+      spec.query ?? '',
+      spec.auth ?? null,
+      spec.madeUpKey ?? null,
+      spec.headers ?? {},
+      spec.again ?? 0,
+    ]);
+    const known = this.memo.get(key);
+    if (known) {
+      this.memoized++;
+      return known;
+    }
+    const pending = this.sendNow(spec, method);
+    this.memo.set(key, pending);
+    return pending;
+  }
+
+  urlOf(spec: Pick<RequestSpec, 'path' | 'query'>): string {
+    return `${this.options.baseUrl}${spec.path}${spec.query !== undefined ? `?${spec.query}` : ''}`;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+
+  /** Tells `listener` of every attempt as it settles (progress lines, `--log-requests`). */
+  onSettled(listener: ExchangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The report's count of requests: every attempt sent, the retries by reason, the pace kept. */
+  requestsOf(budget: number): Report['requests'] {
+    return {
+      sent: this.sent,
+      budget,
+      memoized: this.memoized,
+      retried: { ...this.retried },
+      rateLimit: this.pace.summary(),
+    };
+  }
+
+  private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
+    const { wire, display, keys, nearMisses } = this.headersOf(spec);
+    const url = this.urlOf(spec);
+    const asWritten = this.asWrittenOf(spec);
+    const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
+    if (nearMisses) info.nearMisses = nearMisses;
+    if (spec.body !== undefined) info.body = spec.body;
+    // curl removes dot segments too, unless told not to, and never sends a fragment unless given the target.
+    info.curl = curlOf(info, asWritten ? [...this.curlArgs, ...asWrittenCurlArgs(asWritten)] : this.curlArgs);
+    let exchange = this.recorded(info, 0);
+    // A deployment limits each key: the pace is kept per credentials sent.
+    const credentials = credentialsOf(spec);
+    await this.acquire();
+    try {
+      for (let local = 0; ;) {
+        const outcome = await this.tried(exchange, credentials, () =>
+          this.attempt(method, asWritten ?? url, wire, spec.body),
+        );
+        const retry = this.retryOf(method, outcome, exchange.retries, local);
+        if (!retry) {
+          this.judgeTarget(outcome);
+          this.settled(exchange);
+          return exchange;
+        }
+        if (retry.reason === 'local') local++;
+        this.retried[retry.reason] = (this.retried[retry.reason] ?? 0) + 1;
+        const next = this.recorded(info, exchange.retries + 1);
+        exchange.retriedAs = next.seq;
+        exchange.retriedFor = retry.reason;
+        this.settled(exchange);
+        exchange = next;
+        if (retry.reason === '429') this.pace.pauseUntil(credentials, performance.now() + retry.waitMs);
+        else await sleep(retry.waitMs);
+      }
+    } finally {
+      this.release();
+    }
+  }
+
+  /** A new attempt of the request, in `exchanges` from now on (in the order requested). */
+  private recorded(request: RequestInfo, retries: number): Exchange {
+    const exchange: Exchange = { seq: ++this.seq, request, durationMs: 0, retries };
+    this.exchanges.push(exchange);
+    return exchange;
+  }
+
+  /** Waits for the pace, sends one attempt and writes what came of it into `exchange`. */
+  private async tried(
+    exchange: Exchange,
+    credentials: string,
+    send: () => Promise<AttemptOutcome>,
+  ): Promise<AttemptOutcome> {
+    const startedAt = await this.pace.turn(credentials);
+    // The start the pace granted, on the wall clock: the HAR and the figures show the starts it counted.
+    exchange.startedAt = Math.floor(performance.timeOrigin + startedAt);
+    const outcome = await send();
+    exchange.durationMs = Math.round(performance.now() - startedAt);
+    if ('kind' in outcome) {
+      const { local: _local, ...failure } = outcome;
+      exchange.error = failure;
+    } else {
+      exchange.response = outcome;
+      this.pace.answered(credentials, startedAt, outcome.status);
+    }
+    return outcome;
+  }
+
+  /** Whether and when to try again (`RETRY_POLICY`), or undefined when this attempt is the last. */
+  private retryOf(
+    method: string,
+    outcome: AttemptOutcome,
+    retries: number,
+    local: number,
+  ): { reason: RetryReason; waitMs: number } | undefined {
+    if ('kind' in outcome && outcome.local) {
+      return local < MAX_LOCAL_RETRIES ? { reason: 'local', waitMs: 0 } : undefined;
+    }
+    const reason: RetryReason | undefined =
+      'kind' in outcome
+        ? outcome.kind === 'reset'
+          ? 'reset'
+          : undefined
+        : outcome.status === 429
+          ? '429'
+          : outcome.status === 503
+            ? '503'
+            : undefined;
+    if (reason === undefined || retries >= this.options.retries) return undefined;
+    if (RETRY_POLICY[reason] === 'idempotent' && !IDEMPOTENT.has(method)) return undefined;
+    // The budget is spent: the answer in hand stands rather than a "not sent".
+    if (this.sent >= this.options.maxRequests) return undefined;
+    const backoff = FIRST_BACKOFF_MS * 2 ** retries;
+    const waitMs = 'kind' in outcome ? backoff : this.retryWaitOf(outcome, backoff);
+    return waitMs === undefined ? undefined : { reason, waitMs };
+  }
+
+  private settled(exchange: Exchange): void {
+    for (const listener of this.listeners) listener(exchange);
+  }
+
+  /**
+   * Where a path that URL parsing would change goes, as written: parsing the URL (WHATWG, as
+   * undici's `request(url)` does) removes dot segments (`.`, `..`, `%2e` spellings too), turns a
+   * backslash into a slash and cuts a `#` off before the wire, and a router that reads such a path
+   * otherwise than the gateway in front of it is what the other spellings of a path probe
+   * (AUTH-015). Undefined for any other path, which goes by its URL as before.
+   */
+  private asWrittenOf(spec: Pick<RequestSpec, 'path' | 'query'>): AsWritten | undefined {
+    const query = spec.query !== undefined ? `?${spec.query}` : '';
+    const path = `${this.base.path}${spec.path}${query}`;
+    if (!hasDotSegment(spec.path) && !changedByParsing(this.base.origin, path)) return undefined;
+    return { origin: this.base.origin, path };
+  }
+
+  /**
+   * One attempt, bounded by `--timeout` from its start whatever leg it is in: undici cannot abort a
+   * request still waiting for its connection (a proxy that accepted and never answers CONNECT), so
+   * the deadline does not wait for undici; the dispatcher's own timeouts (`dispatcher.ts`) end the
+   * abandoned attempt soon after.
+   */
+  private async attempt(
+    method: string,
+    target: string | AsWritten,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<AttemptOutcome> {
+    const refused = this.notSending();
+    if (refused) return refused;
+    this.sent++;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => {
+        resolve('deadline');
+        controller.abort();
+      }, this.options.timeoutMs);
+    });
+    const work = this.answerOf(method, target, headers, body, controller).catch(
+      (error: unknown) => ({ thrown: error }) as const,
+    );
+    try {
+      const first = await Promise.race([work, deadline]);
+      if (first === 'deadline') {
+        return {
+          kind: 'timeout',
+          message: `no complete answer within ${this.options.timeoutMs} ms (--timeout)`,
+        };
+      }
+      if (!('thrown' in first)) return first;
+      const code = (first.thrown as { code?: string }).code ?? '';
+      if (LOCAL_ERRORS.has(code)) {
+        return { kind: 'network', message: `the suite could not open a connection (${code})`, local: true };
+      }
+      return failureOf(first.thrown, this.proxy);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Sends the request and reads its answer, decoded; throws what undici throws. */
+  private async answerOf(
+    method: string,
+    target: string | AsWritten,
+    headers: Record<string, string>,
+    body: string | undefined,
+    controller: AbortController,
+  ): Promise<ResponseData | NetworkFailure> {
+    const options = { method: method as 'GET', headers, body, signal: controller.signal };
+    // `Dispatcher.request` sends the path as given, through the same dispatcher (an http target
+    // behind a proxy gets it in the absolute-URI request, `origin + path`).
+    const answer =
+      typeof target === 'string'
+        ? await request(target, { ...options, dispatcher: this.agent })
+        : await this.agent.request({ ...options, ...target });
+    const wire = await this.bodyOf(answer, controller);
+    if (!Buffer.isBuffer(wire)) return wire;
+    return this.contentOf(answer, wire, method);
+  }
+
+  /** Why a request is not sent at all: the target is gone, or the budget is spent. */
+  private notSending(): NetworkFailure | undefined {
+    if (this.deadInARow >= GIVE_UP_AFTER) {
+      return {
+        kind: 'gave-up',
+        message: `not sent: the target stopped answering (${this.deadInARow} requests in a row failed; last: ${this.lastDeadMessage})`,
+      };
+    }
+    if (this.sent >= this.options.maxRequests) {
+      return {
+        kind: 'budget',
+        message: `not sent: the request budget of ${this.options.maxRequests} is spent (raise --max-requests)`,
+      };
+    }
+    return undefined;
+  }
+
+  /** The bytes on the wire, cut off (and the request aborted) past `maxResponseBytes`. */
+  private async bodyOf(
+    answer: Dispatcher.ResponseData,
+    controller: AbortController,
+  ): Promise<Buffer | NetworkFailure> {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > this.options.maxResponseBytes) {
+        controller.abort();
+        return {
+          kind: 'too-large',
+          message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
+        };
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  /** The answer as the checks judge it: its content decoded from whatever coding it declares. */
+  private async contentOf(
+    answer: Dispatcher.ResponseData,
+    wire: Buffer,
+    method: string,
+  ): Promise<ResponseData | NetworkFailure> {
+    const coding = codingOf(answer.headers['content-encoding']);
+    if (coding === NO_CODING || wire.length === 0 || method === 'HEAD') {
+      return responseOf(answer.statusCode, answer.headers, wire);
+    }
+    const content = await this.decoded(coding, wire, answer.statusCode);
+    if (!Buffer.isBuffer(content)) return content;
+    const response = responseOf(answer.statusCode, answer.headers, content);
+    response.encoded = { coding, bytes: wire.length };
+    return response;
+  }
+
+  /**
+   * The content of a content-coded answer (RFC 9110 §8.4): every coding it names is undone, last
+   * first, each output held to `maxResponseBytes` (a small bomb is cut off like a large answer). A
+   * coding no client knows, or bytes that do not decode, make the answer unreadable: `undecodable`.
+   */
+  private async decoded(coding: string, wire: Buffer, status: number): Promise<Buffer | NetworkFailure> {
+    const codings = coding
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '' && c !== NO_CODING)
+      .reverse();
+    let content = wire;
+    for (const name of codings) {
+      const decode = DECODERS[name];
+      if (!decode) {
+        return {
+          kind: 'undecodable',
+          message: `the answer (status ${status}) says Content-Encoding: ${coding}, which no client can be expected to decode (known: ${Object.keys(DECODERS).join(', ')})`,
+        };
+      }
+      try {
+        content = await decode(content, { maxOutputLength: this.options.maxResponseBytes });
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === 'ERR_BUFFER_TOO_LARGE') {
+          return {
+            kind: 'too-large',
+            message: `the answer (status ${status}) decoded from ${name} exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
+          };
+        }
+        return {
+          kind: 'undecodable',
+          message: `the answer (status ${status}) says Content-Encoding: ${coding} but its body does not decode (${code ?? (error as Error).message})`,
+        };
+      }
+    }
+    return content;
+  }
+
+  /**
+   * How the request ended tells whether the target is still there: requests that end, one after the
+   * other, with no connection or no answer make the client stop asking (an attempt that was tried
+   * again counts once, with its request).
+   */
+  private judgeTarget(outcome: AttemptOutcome): void {
+    if (!('kind' in outcome)) {
+      this.deadInARow = 0;
+    } else if (DEAD_TARGET_KINDS.has(outcome.kind)) {
+      this.deadInARow++;
+      this.lastDeadMessage = outcome.message;
+    } else if (outcome.kind !== 'budget' && outcome.kind !== 'gave-up') {
+      this.deadInARow = 0;
+    }
+  }
+
+  /**
+   * Milliseconds to wait before trying a 429 or 503 again: its `Retry-After` (seconds or a date),
+   * else `fallback`; undefined when the wait asked for is longer than `--max-retry-wait`.
+   */
+  private retryWaitOf(response: ResponseData, fallback: number): number | undefined {
+    const raw = response.headers['retry-after'];
+    let ms = fallback;
+    if (raw !== undefined) {
+      if (/^\d+$/.test(raw.trim())) ms = Number(raw.trim()) * 1_000;
+      else if (!Number.isNaN(Date.parse(raw))) ms = Math.max(0, Date.parse(raw) - Date.now());
+    }
+    return ms <= this.options.maxRetryWaitMs ? ms : undefined;
+  }
+
+  private headersOf(spec: RequestSpec): {
+    wire: Record<string, string>;
+    display: Record<string, string>;
+    keys: KeyName[];
+    nearMisses?: RequestInfo['nearMisses'];
+  } {
+    // `identity` unless a check asks for a coding: a deployment may compress a request that names
+    // none (RFC 9110 §12.5.3), and the suite must not fail it for that.
+    const wire: Record<string, string> = {
+      'user-agent': USER_AGENT,
+      accept: 'application/json',
+      'accept-encoding': NO_CODING,
+    };
+    const display: Record<string, string> = {};
+    const keys: KeyName[] = [];
+    let nearMisses: RequestInfo['nearMisses'];
+    for (const use of spec.auth === undefined ? [] : [spec.auth].flat()) {
+      const { value, shown } = this.keyOf(use);
+      if (use.nearMiss) (nearMisses ??= []).push({ key: use.key, nearMiss: use.nearMiss });
+      else keys.push(use.key);
+      const scheme = use.scheme ?? (use.via === 'bearer' ? 'Bearer' : '');
+      const before = scheme === '' ? '' : `${scheme} `;
+      if (use.via === 'bearer') {
+        wire.authorization = `${before}${value}`;
+        display.Authorization = `${before}${shown}`;
+      } else {
+        wire['x-api-key'] = `${before}${value}`;
+        display['x-api-key'] = `${before}${shown}`;
+      }
+    }
+    if (spec.madeUpKey === 'bearer') {
+      wire.authorization = `Bearer ${this.madeUpKey}`;
+      display.Authorization = `Bearer ${MADE_UP_KEY_SHELL}`;
+    } else if (spec.madeUpKey === 'x-api-key') {
+      wire['x-api-key'] = this.madeUpKey;
+      display['x-api-key'] = MADE_UP_KEY_SHELL;
+    }
+    // The gateway's headers go on every request, under a check's own; reports show their variable.
+    for (const header of this.options.reach?.headers ?? []) {
+      wire[header.name.toLowerCase()] = header.value;
+      display[header.name] = header.shown;
+    }
+    for (const [name, value] of Object.entries(spec.headers ?? {})) {
+      wire[name.toLowerCase()] = value;
+      display[name] = value;
+    }
+    if (spec.body !== undefined && !('content-type' in wire)) {
+      wire['content-type'] = 'application/json';
+      display['Content-Type'] = 'application/json';
+    }
+    return { wire, display, keys, ...(nearMisses ? { nearMisses } : {}) };
+  }
+
+  /** A configured key's value (or its near miss, derived now) and how reports show it. */
+  private keyOf(use: KeyUse): { value: string; shown: string } {
+    const configured = this.options.keys[use.key];
+    if (configured === undefined) throw new Error(`${use.key} is not configured`);
+    if (use.dropPrefix !== undefined && configured.startsWith(use.dropPrefix)) {
+      return {
+        value: configured.slice(use.dropPrefix.length),
+        shown: `<$${use.key} without ${use.dropPrefix}>`,
+      };
+    }
+    if (!use.nearMiss) return { value: configured, shown: `$${use.key}` };
+    const value = nearMissOf(configured, use.nearMiss);
+    if (value === undefined) throw new Error(`${use.key} has no near miss "${use.nearMiss}"`);
+    return { value, shown: `<${nearMissLabel(use.key, use.nearMiss)}>` };
+  }
+
+  private acquire(): Promise<void> {
+    if (this.inFlight < this.options.concurrency) {
+      this.inFlight++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight--;
+  }
+}
+
+type Decoder = (input: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
+const gunzipAsync = promisify(gunzip) as Decoder;
+const inflateAsync = promisify(inflate) as Decoder;
+const inflateRawAsync = promisify(inflateRaw) as Decoder;
+/** `deflate` is zlib-wrapped (RFC 9110 §8.4.1.2); some servers send it raw, which clients accept too. */
+const inflateEither: Decoder = (input, options) =>
+  inflateAsync(input, options).catch((error: { code?: string }) =>
+    error.code === 'ERR_BUFFER_TOO_LARGE' ? Promise.reject(error) : inflateRawAsync(input, options),
+  );
+/** The codings the client decodes, by name. */
+const DECODERS: Record<string, Decoder> = {
+  gzip: gunzipAsync,
+  'x-gzip': gunzipAsync,
+  deflate: inflateEither,
+  br: promisify(brotliDecompress) as Decoder,
+};
+
+/** What identifies a request's credentials to the target: the keys (or their near misses) it sends. */
+function credentialsOf(spec: RequestSpec): string {
+  const uses = spec.auth === undefined ? [] : [spec.auth].flat();
+  const keys = uses.map((use) => (use.nearMiss ? `${use.key}~${use.nearMiss}` : use.key));
+  if (spec.madeUpKey) keys.push('made-up');
+  return keys.join('+');
+}
+
+/** An origin and a path to send exactly as written (`HttpClient.asWrittenOf`). */
+interface AsWritten {
+  origin: string;
+  path: string;
+}
+
+/** Whether WHATWG URL parsing would send this path and query otherwise than written. */
+function changedByParsing(origin: string, path: string): boolean {
+  try {
+    const parsed = new URL(path, origin);
+    return `${parsed.pathname}${parsed.search}` !== path;
+  } catch {
+    return true;
+  }
+}
+
+/** curl's flags for a path sent as written: dot segments kept, and a `#` sent as the target's. */
+function asWrittenCurlArgs(asWritten: AsWritten): string[] {
+  if (!asWritten.path.includes('#')) return ['--path-as-is'];
+  return ['--path-as-is', '--request-target', `'${asWritten.path.replaceAll("'", `'\\''`)}'`];
+}
+
+/** The content coding that is no coding (RFC 9110 §8.4.1). */
+const NO_CODING = 'identity';
+
+/** The answer's content coding, lower case; `identity` when it names none. */
+function codingOf(header: string | string[] | undefined): string {
+  const value = [header ?? []].flat().join(',').trim().toLowerCase();
+  return value === '' ? NO_CODING : value;
+}
+
+/** An answer as the checks judge it, from its status, headers and (decoded) content, bytes or text. */
+export function responseOf(
+  status: number,
+  raw: Record<string, string | string[] | undefined>,
+  content: Buffer | string,
+): ResponseData {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return answerOf(status, headers, content);
+}
+
+/** An answer from headers already in lower case, one value each (a recording's). */
+export function answerOf(
+  status: number,
+  headers: Record<string, string>,
+  content: Buffer | string,
+): ResponseData {
+  // A recording (`--traffic`) holds most bodies as text already.
+  const body = typeof content === 'string' ? content : content.toString('utf8');
+  const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
+  const response: ResponseData = { status, headers, body, bytes };
+  const contentType = headers['content-type'];
+  if (contentType !== undefined) {
+    response.contentType = contentType;
+    response.mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  }
+  if (body.trim() !== '') {
+    try {
+      response.json = JSON.parse(body);
+    } catch (error) {
+      response.jsonError = `not JSON (${(error as Error).message}); it starts ${JSON.stringify(body.slice(0, 60))}`;
+    }
+  }
+  return response;
+}
+
+function failureOf(error: unknown, proxy: ProxySetting | undefined): NetworkFailure {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code ?? '';
+  const message = err.message ?? String(error);
+  return (
+    proxyFailureOf(code, message, proxy) ??
+    tlsFailureOf(code, message) ??
+    plainFailureOf(error, code, message)
+  );
+}
+
+/**
+ * Through a proxy the suite connects only to the proxy: a refused, unknown or silent address is the
+ * proxy's, and a refused CONNECT (or a 407) is the proxy saying no.
+ */
+function proxyFailureOf(
+  code: string,
+  message: string,
+  proxy: ProxySetting | undefined,
+): NetworkFailure | undefined {
+  if (!proxy) return undefined;
+  const where = `the proxy ${shownProxy(proxy)} (${proxy.from})`;
+  if (PROXY_CONNECT_CODES.has(code)) {
+    return { kind: 'proxy', code, message: `${where} cannot be reached (${code})` };
+  }
+  const refused = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(message);
+  const status = refused?.[1] ?? refused?.[2];
+  if (status === undefined) return undefined;
+  // A 407 to credentials sent is a wrong user or password: the user is named, never the password.
+  const user = new URL(proxy.url).username;
+  const what =
+    status !== '407'
+      ? `answered ${status} to CONNECT`
+      : user
+        ? `refused the credentials of user ${JSON.stringify(safeDecode(user))} (407)`
+        : 'asks for credentials (407)';
+  return { kind: 'proxy', code: `PROXY_${status}`, message: `${where} ${what}` };
+}
+const PROXY_CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+]);
+
+/** Node's codes of a certificate it does not accept, and OpenSSL's of a handshake that failed. */
+function tlsFailureOf(code: string, message: string): NetworkFailure | undefined {
+  if (CERTIFICATE_CODES.has(code))
+    return { kind: 'tls', code, message: `the TLS certificate is not accepted: ${message} (${code})` };
+  if (code.startsWith('ERR_SSL_'))
+    return { kind: 'tls', code, message: `the TLS handshake failed (${code})` };
+  return undefined;
+}
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function plainFailureOf(error: unknown, code: string, message: string): NetworkFailure {
+  if (code === 'ECONNREFUSED')
+    return { kind: 'refused', message: 'connection refused: nothing listens there' };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', message: 'host name not found' };
+  if (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return { kind: 'timeout', message: `no complete answer in time (${code})` };
+  }
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
+    return { kind: 'reset', code, message: `the connection was closed before a complete answer (${code})` };
+  }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return {
+      kind: 'too-large',
+      message: `the answer's headers exceeded the client's limit and were refused (${code})`,
+    };
+  }
+  if (
+    code.startsWith('HPE_') ||
+    code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
+    (error as Error).name === 'HTTPParserError'
+  ) {
+    return {
+      kind: 'protocol',
+      message: `the answer is not valid HTTP (${code ? `${code}: ` : ''}${message})`,
+    };
+  }
+  return { kind: 'network', message: code ? `${code}: ${message}` : message };
+}

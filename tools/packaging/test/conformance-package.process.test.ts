@@ -1,0 +1,129 @@
+/**
+ * The conformance package as a QA team gets it: `npm pack`, `npm install --omit=dev` into an empty
+ * folder outside the repository, then the installed `canvassing-conformance` against the reference
+ * server (pass), against a broken server of the suite's own proof set (fail), and with no target.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
+import type { Report } from '../../../conformance/core/types.ts';
+import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
+import { apiIdentity } from '../build.ts';
+import { binOf, cleanup, installTarballs, outsideEnv, run, scratchDir } from '../packed.ts';
+import { packedForRun } from './pack-once.ts';
+
+const API = apiIdentity();
+const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
+
+let project: string;
+let tarball: string;
+let reference: RunningServer;
+let broken: MutationServer;
+
+beforeAll(async () => {
+  tarball = await packedForRun('conformance');
+  project = await installTarballs([tarball]);
+  reference = await startReferenceServer({ log: false });
+  broken = await startMutationServer();
+}, 240_000);
+
+afterAll(async () => {
+  await reference?.close();
+  await broken?.close();
+  cleanup();
+});
+
+/** The installed bin with the reference server's demo keys in the environment. */
+function conformance(args: string[], keys: Record<string, string> = reference.credentials) {
+  return run(binOf(project, 'canvassing-conformance'), args, { cwd: project, env: outsideEnv(keys) });
+}
+
+describe('the packed conformance package', () => {
+  it("holds JavaScript, the OpenAPI document, the inlined packages' licences and no dependency", async () => {
+    const listed = await run('tar', ['-tzf', tarball]);
+    const files = listed.stdout.split('\n').filter(Boolean);
+    expect(files).toContain('package/dist/conformance/main.mjs');
+    expect(files).toContain('package/dist/spec/openapi.yaml');
+    const licences = readFileSync(
+      join(project, 'node_modules/canvassing-conformance/dist/THIRD-PARTY-LICENSES.txt'),
+      'utf8',
+    );
+    for (const name of ['ajv', 'undici', 'yaml']) expect(licences).toMatch(new RegExp(`^${name}@`, 'm'));
+    expect(files.filter((file) => file.endsWith('.ts'))).toEqual([]);
+    const manifest = JSON.parse(
+      readFileSync(join(project, 'node_modules/canvassing-conformance/package.json'), 'utf8'),
+    ) as { version: string; dependencies?: object };
+    expect(manifest.version).toBe(API.version);
+    expect(manifest.dependencies ?? {}).toEqual({});
+  });
+
+  it('answers --version with the API version it checks, and --help, through npx', async () => {
+    const version = await run('npx', ['--no', '--', 'canvassing-conformance', '--version'], {
+      cwd: project,
+      env: outsideEnv(),
+    });
+    expect(version.stdout.trim()).toBe(`canvassing-conformance ${API.version} (${API.title} ${API.version})`);
+    const help = await conformance(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--base-url');
+  });
+
+  it('passes the reference server (exit 0) and writes every report format', async () => {
+    const reports = scratchDir('reports');
+    const outputs = ['junit.xml', 'report.json', 'report.html'].map((name) => join(reports, name));
+    const args = ['--base-url', reference.baseUrl, '--reporter', 'console,junit,json,html'];
+    const ran = await conformance([...args, ...outputs.flatMap((file) => ['--output', file])]);
+    expect(ran.stderr).toBe('');
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toContain('Verdict: PASS');
+    const report = JSON.parse(readFileSync(outputs[1] ?? '', 'utf8')) as Report;
+    expect(report.summary.verdict).toBe('pass');
+    expect(report.spec.version).toBe(API.version);
+    expect(report.tool).toEqual({ name: 'canvassing-conformance', version: API.version });
+    expect(readFileSync(outputs[0] ?? '', 'utf8')).toContain('<testsuites');
+    expect(readFileSync(outputs[2] ?? '', 'utf8')).toMatch(/^<!doctype html>/i);
+  });
+
+  it('fails a server of the proof set that breaks a required check (exit 1)', async () => {
+    if (!BROKEN) throw new Error('the proof set has no meta-count-off-by-one mutation');
+    const json = join(scratchDir('reports'), 'broken.json');
+    const ran = await conformance(
+      ['--base-url', broken.urlOf(BROKEN), '--reporter', 'json', '--output', json],
+      broken.world.credentials,
+    );
+    expect(ran.status).toBe(1);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+    expect(report.results.find((r) => r.id === BROKEN.breaks)?.status).toBe('fail');
+  });
+
+  it('judges the HAR recording of a run with --traffic, and the same recording gzip-coded alike', async () => {
+    const har = join(scratchDir('traffic'), 'run.har');
+    const recorded = await conformance(['--base-url', reference.baseUrl, '--har', har, '--quiet']);
+    expect(recorded.status).toBe(0);
+    const gz = `${har}.gz`;
+    writeFileSync(gz, gzipSync(readFileSync(har)));
+    const [plain, coded] = [await conformance(['--traffic', har]), await conformance(['--traffic', gz])];
+    expect(coded.stderr).toBe('');
+    expect(coded.status).toBe(0);
+    const shown = (text: string) => text.replace(/\d+(\.\d+)? ?m?s\b/g, 'T').replaceAll(gz, har);
+    expect(shown(coded.stdout)).toBe(shown(plain.stdout));
+    expect(coded.stdout).toMatch(/judged \d+ of \d+ exchanges of this API/);
+  });
+
+  it("reads --env-file itself: a missing file is its own exit-2 message, not the runtime's", async () => {
+    const missing = join(project, 'no-such.env');
+    const ran = await conformance(['--env-file', missing, '--base-url', reference.baseUrl]);
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toContain(`env file not found: ${missing}`);
+  });
+
+  it('says how to name a deployment when there is none and no sandbox beside it (exit 2)', async () => {
+    expect(existsSync(join(project, 'node_modules/canvassing-sandbox'))).toBe(false);
+    const ran = await conformance([], {});
+    expect(ran.status).toBe(2);
+    expect(ran.stderr).toContain('--base-url');
+    expect(ran.stderr).toContain('canvassing-sandbox');
+  });
+});
