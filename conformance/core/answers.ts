@@ -19,7 +19,8 @@ export function describe(response: ResponseData | undefined): string {
   if (!response) return 'no answer';
   const type = response.contentType ?? 'no content type';
   const body = response.body.length > 160 ? `${response.body.slice(0, 160)}…` : response.body;
-  return `${response.status} (${type})${body ? ` ${body.replace(/\s+/g, ' ')}` : ' with an empty body'}`;
+  const none = response.unrecorded ? ', its body not recorded' : ' with an empty body';
+  return `${response.status} (${type})${body ? ` ${body.replace(/\s+/g, ' ')}` : none}`;
 }
 
 /**

@@ -186,6 +186,8 @@ export interface ResponseData {
   json?: unknown;
   /** Why the body is not JSON (empty bodies have neither `json` nor `jsonError`). */
   jsonError?: string;
+  /** A recording holds the answer's status and headers, not its body: `body` is empty for want of it. */
+  unrecorded?: true;
 }
 
 export type FailureKind =

@@ -128,6 +128,31 @@ describe('a recording without bodies (a gateway log)', () => {
     expect(keyless?.actual).toMatch(/200/);
   });
 
+  it('writes every finding to the JSON report; the console shows the first and says how many more', async () => {
+    const many = 620;
+    const keyless = (i: number): Logged => ({
+      path: `/api/v1/walks/00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      headers: {},
+      status: 200,
+      responseHeaders: [['content-type', 'application/json']],
+    });
+    const { run, report } = await judged((entries) => [
+      ...entries,
+      ...Array.from({ length: many }, (_, i) => keyless(i)),
+    ]);
+    expect(run.status).toBe(1);
+    const result = report.results.find((r) => r.status === 'fail' && (r.findings ?? 0) >= many);
+    expect(result, JSON.stringify(report.results.map((r) => [r.id, r.status, r.findings]))).toBeDefined();
+    // Every finding, each naming its own walk, beyond the 500 reports keep in memory.
+    expect(result?.details?.length).toBe(result?.findings);
+    for (const i of [0, 499, 500, many - 1])
+      expect(result?.details?.join('\n')).toContain(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    expect(run.stdout).toMatch(/… and \d+ more \(see .+\.json\)/);
+    // An answer recorded without its body is not said to be empty.
+    expect(result?.details?.[0]).toContain('answered 200 (application/json), its body not recorded');
+    expect(run.stdout).not.toContain('empty body');
+  });
+
   it('fails an undocumented 5xx', async () => {
     const { run, report } = await judged(withStatus(/^\/api\/v1\/walks\?limit=3$/, 502));
     expect(run.status).toBe(1);

@@ -143,6 +143,7 @@ export function readEntry(
     answer.mediaType = response.content.mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
   }
   if (content.coded) answer.encoded = { coding: content.coded.coding, bytes: content.coded.wireBytes };
+  if (bodyless) answer.unrecorded = true;
   const started = typeof entry.startedDateTime === 'string' ? Date.parse(entry.startedDateTime) : NaN;
   const exchange: Exchange = {
     seq: index,
