@@ -3,7 +3,7 @@
  * check holds, 1 a required check failed on a target that was reached and accepted the key, 2 the
  * run could not judge the deployment (unusable configuration, or a pre-flight that stopped it).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { RULES } from '../rules/registry.ts';
 import { compareReports, loadPreviousReport } from '../run/compare.ts';
@@ -26,7 +26,9 @@ import { Progress } from './progress.ts';
 import { runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
 import { selectChecks } from '../run/selection.ts';
 import { resolveTarget } from '../run/target.ts';
-import { runTraffic, type TrafficOptions } from '../run/traffic.ts';
+import { mergeTraffic, runTraffic, runTrafficShard, type TrafficOptions } from '../run/traffic.ts';
+import { type Shard, writeShardFile } from '../run/shards.ts';
+import { redactedValue } from '../transport/recordings/secrets.ts';
 
 export interface Io extends Output {
   /** Colour the console report (main.ts: stdout is a terminal and NO_COLOR is not set). */
@@ -68,6 +70,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
     specModelFor(options.config.specPath);
+    if (options.shard && options.traffic !== undefined)
+      return await judgeShard(options, options.shard, options.traffic, session, io);
     const run = await reportOf(options, session, io);
     session.progress?.finish();
     const { redact } = session;
@@ -79,8 +83,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
     const written: string[] = [];
     if (options.har) written.push(await writeReport(options.har, harText(run.exchanges, report, redact)));
     for (const reporter of options.reporters) {
-      if (reporter.output)
-        written.push(await writeReport(reporter.output, formatReport(reporter.name, report, redact)));
+      if (!reporter.output) continue;
+      if (reporter.name === 'json' && run.findings) {
+        written.push(await writeJsonReport(reporter.output, report, redact, run.findings));
+        continue;
+      }
+      written.push(await writeReport(reporter.output, formatReport(reporter.name, report, redact)));
     }
     printOutcome(report, { ...options, written, color: io.color === true }, io, redact);
     return exitStatusOf(report);
@@ -100,16 +108,23 @@ interface Session {
   stop?: () => Promise<void>;
 }
 
-/** The report: of the deployment the configuration names, or of the `--traffic` recording. */
-async function reportOf(
-  options: CliOptions,
-  session: Session,
-  io: Io,
-): Promise<{ report: Report; exchanges: readonly Exchange[] }> {
-  if (options.traffic !== undefined) {
-    const run = await judgeRecording(options, options.traffic, io.stdin);
+/** A run's report, and for a recording, every finding of each rule (the report holds the first ones). */
+interface Judged {
+  report: Report;
+  exchanges: readonly Exchange[];
+  findings?: (ruleId: string) => Iterable<string>;
+}
+
+/** The report: of the deployment the configuration names, of the `--traffic` recording, or of the shards merged. */
+async function reportOf(options: CliOptions, session: Session, io: Io): Promise<Judged> {
+  if (options.traffic !== undefined || options.merge !== undefined) {
+    const run =
+      options.merge !== undefined
+        ? await mergeShards(options, options.merge)
+        : await judgeRecording(options, options.traffic as string, io.stdin);
     session.redact = composeRedactors(session.redact, run.redact);
-    return { report: run.report, exchanges: [] };
+    session.stop = async () => run.close();
+    return { report: run.report, exchanges: [], findings: (id) => run.findings(id) };
   }
   const target = await resolveTarget(options.config);
   session.stop = target.close;
@@ -169,6 +184,62 @@ Raise --max-response-bytes to judge it.
 /** `--traffic`: the recording judged under the run's selection, strictness, seed and spec. */
 async function judgeRecording(options: CliOptions, file: string, input?: NodeJS.ReadableStream) {
   const rules = selectChecks(RULES, options.config.only, options.skip);
+  return runTraffic(specModelFor(options.config.specPath), trafficOptions(options, file, input), rules);
+}
+
+/** `--merge`: the shards' results joined, under the run's selection (the shards' own), spec and strictness. */
+async function mergeShards(options: CliOptions, files: string[]) {
+  const rules = selectChecks(RULES, options.config.only, options.skip);
+  return mergeTraffic(
+    specModelFor(options.config.specPath),
+    {
+      files,
+      strict: options.config.strict,
+      seed: options.config.seed,
+      ...(options.trafficMemory !== undefined ? { memoryBytes: options.trafficMemory } : {}),
+      ...(options.redactBodies ? { redactBodies: true } : {}),
+    },
+    rules,
+  );
+}
+
+/**
+ * `--traffic --shard I/N`: judges the shard's entries and writes its part of the verdict for
+ * `--merge`; says in one line what it read and where it wrote it. Exit 0 once written.
+ */
+async function judgeShard(options: CliOptions, shard: Shard, file: string, session: Session, io: Io) {
+  const rules = selectChecks(RULES, options.config.only, options.skip);
+  const run = await runTrafficShard(
+    specModelFor(options.config.specPath),
+    { ...trafficOptions(options, file, io.stdin), shard },
+    rules,
+  );
+  session.stop = async () => run.close();
+  const redact = composeRedactors(session.redact, run.redact);
+  session.redact = redact;
+  const output = options.reporters.find((r) => r.name === 'json')?.output as string;
+  try {
+    await mkdir(dirname(output), { recursive: true });
+    await writeShardFile(output, run.head, run.states, redactedValue(redact));
+  } catch (error) {
+    throw new ConfigError(
+      `cannot write ${output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  const { head } = run;
+  const ofApi = head.bases.reduce((n, b) => n + b.entries, 0);
+  const judged = head.bases.reduce((n, b) => n + b.readable, 0);
+  io.stdout(
+    redact(
+      `conformance: shard ${shard.index}/${shard.of} of --traffic ${file}: judged ${judged} of the ${ofApi} exchanges of this API it holds (${head.recording.entries} entries in the recording); the verdict is --merge's, with every shard's result
+${pathLines([output]).join('\n')}
+`,
+    ),
+  );
+  return EXIT.pass;
+}
+
+function trafficOptions(options: CliOptions, file: string, input?: NodeJS.ReadableStream): TrafficOptions {
   const traffic: TrafficOptions = {
     file,
     ...(input ? { input } : {}),
@@ -180,7 +251,7 @@ async function judgeRecording(options: CliOptions, file: string, input?: NodeJS.
   };
   if (options.config.baseUrl !== undefined) traffic.baseUrl = options.config.baseUrl;
   if (options.config.webBaseUrl !== undefined) traffic.webBaseUrl = options.config.webBaseUrl;
-  return runTraffic(specModelFor(options.config.specPath), traffic, rules);
+  return traffic;
 }
 
 const composeRedactors =
@@ -199,6 +270,59 @@ export function exitStatusOf(report: Report): number {
   // Answers too large to judge leave the run unjudged, unless a required check failed anyway.
   if (report.overCap && report.summary.verdict === 'pass') return EXIT.unusable;
   return report.summary.verdict === 'pass' ? EXIT.pass : EXIT.fail;
+}
+
+/**
+ * The JSON report with every finding of each rule (a result in memory holds the first ones): the
+ * report's text with each result's findings written out as they are read, redacted one by one.
+ */
+async function writeJsonReport(
+  path: string,
+  report: Report,
+  redact: Redactor,
+  findings: (ruleId: string) => Iterable<string>,
+): Promise<string> {
+  const streamed = report.results.filter((r) => r.findings !== undefined).map((r) => r.id);
+  if (streamed.length === 0) return writeReport(path, formatReport('json', report, redact));
+  const marker = (id: string) => `\u0000every finding of ${id}\u0000`;
+  const skeleton = {
+    ...report,
+    results: report.results.map((r) => (r.findings === undefined ? r : { ...r, details: [marker(r.id)] })),
+  };
+  const text = formatReport('json', skeleton as Report, redact);
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    const file = await open(path, 'w');
+    try {
+      let rest = text;
+      for (const id of streamed) {
+        const quoted = JSON.stringify(marker(id));
+        const at = rest.indexOf(quoted);
+        const indent = rest.slice(rest.lastIndexOf('\n', at) + 1, at);
+        await file.write(rest.slice(0, at));
+        let lines: string[] = [];
+        let first = true;
+        for (const finding of findings(id)) {
+          lines.push(`${first ? '' : `,\n${indent}`}${JSON.stringify(redact(finding))}`);
+          first = false;
+          if (lines.length === 1000) {
+            await file.write(lines.join(''));
+            lines = [];
+          }
+        }
+        await file.write(lines.join(''));
+        rest = rest.slice(at + quoted.length);
+      }
+      await file.write(rest);
+    } finally {
+      await file.close();
+    }
+    return path;
+  } catch (error) {
+    throw new ConfigError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
 }
 
 /** Writes a report and returns its path, for the closing lines. */

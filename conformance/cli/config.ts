@@ -26,6 +26,7 @@ import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from '../core/key-u
 import type { Verbosity } from '../reporters/console.ts';
 import { REPORTER_NAMES, type ReporterName } from '../reporters/format.ts';
 import { reachOf } from '../transport/reach.ts';
+import { parseShard, type Shard } from '../run/shards.ts';
 import { requireTargetKeys, type TargetOptions } from '../run/target.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
 import type { KeyName, RateLimit } from '../core/types.ts';
@@ -61,6 +62,10 @@ export interface CliOptions {
   trafficMemory?: number;
   /** `--redact-bodies`: findings name ids and field paths, never values from bodies. */
   redactBodies?: boolean;
+  /** `--shard I/N`: judge shard I of N of the recording and write its result for `--merge`. */
+  shard?: Shard;
+  /** `--merge FILE...`: the shards' results joined into one verdict. */
+  merge?: string[];
   help: boolean;
   /** `--log-requests`: one line per attempt (method, path, status, milliseconds). */
   logRequests: boolean;
@@ -74,7 +79,7 @@ type Flags = ReturnType<typeof readFlags<typeof FLAGS>>['values'];
 
 /** Reads the command line and the environment; any mistake is a `UsageError` (exit status 2). */
 export function parseCli(argv: string[], env: Env): CliOptions {
-  const flags = readFlags(COMMAND, argv).values;
+  const { values: flags, positionals } = readFlags(COMMAND, argv);
   // `--help` wins over `--version`.
   const version = flags.help ? undefined : flags.version ? versionLine() : undefined;
   if (flags.help || version !== undefined) {
@@ -93,14 +98,18 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   const merged = withEnvFile(flags['env-file'], env);
   const config = configOf(flags, merged);
   const traffic = trafficOf(flags);
-  // --list and --traffic send nothing, so they need no key; the target decides which keys a run needs.
-  if (!flags.list && traffic === undefined) {
+  const merge = mergeOf(flags, positionals);
+  const shard = shardOf(flags, traffic);
+  // --list, --traffic and --merge send nothing, so they need no key; the target decides which keys a run needs.
+  if (!flags.list && traffic === undefined && merge === undefined) {
     requireBaseUrlForKeys(config);
     requireTargetKeys(config);
   }
   const options: CliOptions = {
     config,
-    reporters: parseReporters(flags.reporter ?? [], flags.output ?? []),
+    reporters: shard
+      ? shardReporters(shard, flags.reporter ?? [], flags.output ?? [])
+      : parseReporters(flags.reporter ?? [], flags.output ?? []),
     verbosity: flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal',
     help: false,
     list: !!flags.list,
@@ -108,16 +117,7 @@ export function parseCli(argv: string[], env: Env): CliOptions {
   };
   const skip = prefixesOf(flags.skip);
   if (skip) options.skip = skip;
-  if (traffic !== undefined) options.traffic = traffic;
-  const memory = sizeFlag('--traffic-memory', flags['traffic-memory']);
-  if (memory !== undefined) {
-    if (traffic === undefined) throw new ConfigError('--traffic-memory applies to --traffic only');
-    options.trafficMemory = memory;
-  }
-  if (flags['redact-bodies']) {
-    if (traffic === undefined) throw new ConfigError('--redact-bodies applies to --traffic only');
-    options.redactBodies = true;
-  }
+  recordingOptions(options, flags, { traffic, merge, shard });
   for (const [flag, name] of [
     ['har', 'har'],
     ['expect-failures', 'expectFailures'],
@@ -129,6 +129,33 @@ export function parseCli(argv: string[], env: Env): CliOptions {
     options[name] = value;
   }
   return options;
+}
+
+/** The options of judging a recording (`--traffic`, its shards, `--merge`), each refused elsewhere. */
+function recordingOptions(
+  options: CliOptions,
+  flags: Flags,
+  {
+    traffic,
+    merge,
+    shard,
+  }: { traffic: string | undefined; merge: string[] | undefined; shard: Shard | undefined },
+): void {
+  if (traffic !== undefined) options.traffic = traffic;
+  if (shard) options.shard = shard;
+  if (merge) options.merge = merge;
+  const memory = sizeFlag('--traffic-memory', flags['traffic-memory']);
+  if (memory !== undefined) {
+    if (traffic === undefined && merge === undefined)
+      throw new ConfigError('--traffic-memory applies to --traffic and --merge only');
+    options.trafficMemory = memory;
+  }
+  if (flags['redact-bodies']) {
+    if (traffic === undefined && merge === undefined)
+      throw new ConfigError('--redact-bodies applies to --traffic and --merge only');
+    if (shard) throw new ConfigError('--redact-bodies applies to the merged report: give it to --merge');
+    options.redactBodies = true;
+  }
 }
 
 /** The suite's configuration: flags over the environment (and the env file beneath it). */
@@ -297,7 +324,61 @@ const TRAFFIC_FLAGS = {
     type: 'boolean',
     help: 'Keep values read from answer bodies out of every finding and report: ids and field\npaths only',
   },
+  shard: {
+    type: 'string',
+    value: 'I/N',
+    help: 'With --traffic: judge shard I of N of the recording (1 <= I <= N) and write its part of\nthe verdict as JSON (--output, default reports/conformance.shard-I-of-N.json) for --merge',
+  },
+  merge: {
+    type: 'string',
+    multiple: true,
+    value: 'RESULT.json...',
+    help: 'Join the JSON results of every --shard I/N of one recording into one verdict and its\nreports, as judging the whole recording gives',
+  },
 } as const satisfies CommandSpec['flags'];
+
+/** `--shard I/N`: with --traffic only. */
+function shardOf(flags: Flags, traffic: string | undefined): Shard | undefined {
+  if (flags.shard === undefined) return undefined;
+  if (traffic === undefined) throw new ConfigError('--shard applies to --traffic only');
+  return parseShard(flags.shard);
+}
+
+/**
+ * A shard writes its part of the verdict as JSON (`--reporter json`'s output, or a file named for
+ * the shard); the reports are the merged run's.
+ */
+function shardReporters(shard: Shard, names: string[], outputs: string[]): CliOptions['reporters'] {
+  const other = names.flatMap((n) => n.split(',')).find((n) => n.trim() !== 'json' && n.trim() !== 'console');
+  if (other !== undefined)
+    throw new ConfigError(
+      `--shard writes its part of the verdict as JSON for --merge: --reporter ${other.trim()} is the merged run's`,
+    );
+  if (outputs.length > 1) throw new ConfigError('--shard writes one file: give --output once');
+  const output = outputs[0] ?? `reports/conformance.shard-${shard.index}-of-${shard.of}.json`;
+  return [{ name: 'console' }, { name: 'json', output }];
+}
+
+/** `--merge A.json B.json ...` (a shell glob gives the rest as arguments): the shards' results. */
+function mergeOf(flags: Flags, positionals: string[]): string[] | undefined {
+  if (flags.merge === undefined) {
+    if (positionals.length > 0)
+      throw new ConfigError(
+        `unexpected argument ${JSON.stringify(positionals[0])}: only --merge takes files without a flag`,
+      );
+    return undefined;
+  }
+  if (flags.traffic !== undefined)
+    throw new ConfigError('--merge joins the results of --shard runs: leave out --traffic');
+  if (flags.shard !== undefined)
+    throw new ConfigError('--merge joins the results of --shard runs: leave out --shard');
+  if (flags['base-url'] !== undefined)
+    throw new ConfigError('--merge takes the base URL the shards judged: leave out --base-url');
+  const files = [...flags.merge, ...positionals];
+  if (files.some((file) => file.trim() === ''))
+    throw new ConfigError("--merge needs the shards' result files");
+  return files;
+}
 
 /** Units of `--traffic-memory`. */
 const SIZE_UNITS: Record<string, number> = { '': 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
@@ -544,6 +625,7 @@ const NPM_SCRIPT = 'npm run conformance --';
 const COMMAND: CommandSpec<typeof FLAGS> = {
   name: 'conformance',
   usage: `${NPM_SCRIPT} [options]`,
+  positionals: 'RESULT.json (after --merge)',
   // The packaged bin and `npm run conformance` answer alike (`versionLine`).
   version: `${TOOL_NAME} ${VERSION}`,
   summary: `Checks a deployment of the Campaign Canvassing Read API against the written specification and
@@ -578,7 +660,10 @@ from something in front of the API, or a 404 on the list route.`,
   404, or the way there not set up (certificate, client certificate, proxy, gateway header).
   Reports then say "not judged", with the reason.
   With --traffic: 0 every judged exchange holds, 1 one does not, 2 the file is not HAR, holds no
-  exchange of this API, or holds several API base URLs and no --base-url says which.`,
+  exchange of this API, or holds several API base URLs and no --base-url says which.
+  With --shard: 0 its result is written (the verdict is --merge's); 2 as --traffic.
+  With --merge: as --traffic, and 2 for results of another spec, other rules or settings, another
+  recording, a shard missing or given twice, or a file that is no shard's result.`,
     },
   ],
 };

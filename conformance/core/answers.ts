@@ -4,7 +4,7 @@
  */
 import type { ResponseData } from './types.ts';
 import { isObject } from '../../spec/json-value.ts';
-import type { Observation } from './observation.ts';
+import type { Evidence } from './observation.ts';
 import type { SpecModel } from './spec-model.ts';
 
 /** Characters of a body a report shows of an answer (the rest is cut, and the cut marked). */
@@ -19,14 +19,15 @@ export function describe(response: ResponseData | undefined): string {
   if (!response) return 'no answer';
   const type = response.contentType ?? 'no content type';
   const body = response.body.length > 160 ? `${response.body.slice(0, 160)}…` : response.body;
-  return `${response.status} (${type})${body ? ` ${body.replace(/\s+/g, ' ')}` : ' with an empty body'}`;
+  const none = response.unrecorded ? ', its body not recorded' : ' with an empty body';
+  return `${response.status} (${type})${body ? ` ${body.replace(/\s+/g, ' ')}` : none}`;
 }
 
 /**
  * `GET https://host/api/v1/walks?limit=1`: the request of an observation, as reports name it; a
  * recorded one by its place in the recording too (`#12 GET …`), so a finding says which entry.
  */
-export const requestLine = (obs: Observation) =>
+export const requestLine = (obs: Evidence) =>
   `${obs.source === 'traffic' ? `#${obs.exchange.seq} ` : ''}${obs.exchange.request.method} ${obs.exchange.request.url}`;
 
 export const isClientError = (status: number) => status >= 400 && status <= 499;

@@ -5,7 +5,7 @@
  * `--har` wrote). Rules judge by this description, so a rule about revoked keys judges every
  * exchange that carried the revoked key, whichever source it came from.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { NearMiss } from './near-miss.ts';
 import { NEAR_MISSES, nearMissLabel } from './near-miss.ts';
 import type { KeyName, Via } from './roles.ts';
@@ -39,10 +39,18 @@ export interface KeyringOptions {
   keyPrefix?: string;
 }
 
-/** Tells credentials from headers. Holds only hashes of the configured keys, never the keys. */
+/** Tokens whose reading a keyring remembers: a recording carries the same few keys again and again. */
+const REMEMBERED_TOKENS = 1024;
+
+/**
+ * Tells credentials from headers. Holds only hashes of the configured keys, never the keys; the
+ * tokens it read lately it remembers for the run (in memory only, as the ledger of secrets does).
+ */
 export class Keyring {
   private readonly byHash = new Map<string, KeyName>();
   private readonly keyPrefix: string | undefined;
+  /** What each recent token was read as, by header (hashing a key costs more than the rest of reading it). */
+  private readonly read = new Map<string, Credential>();
 
   constructor(options: KeyringOptions) {
     for (const name of KEY_NAMES) {
@@ -50,6 +58,11 @@ export class Keyring {
       if (value) this.byHash.set(hashOf(value), name);
     }
     this.keyPrefix = options.keyPrefix;
+  }
+
+  /** Each configured key by the hashed id reports would give it (`key#3f9a1c0e`): which keys, never their values. */
+  configuredIds(): Partial<Record<KeyName, string>> {
+    return Object.fromEntries([...this.byHash].map(([hash, name]) => [name, `key#${hash.slice(0, 8)}`]));
   }
 
   /** The credentials of a request with these headers (names in any case). */
@@ -81,6 +94,17 @@ export class Keyring {
   }
 
   private fromToken(token: string, via: Via, notAKey: string): Credential {
+    const key = `${via} ${notAKey} ${token}`;
+    let credential = this.read.get(key);
+    if (!credential) {
+      if (this.read.size >= REMEMBERED_TOKENS) this.read.clear();
+      credential = this.readToken(token, via, notAKey);
+      this.read.set(key, credential);
+    }
+    return credential;
+  }
+
+  private readToken(token: string, via: Via, notAKey: string): Credential {
     const nearMiss = nearMissShown(token);
     if (nearMiss) return { ...nearMiss, kind: 'near-miss', via };
     if (MADE_UP_KEY_SHOWN.test(token)) return { kind: 'made-up', via };
@@ -132,7 +156,7 @@ export function keyIdOf(key: string): string {
 }
 
 function hashOf(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 const isKeyName = (name: string): name is KeyName => (KEY_NAMES as readonly string[]).includes(name);

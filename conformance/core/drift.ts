@@ -4,11 +4,13 @@
  * it. The DRIFT checks judge the undocumented kinds from these findings and the reports list all of
  * them, so a report's drift section and the checks' verdicts cannot disagree.
  */
-import type { ContractValidator } from '../../spec/contract.ts';
+import type { ContractValidator, ValidationResult } from '../../spec/contract.ts';
 import { mediaTypesOf, operationsOf } from '../../spec/contract.ts';
 import type { Operation } from '../../spec/contract.ts';
 import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
 import { DRIFT_KINDS, isFinal } from './types.ts';
+import { BodyMemo } from './body-memo.ts';
+import { shownExchange } from './evidence.ts';
 
 /**
  * The check whose verdict each kind decides: the DRIFT checks (advisory, failures under --strict)
@@ -44,6 +46,13 @@ interface Seen {
   finding: Omit<DriftFinding, 'responses' | 'of' | 'example'>;
   first: Exchange;
   responses: number;
+}
+
+/** A drift tally as a shard's result carries it. */
+export interface DriftDump {
+  seen: [string, Seen][];
+  judgedBy: [string, number][];
+  judged: number;
 }
 
 /** A run's traffic is judged once (by the DRIFT checks, then the report), and again if more was sent. */
@@ -107,9 +116,28 @@ export class DriftTally {
             ...operationOf(ctx, operationId),
             status,
           },
-          first: exchange,
+          first: shownExchange(exchange),
           responses: 1,
         });
+    }
+  }
+
+  /** The tally as a shard's result carries it. */
+  dump(): DriftDump {
+    return { seen: [...this.seen], judgedBy: [...this.judgedBy], judged: this.judged };
+  }
+
+  /** Joins another shard's tally into this one: counts added, the earlier exchange kept. */
+  absorb(dump: DriftDump): void {
+    this.judged += dump.judged;
+    for (const [key, n] of dump.judgedBy) this.judgedBy.set(key, (this.judgedBy.get(key) ?? 0) + n);
+    for (const [key, other] of dump.seen) {
+      const known = this.seen.get(key);
+      if (!known) this.seen.set(key, other);
+      else {
+        known.responses += other.responses;
+        if (other.first.seq < known.first.seq) known.first = other.first;
+      }
     }
   }
 
@@ -177,7 +205,7 @@ export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift 
       ? {
           operationId,
           status: exchange.response.status,
-          differences: differencesOf(operationId, exchange.response, ctx),
+          differences: differencesOf(exchange, operationId, ctx),
         }
       : undefined;
   analysedAnswers.set(exchange, drift ?? null);
@@ -189,6 +217,119 @@ export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift 
  * analysis (schema validation is the dearest part of judging an answer).
  */
 const analysedAnswers = new WeakMap<Exchange, AnswerDrift | null>();
+
+/**
+ * An answer's body validated against its schema as ENVELOPE-005 chooses it (the documented JSON
+ * body; for an undocumented status, the error envelope or the success body): with objects closed
+ * (an undocumented field is an error: drift) and open (what the spec requires: ENVELOPE-005).
+ */
+export interface AnswerValidation {
+  closed: ValidationResult;
+  open: ValidationResult;
+}
+
+/** Each answer is validated once, for the drift analysis and ENVELOPE-005 alike. */
+const validations = new WeakMap<Exchange, AnswerValidation | null>();
+
+/**
+ * The validation of an answer's JSON body, or undefined when its status documents no JSON body (or
+ * it has none). A body the closed schema accepts, the open one accepts too, unless the spec uses a
+ * keyword for which fewer matches can pass (`not`, `oneOf`, `if`, `maxContains`): then the open
+ * schema is asked as well. Most answers are thus validated once.
+ */
+export function validationOf(
+  exchange: Exchange,
+  operationId: string,
+  ctx: Pick<DriftContext, 'contract' | 'closedContract'>,
+): AnswerValidation | undefined {
+  const known = validations.get(exchange);
+  if (known !== undefined) return known ?? undefined;
+  const response = exchange.response;
+  const validation =
+    response && response.json !== undefined
+      ? bodyValidations(ctx.contract, operationId, response.status).of(
+          response,
+          () => validate(response.json, operationId, response.status, ctx) ?? null,
+        )
+      : null;
+  validations.set(exchange, validation);
+  return validation ?? undefined;
+}
+
+function validate(
+  json: unknown,
+  operationId: string,
+  status: number,
+  ctx: Pick<DriftContext, 'contract' | 'closedContract'>,
+): AnswerValidation | undefined {
+  const documented = ctx.contract.documentsStatus(operationId, status);
+  const isJson = allowedTypes(ctx.contract, operationId, status).includes('application/json');
+  const judge = (contract: ContractValidator) =>
+    documented
+      ? isJson
+        ? contract.validateResponse(operationId, status, json)
+        : undefined
+      : status >= 400
+        ? contract.validateSchema('ErrorEnvelope', json)
+        : contract.validateResponse(operationId, 200, json);
+  const closed = judge(ctx.closedContract);
+  const open = closed?.valid && closedImpliesOpen(ctx.contract) ? closed : judge(ctx.contract);
+  return closed && open ? { closed, open } : undefined;
+}
+
+/**
+ * The validations of the bodies an operation answered with a status, remembered by the body: a
+ * recording holds the same answers again and again, and validation is the dearest part of judging one.
+ */
+const validationsByAnswer = new WeakMap<ContractValidator, Map<string, BodyMemo<AnswerValidation | null>>>();
+function bodyValidations(
+  contract: ContractValidator,
+  operationId: string,
+  status: number,
+): BodyMemo<AnswerValidation | null> {
+  let byAnswer = validationsByAnswer.get(contract);
+  if (!byAnswer) {
+    byAnswer = new Map();
+    validationsByAnswer.set(contract, byAnswer);
+  }
+  const key = `${operationId} ${status}`;
+  let memo = byAnswer.get(key);
+  if (!memo) {
+    memo = new BodyMemo();
+    byAnswer.set(key, memo);
+  }
+  return memo;
+}
+
+/** Whether every body a spec's closed schemas accept its open schemas accept too (no keyword that turns on fewer matches). */
+const monotone = new WeakMap<ContractValidator, boolean>();
+function closedImpliesOpen(contract: ContractValidator): boolean {
+  let known = monotone.get(contract);
+  if (known === undefined) {
+    known = !/"(not|oneOf|if|maxContains)":/.test(JSON.stringify(contract.doc));
+    monotone.set(contract, known);
+  }
+  return known;
+}
+
+/** The media types an operation documents for a status (the JSON type for an undocumented one), worked out once. */
+const typesOf = new WeakMap<ContractValidator, Map<string, string[]>>();
+function allowedTypes(contract: ContractValidator, operationId: string, status: number): string[] {
+  let byAnswer = typesOf.get(contract);
+  if (!byAnswer) {
+    byAnswer = new Map();
+    typesOf.set(contract, byAnswer);
+  }
+  const key = `${operationId} ${status}`;
+  let types = byAnswer.get(key);
+  if (!types) {
+    types = contract.documentsStatus(operationId, status)
+      ? mediaTypesOf(contract.doc, contract.operation(operationId), String(status))
+      : ['application/json'];
+    byAnswer.set(key, types);
+  }
+  return types;
+}
 
 /** Answers of documented operations with a body to judge: HEAD answers carry none. */
 function documentedOperation(exchange: Exchange, ctx: DriftContext): string | undefined {
@@ -206,16 +347,15 @@ function operationOf(
 
 type Difference = Pick<DriftFinding, 'kind' | 'where' | 'message'> & { check?: string };
 
-function differencesOf(operationId: string, response: ResponseData, ctx: DriftContext): Difference[] {
+function differencesOf(exchange: Exchange, operationId: string, ctx: DriftContext): Difference[] {
+  const response = exchange.response as ResponseData;
   const { status } = response;
   const documented = ctx.contract.documentsStatus(operationId, status);
   const differences: Difference[] = [];
   if (!documented)
     differences.push({ kind: 'status', where: 'status', message: 'not documented for this operation' });
 
-  const allowed = documented
-    ? mediaTypesOf(ctx.contract.doc, ctx.contract.operation(operationId), String(status))
-    : ['application/json'];
+  const allowed = allowedTypes(ctx.contract, operationId, status);
   if (response.body !== '' && !(response.mediaType && allowed.includes(response.mediaType))) {
     differences.push({
       kind: 'content-type',
@@ -224,23 +364,14 @@ function differencesOf(operationId: string, response: ResponseData, ctx: DriftCo
     });
   }
 
-  // Which schema applies, as ENVELOPE-005 decides it: the documented JSON body; for an undocumented
-  // status, the error envelope (4xx, 5xx) or the success body.
-  const judge = (contract: ContractValidator) =>
-    documented
-      ? allowed.includes('application/json')
-        ? contract.validateResponse(operationId, status, response.json)
-        : undefined
-      : status >= 400
-        ? contract.validateSchema('ErrorEnvelope', response.json)
-        : contract.validateResponse(operationId, 200, response.json);
   if (response.json === undefined) {
     if (response.body !== '' && (!documented || allowed.includes('application/json'))) {
       differences.push({ kind: 'schema', where: '(body)', message: 'not JSON', check: 'ENVELOPE-004' });
     }
     return differences;
   }
-  for (const error of judge(ctx.closedContract)?.errors ?? []) {
+  const validation = validationOf(exchange, operationId, ctx);
+  for (const error of validation?.closed.errors ?? []) {
     const { path, message, detail } = parseError(error);
     if (UNDOCUMENTED.test(message) && detail !== undefined) {
       differences.push({
@@ -250,7 +381,7 @@ function differencesOf(operationId: string, response: ResponseData, ctx: DriftCo
       });
     }
   }
-  for (const error of judge(ctx.contract)?.errors ?? []) {
+  for (const error of validation?.open.errors ?? []) {
     const { path, message, detail } = parseError(error);
     const required = /^must have required property '(.*)'$/.exec(message);
     differences.push(

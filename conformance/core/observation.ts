@@ -22,8 +22,17 @@ export type AnswerKind =
   /** JSON, or an answer that carries no body by its nature (HEAD, 304) or by its recording. */
   | 'usable';
 
-export interface Observation {
+/**
+ * An exchange as a finding shows it, and the source it came from: an observation itself, or what a
+ * cross-exchange rule kept of one (`evidence.ts`).
+ */
+export interface Evidence {
   readonly exchange: Exchange;
+  /** Whether the exchange came from a live run or a recording. */
+  readonly source: 'live' | 'traffic';
+}
+
+export interface Observation extends Evidence {
   /** The documented operation of this method and path, when there is one. */
   readonly op?: OperationModel;
   /** Its path parameters, decoded. */
@@ -50,8 +59,6 @@ export interface Observation {
   readonly private?: boolean;
   /** Live runs: the name of the catalogue transform that made the request. */
   readonly transform?: string;
-  /** Whether the exchange came from a live run or a recording. */
-  readonly source: 'live' | 'traffic';
 }
 
 const HTML = /^\s*(<!doctype html|<html|<head|<body)/i;

@@ -31,13 +31,28 @@ export function pathBelow(url: URL, basePath: string): string {
   return basePath && path.startsWith(basePath) ? path.slice(basePath.length) || '/' : path;
 }
 
+/** URLs parsed lately, by their text: a recording asks the same few URLs again and again. */
+const parsedUrls = new Map<string, URL>();
+const PARSED_URLS = 256;
+
+/** A URL parsed, or remembered; observations only read it (its query included). */
+function parsedUrl(text: string): URL {
+  let url = parsedUrls.get(text);
+  if (!url) {
+    if (parsedUrls.size >= PARSED_URLS) parsedUrls.delete(parsedUrls.keys().next().value as string);
+    url = new URL(text);
+    parsedUrls.set(text, url);
+  }
+  return url;
+}
+
 export function observe(
   exchange: Exchange,
   options: ObserveOptions,
   tags: ProbeTags = {},
   bodyless = false,
 ): Observation {
-  const url = new URL(exchange.request.url);
+  const url = parsedUrl(exchange.request.url);
   const path = pathBelow(url, options.basePath);
   const matched = hasDotSegment(exchange.request.url)
     ? undefined
@@ -74,6 +89,8 @@ export function targetBelow(url: string, basePath: string): string {
 
 /** A `.` or `..` segment (or a `%2e` spelling of one): no documented path has one. */
 function hasDotSegment(url: string): boolean {
+  // A dot segment starts right after a slash: most URLs have no such dot at all.
+  if (!/\/(?:\.|%2e)/i.test(url)) return false;
   const path = url.replace(/^[a-z]+:\/\/[^/]+/i, '').split(/[?#]/)[0] ?? '';
   return path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
 }

@@ -11,7 +11,7 @@ import type { Area, Exchange, Level, MockMode, RequestSpec } from './types.ts';
 import type { Campaign, KeyName, Via } from './roles.ts';
 import type { NearMiss } from './near-miss.ts';
 import type { Credential } from './credentials.ts';
-import type { Observation } from './observation.ts';
+import type { Evidence, Observation } from './observation.ts';
 import type { OperationModel, SpecModel } from './spec-model.ts';
 import type { OwaspCategory } from './owasp.ts';
 import type { RuleState } from './state.ts';
@@ -47,35 +47,32 @@ export interface RuleDeclaration {
   requestHeaders?: readonly string[];
 }
 
-/** One verdict on one record (an answer, a walk, a pair of answers). */
+/**
+ * One verdict on one record (an answer, a walk, a pair of answers), with the exchange that shows it:
+ * the observation judged, or evidence a cross-exchange rule kept (`evidence.ts`).
+ */
 export type Judgement =
-  | { verdict: 'holds'; obs?: Observation }
+  | { verdict: 'holds'; obs?: Evidence }
   /** `owasp`: the category this finding falls under, for a rule whose findings fall under several. */
-  | { verdict: 'breaks'; problem: string; obs?: Observation; hint?: string; owasp?: OwaspCategory }
-  | { verdict: 'unjudged'; reason: string; obs?: Observation }
+  | { verdict: 'breaks'; problem: string; obs?: Evidence; hint?: string; owasp?: OwaspCategory }
+  | { verdict: 'unjudged'; reason: string; obs?: Evidence }
   /** Advisory rules: what the deployment chose, and whether it differs from the project's decision. */
-  | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Observation; hint?: string };
+  | { verdict: 'chose'; choice: string; differs?: boolean | string[]; obs?: Evidence; hint?: string };
 
-export const holds = (obs?: Observation): Judgement =>
-  obs ? { verdict: 'holds', obs } : { verdict: 'holds' };
-export const breaks = (
-  problem: string,
-  obs?: Observation,
-  hint?: string,
-  owasp?: OwaspCategory,
-): Judgement => ({
+export const holds = (obs?: Evidence): Judgement => (obs ? { verdict: 'holds', obs } : { verdict: 'holds' });
+export const breaks = (problem: string, obs?: Evidence, hint?: string, owasp?: OwaspCategory): Judgement => ({
   verdict: 'breaks',
   problem,
   ...(obs ? { obs } : {}),
   ...(hint ? { hint } : {}),
   ...(owasp ? { owasp } : {}),
 });
-export const unjudged = (reason: string, obs?: Observation): Judgement => ({
+export const unjudged = (reason: string, obs?: Evidence): Judgement => ({
   verdict: 'unjudged',
   reason,
   ...(obs ? { obs } : {}),
 });
-export const chose = (choice: string, differs: boolean | string[], obs?: Observation): Judgement => ({
+export const chose = (choice: string, differs: boolean | string[], obs?: Evidence): Judgement => ({
   verdict: 'chose',
   choice,
   differs,
@@ -97,10 +94,20 @@ export interface RuleContext {
   readonly state: RuleState;
 }
 
-/** A judge over many exchanges: it sees every observation, then gives its verdicts. */
+/** What a cross-exchange judge is made with: the run's context, and the id of the rule it judges for. */
+export interface AcrossContext extends RuleContext {
+  /** Names the tables of a judge that several rules make alike (`keylessAcross`). */
+  readonly ruleId: string;
+}
+
+/**
+ * A judge over many exchanges: it sees every observation, then gives its verdicts. It keeps its
+ * state in the tables of `RuleContext.state` alone, made when it is made, so that the state of a
+ * recording's shards, joined, gives the verdicts of the whole recording.
+ */
 export interface Across {
   see(obs: Observation): void;
-  finish(): Judgement[];
+  finish(): Iterable<Judgement>;
 }
 
 /** One request a rule needs from a live run. */
@@ -203,6 +210,11 @@ export interface Rule extends RuleDeclaration {
    * met is a fault even if a retry would have succeeded. Every other rule judges final attempts only.
    */
   judgesEveryAttempt?: true;
+  /**
+   * Its cross-exchange verdict is drawn from state it keeps itself, not from `ctx.state`'s tables, so
+   * shards of a recording cannot join it: a recording judged in shards skips it, saying so.
+   */
+  wholeRecording?: true;
   /** The operations it applies to; every live GET operation when absent. */
   appliesTo?(op: OperationModel): boolean;
   /** The requests a live run needs for this rule on one operation. */
@@ -212,7 +224,7 @@ export interface Rule extends RuleDeclaration {
   /** One exchange's verdict; undefined when the exchange is none of this rule's concern. */
   judge?(obs: Observation, ctx: RuleContext): Judgement | readonly Judgement[] | undefined;
   /** A judge over every exchange of the run, made afresh for each run. */
-  across?(ctx: RuleContext): Across;
+  across?(ctx: AcrossContext): Across;
 }
 
 /** Whether a rule applies to an operation: its own test, or every live GET by default. */

@@ -1,26 +1,35 @@
 /**
- * The per-item state of the cross-exchange rules (`Across`), kept within a memory budget. A rule
- * keeps a few facts per item (a walk's digests and counts, the campaigns an item was answered to)
- * in tables it names; a day's recording has millions of items, so past the budget the largest
- * table spills to an embedded SQLite database on disk (better-sqlite3: synchronous, as the judge
- * is, and its page cache bounded), and keeps only its most recently written records in memory.
+ * The per-item state of the cross-exchange rules (`Across`) and the judge's findings, kept within a
+ * memory budget and mergeable. A rule keeps a few facts per item (a walk's digests and counts, the
+ * campaigns an item was answered to) in tables it names; a day's recording has millions of items,
+ * so past the budget the largest tables spill to an embedded SQLite database on disk
+ * (better-sqlite3: synchronous, as the judge is, and its page cache bounded; loaded only when a
+ * table first spills), keeping in memory only the records written since.
+ *
+ * Each table says how two records of one key kept apart are joined (`Merge`): a recording split in
+ * shards (`--shard i/n`) is judged shard by shard, and the shards' tables joined record by record
+ * give the state the whole recording would have given. A merge is therefore commutative and
+ * associative (a union, a sum, the earlier of two), and a rule's records are written so that
+ * judging the exchanges in any order gives the same record.
  *
  * A record is plain data (objects, arrays, Maps and Sets of numbers and strings): it is stored as
- * V8's structured clone, so no rule writes a format of its own. A live run's state never spills:
- * its budget is unbounded, and its tables are plain Maps.
+ * tagged JSON (`encodeRecord`), so no rule writes a format of its own. A recording's tables read back in
+ * key order, in memory or on disk alike, so verdicts drawn from them come in one order whatever
+ * spilled. A live run's state never spills: its tables are plain Maps.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
 import type BetterSqlite3 from 'better-sqlite3';
+
+/** Joins two records of one key, kept apart (two shards of a recording): commutative and associative. */
+export type Merge<R> = (kept: R, other: R) => R;
 
 /** One table of records by key; a Map's manners, within the run's budget. */
 export interface StateTable<R> {
   get(key: string): R | undefined;
   set(key: string, record: R): void;
-  /** Every record, in no promised order (a spilled table's are read back from disk as they come). */
+  /** Every record: a recording's in key order (a live run's as written). */
   entries(): IterableIterator<[string, R]>;
   keys(): IterableIterator<string>;
   readonly size: number;
@@ -28,21 +37,89 @@ export interface StateTable<R> {
 
 /** Where the rules of one run keep their state. */
 export interface RuleState {
-  /** The table of this name (made on first use): one per rule and purpose, e.g. `WALK-DETAIL-002 details`. */
-  table<R>(name: string): StateTable<R>;
+  /**
+   * The table of this name (made on first use): one per rule and purpose, e.g. `WALK-DETAIL-002
+   * details`, made when the rule's judge is made, so that a merge knows every table by its name.
+   */
+  table<R>(name: string, merge: Merge<R>): StateTable<R>;
 }
+
+/**
+ * A record as text: JSON, with what JSON cannot hold itself (Maps, Sets, `undefined`, a number that
+ * is not finite) tagged, and a plain object that has the tag's own key wrapped, so no body's data
+ * can pass for a tag. Text, not V8's structured clone: a clone is a buffer allocated outside V8's
+ * heap, and spilling a million of them left the process hundreds of megabytes it never gave back.
+ */
+export function encodeRecord(record: unknown): string {
+  return JSON.stringify(record, tagged);
+}
+
+/** A record from its text (`encodeRecord`). */
+export function decodeRecord(text: string): unknown {
+  return untagged(JSON.parse(text));
+}
+
+/** The key of a tag: no JSON a deployment sends holds it unwrapped. */
+const TAG = '\u0000t';
+
+function tagged(this: unknown, _key: string, value: unknown): unknown {
+  if (value === undefined) return { [TAG]: 'u' };
+  if (typeof value === 'number') return Number.isFinite(value) ? value : { [TAG]: 'n', v: String(value) };
+  if (value instanceof Map) return { [TAG]: 'm', v: [...value] };
+  if (value instanceof Set) return { [TAG]: 's', v: [...value] };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, TAG))
+    return { [TAG]: 'o', v: Object.entries(value) };
+  return value;
+}
+
+function untagged(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = untagged(value[i]);
+    return value;
+  }
+  const object = value as Record<string, unknown>;
+  if (Object.hasOwn(object, TAG)) {
+    const inner = object.v;
+    switch (object[TAG]) {
+      case 'u':
+        return undefined;
+      case 'n':
+        return Number(inner);
+      case 'm':
+        return new Map(untagged(inner) as [unknown, unknown][]);
+      case 's':
+        return new Set(untagged(inner) as unknown[]);
+      default:
+        return Object.fromEntries(untagged(inner) as [string, unknown][]);
+    }
+  }
+  for (const key of Object.keys(object)) object[key] = untagged(object[key]);
+  return object;
+}
+
+/** One record of a state as a shard's result carries it. */
+export interface StateRecord {
+  table: string;
+  key: string;
+  record: unknown;
+}
+
+/** A shard's record names a table no rule of this run keeps: the shards ran other rules. */
+export class UnknownTableError extends Error {}
 
 /** Records written to a spilled table kept in memory before they are written to disk together. */
 const WRITE_BACK = 20_000;
 /**
- * A record's cost in memory, from its serialized size: V8's objects, Maps and their slots take about
- * three times the bytes of their structured clone, and a table's slot some 200 more (measured: a
- * walk's versions, 190 bytes serialized, take 800 bytes of heap).
+ * A record's cost in memory, from the length of its text: V8's objects, Maps and their slots take
+ * about twice the characters of their JSON, and a table's slot some 200 bytes more.
  */
-const HEAP_PER_SERIALIZED_BYTE = 3;
+const HEAP_PER_SERIALIZED_BYTE = 2;
 const RECORD_OVERHEAD = 200;
 /** How often a new record's size is measured (every Nth); the mean stands for the rest. */
 const SAMPLE_EVERY = 32;
+/** Spilling stops once the estimate is down to this share of the budget, so it does not spill again at once. */
+const SPILL_TO = 0.7;
 
 /** The state of a run with no budget: plain Maps (a live run's, and a test's). */
 export class UnboundedState implements RuleState {
@@ -59,12 +136,14 @@ export class UnboundedState implements RuleState {
 }
 
 /**
- * The state of a recording's run: tables in memory until their estimated size passes `budgetBytes`,
- * then the largest spills to disk, and so on. `close()` removes the database.
+ * The state of a recording's run: tables in memory until their estimated size passes `budgetBytes`;
+ * then, when the run next gives it the chance (`relieve`, between batches of entries), the largest
+ * spill to disk. `close()` removes the database.
  */
 export class BudgetedState implements RuleState {
   private readonly tables = new Map<string, BudgetedTable<unknown>>();
   private database: Database | undefined;
+  private estimate = 0;
   /** How many tables spilled, for reports and tests. */
   spilled = 0;
 
@@ -74,35 +153,65 @@ export class BudgetedState implements RuleState {
     this.budgetBytes = budgetBytes;
   }
 
-  table<R>(name: string): StateTable<R> {
+  table<R>(name: string, merge: Merge<R>): StateTable<R> {
     let table = this.tables.get(name);
     if (!table) {
-      table = new BudgetedTable(name, () => this.overBudget());
+      table = new BudgetedTable(name, merge as Merge<unknown>, () => this.measure());
       this.tables.set(name, table);
     }
     return table as StateTable<R>;
   }
 
-  /** Called as tables grow: spills the largest in-memory tables until the estimate is within budget. */
-  private overBudget(): void {
-    let total = 0;
-    for (const table of this.tables.values()) total += table.estimatedBytes;
-    if (total <= this.budgetBytes) return;
+  /** Whether the tables in memory are estimated past the budget (`relieve` spills them). */
+  get overBudget(): boolean {
+    return this.estimate > this.budgetBytes;
+  }
+
+  /**
+   * Spills the largest tables in memory until the estimate is well within the budget: a table that
+   * spilled already writes back the records it holds in memory, another spills.
+   */
+  async relieve(): Promise<void> {
+    this.measure();
+    if (!this.overBudget) return;
     const largest = [...this.tables.values()]
-      .filter((t) => !t.isSpilled && t.size > 0)
+      .filter((t) => t.estimatedBytes > 0)
       .sort((a, b) => b.estimatedBytes - a.estimatedBytes);
     for (const table of largest) {
-      if (total <= this.budgetBytes * 0.7) break;
-      total -= table.estimatedBytes;
-      this.database ??= openDatabase();
-      table.spillTo(this.database, this.spilled++);
+      if (this.estimate <= this.budgetBytes * SPILL_TO) break;
+      if (table.isSpilled) table.writeBack();
+      else {
+        this.database ??= await openDatabase();
+        table.spillTo(this.database, this.spilled++);
+      }
+      this.measure();
     }
+  }
+
+  /** Every record of every table, for a shard's result. */
+  *records(): Generator<StateRecord> {
+    for (const [name, table] of this.tables) {
+      for (const [key, record] of table.entries()) yield { table: name, key, record };
+    }
+  }
+
+  /** Joins a record of another shard's state into its table (`Merge`). */
+  absorb({ table: name, key, record }: StateRecord): void {
+    const table = this.tables.get(name);
+    if (!table) throw new UnknownTableError(`state of a rule this run does not judge ("${name}")`);
+    table.absorb(key, record);
   }
 
   /** Removes the database, when one was made. */
   close(): void {
     this.database?.close();
     this.database = undefined;
+  }
+
+  private measure(): void {
+    let total = 0;
+    for (const table of this.tables.values()) total += table.estimatedBytes;
+    this.estimate = total;
   }
 }
 
@@ -111,9 +220,12 @@ interface Database {
   close(): void;
 }
 
-/** A database in a temporary folder of its own, written without a journal: it lives as long as the run. */
-function openDatabase(): Database {
-  const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+/**
+ * A database in a temporary folder of its own, written without a journal: it lives as long as the
+ * run. The native module is loaded here, on the first spill, so runs that never spill never load it.
+ */
+async function openDatabase(): Promise<Database> {
+  const { default: Sqlite } = await import('better-sqlite3');
   const folder = mkdtempSync(join(tmpdir(), 'conformance-state-'));
   const db = new Sqlite(join(folder, 'state.db'));
   db.pragma('journal_mode = OFF');
@@ -137,10 +249,12 @@ class BudgetedTable<R> implements StateTable<R> {
   private disk: DiskTable | undefined;
 
   readonly name: string;
+  private readonly merge: Merge<R>;
   private readonly grown: () => void;
 
-  constructor(name: string, grown: () => void) {
+  constructor(name: string, merge: Merge<R>, grown: () => void) {
     this.name = name;
+    this.merge = merge;
     this.grown = grown;
   }
 
@@ -171,17 +285,25 @@ class BudgetedTable<R> implements StateTable<R> {
     if (this.disk && this.memory.size >= WRITE_BACK && !this.memory.has(key)) this.flush();
     const isNew = !this.memory.has(key);
     this.memory.set(key, record);
-    if (this.disk) return;
-    if (isNew && this.added++ % SAMPLE_EVERY === 0) {
-      this.sampled++;
-      this.sampledBytes += key.length * 2 + HEAP_PER_SERIALIZED_BYTE * serialize(record).length;
-      this.grown();
-    }
+    if (this.disk || !isNew || this.added++ % SAMPLE_EVERY !== 0) return;
+    this.sampled++;
+    this.sampledBytes += key.length * 2 + HEAP_PER_SERIALIZED_BYTE * encodeRecord(record).length;
+    this.grown();
+  }
+
+  absorb(key: string, record: R): void {
+    const kept = this.get(key);
+    this.set(key, kept === undefined ? record : this.merge(kept, record));
   }
 
   /** Moves every record to disk; from then on, memory holds only the records written since the last flush. */
   spillTo(database: Database, n: number): void {
     this.disk = new DiskTable(database.db, `t${n}`);
+    this.flush();
+  }
+
+  /** Writes the records held in memory to disk (a spilled table's). */
+  writeBack(): void {
     this.flush();
   }
 
@@ -192,12 +314,16 @@ class BudgetedTable<R> implements StateTable<R> {
   }
 
   *entries(): IterableIterator<[string, R]> {
-    if (!this.disk) {
-      yield* this.memory.entries();
+    if (this.disk) {
+      this.flush();
+      yield* this.disk.entries() as IterableIterator<[string, R]>;
       return;
     }
-    this.flush();
-    yield* this.disk.entries() as IterableIterator<[string, R]>;
+    // A snapshot of the keys, each read when its turn comes: the table may spill meanwhile.
+    for (const key of [...this.memory.keys()].sort()) {
+      const record = this.get(key);
+      if (record !== undefined) yield [key, record];
+    }
   }
 
   *keys(): IterableIterator<string> {
@@ -208,30 +334,93 @@ class BudgetedTable<R> implements StateTable<R> {
 /** Records read back from disk at a time: no statement stays open while a rule reads other tables. */
 const PAGE = 2_000;
 
-/** One spilled table: key and structured clone, by key. */
+/**
+ * A key as stored: UTF-16 big-endian bytes, which SQLite compares in the order JavaScript compares
+ * strings (code unit by code unit), so a spilled table reads back in the order a table in memory does.
+ */
+const keyBytes = (key: string) => Buffer.from(key, 'utf16le').swap16();
+const keyOf = (bytes: Buffer) => Buffer.from(bytes).swap16().toString('utf16le');
+
+/**
+ * The keys a spilled table holds on disk, as Bloom filters: a key none of them may hold is not on
+ * disk, and no query is made for it. Most keys a recording asks for are new (an item seen for the
+ * first time), and a query costs more than judging an exchange. When a filter holds as many keys as
+ * it was made for, another twice as large takes the next ones, so a wrong "maybe" stays rare.
+ */
+class KeysOnDisk {
+  private readonly filters: { bits: Uint32Array; capacity: number; count: number }[] = [];
+
+  add(key: string): void {
+    let filter = this.filters.at(-1);
+    if (!filter || filter.count >= filter.capacity) {
+      const capacity = filter ? filter.capacity * 2 : FIRST_CAPACITY;
+      filter = { bits: new Uint32Array((capacity * BITS_PER_KEY) / 32), capacity, count: 0 };
+      this.filters.push(filter);
+    }
+    const size = filter.bits.length * 32;
+    for (const bit of bitsOf(key, size))
+      filter.bits[bit >>> 5] = (filter.bits[bit >>> 5] as number) | (1 << (bit & 31));
+    filter.count++;
+  }
+
+  /** False when the key is surely not on disk. */
+  mayHold(key: string): boolean {
+    return this.filters.some(({ bits }) =>
+      bitsOf(key, bits.length * 32).every((bit) => ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0),
+    );
+  }
+}
+
+/** Keys the first filter is made for; bits per key (with four hashes, one wrong "maybe" in some 600). */
+const FIRST_CAPACITY = 1 << 16;
+const BITS_PER_KEY = 16;
+const HASHES = 4;
+
+/** The bits of a key in a filter of `size` bits: two FNV-1a hashes combined (double hashing). */
+function bitsOf(key: string, size: number): number[] {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  const bits: number[] = [];
+  for (let i = 0; i < HASHES; i++) bits.push(((a + Math.imul(i, b | 1)) >>> 0) % size);
+  return bits;
+}
+
+/** One spilled table: key and record as text, by key. */
 class DiskTable {
+  private readonly keys = new KeysOnDisk();
   private readonly select: BetterSqlite3.Statement;
   private readonly upsert: BetterSqlite3.Statement;
+  private readonly first: BetterSqlite3.Statement;
   private readonly page: BetterSqlite3.Statement;
   private readonly count: BetterSqlite3.Statement;
   private readonly writeAll: (records: Map<string, unknown>) => void;
 
   constructor(db: BetterSqlite3.Database, name: string) {
-    db.exec(`CREATE TABLE ${name} (k TEXT PRIMARY KEY, v BLOB) WITHOUT ROWID`);
+    db.exec(`CREATE TABLE ${name} (k BLOB PRIMARY KEY, v TEXT) WITHOUT ROWID`);
     this.select = db.prepare(`SELECT v FROM ${name} WHERE k = ?`).pluck();
     this.upsert = db.prepare(
       `INSERT INTO ${name} (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v`,
     );
+    this.first = db.prepare(`SELECT k, v FROM ${name} ORDER BY k LIMIT ${PAGE}`).raw();
     this.page = db.prepare(`SELECT k, v FROM ${name} WHERE k > ? ORDER BY k LIMIT ${PAGE}`).raw();
     this.count = db.prepare(`SELECT count(*) FROM ${name}`).pluck();
     this.writeAll = db.transaction((records: Map<string, unknown>) => {
-      for (const [key, record] of records) this.upsert.run(key, serialize(record));
+      for (const [key, record] of records) {
+        this.upsert.run(keyBytes(key), encodeRecord(record));
+        this.keys.add(key);
+      }
     });
   }
 
   get(key: string): unknown {
-    const bytes = this.select.get(key) as Buffer | undefined;
-    return bytes === undefined ? undefined : deserialize(bytes);
+    if (!this.keys.mayHold(key)) return undefined;
+    const text = this.select.get(keyBytes(key)) as string | undefined;
+    return text === undefined ? undefined : decodeRecord(text);
   }
 
   size(): number {
@@ -243,10 +432,10 @@ class DiskTable {
   }
 
   *entries(): IterableIterator<[string, unknown]> {
-    let after = '';
+    let after: Buffer | undefined;
     for (;;) {
-      const rows = this.page.all(after) as [string, Buffer][];
-      for (const [key, bytes] of rows) yield [key, deserialize(bytes)];
+      const rows = (after === undefined ? this.first.all() : this.page.all(after)) as [Buffer, string][];
+      for (const [key, text] of rows) yield [keyOf(key), decodeRecord(text)];
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) return;
       after = last[0];

@@ -186,6 +186,8 @@ export interface ResponseData {
   json?: unknown;
   /** Why the body is not JSON (empty bodies have neither `json` nor `jsonError`). */
   jsonError?: string;
+  /** A recording holds the answer's status and headers, not its body: `body` is empty for want of it. */
+  unrecorded?: true;
 }
 
 export type FailureKind =
@@ -323,7 +325,10 @@ export interface CheckResult {
   hint?: string;
   /** Why a check was skipped or inconclusive. */
   reason?: string;
+  /** The findings, each once with how often it was seen (the first 500 in memory, every one in the JSON report). */
   details?: string[];
+  /** How many distinct findings there are, when `details` in memory holds fewer. */
+  findings?: number;
   request?: RequestInfo;
   /** What came back to that request (the body cut to 500 characters). */
   response?: { status: number; contentType?: string; body: string };

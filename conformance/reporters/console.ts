@@ -81,12 +81,7 @@ function headerLines(report: Report, verbosity: Verbosity): string[] {
   return lines;
 }
 
-function failureLines(
-  report: Report,
-  verbosity: Verbosity,
-  paint: Paint,
-  more: (n: number) => string,
-): string[] {
+function failureLines(report: Report, verbosity: Verbosity, paint: Paint, more: More): string[] {
   const failures = report.results.filter(
     (r) => r.status === 'fail' && r.expectedFailure?.state !== 'failing',
   );
@@ -96,7 +91,7 @@ function failureLines(
   return lines;
 }
 
-function middleLines(report: Report, verbosity: Verbosity, more: (n: number) => string): string[] {
+function middleLines(report: Report, verbosity: Verbosity, more: More): string[] {
   const lines = [...expectationLines(report)];
   const advisories = report.results.filter((r) => r.status === 'advisory');
   const notRun = report.results.filter((r) => r.status === 'skip' || r.status === 'not-judged');
@@ -129,7 +124,7 @@ function middleLines(report: Report, verbosity: Verbosity, more: (n: number) => 
 }
 
 /** The drift in full when it fails the run or under --verbose (examples capped), else one line. */
-function driftSummary(report: Report, verbosity: Verbosity, more: (n: number) => string): string[] {
+function driftSummary(report: Report, verbosity: Verbosity, more: More): string[] {
   const { drift } = report;
   const failing = report.results.some((r) => r.drift && r.status === 'fail');
   if (drift.findings.length === 0 || verbosity === 'verbose') return driftLines(report);
@@ -190,11 +185,21 @@ export function pathLines(paths: readonly string[]): string[] {
   return paths.map((path) => `report: ${path}`);
 }
 
-/** "… and N more (see PATH)": the first report that holds every example, else --verbose. */
-function moreHint(paths: readonly string[], verbosity: Verbosity): (hidden: number) => string {
-  const full = paths.find((p) => /\.(json|html)$/.test(p)) ?? paths[0];
+/** How a report says how many examples it left out, and where they all are. */
+type More = (hidden: number, jsonOnly?: boolean) => string;
+
+/**
+ * "… and N more (see PATH)": the first report that holds every example, else --verbose. Beyond the
+ * findings a result holds in memory, only the JSON report lists them all.
+ */
+function moreHint(paths: readonly string[], verbosity: Verbosity): More {
+  const json = paths.find((p) => p.endsWith('.json'));
+  const full = json ?? paths.find((p) => p.endsWith('.html')) ?? paths[0];
   const where = full ? `see ${full}` : verbosity === 'verbose' ? 'left out' : '--verbose shows them';
-  return (hidden) => `… and ${hidden} more (${where})`;
+  return (hidden, jsonOnly = false) => {
+    if (!jsonOnly) return `… and ${hidden} more (${where})`;
+    return `… and ${hidden} more (${json ? `see ${json}` : 'the JSON report lists every one: --reporter json'})`;
+  };
 }
 
 function areaTable(results: CheckResult[]): string {
@@ -209,12 +214,7 @@ function areaTable(results: CheckResult[]): string {
   return [header, ...rows].join('\n');
 }
 
-function failureBlock(
-  r: CheckResult,
-  verbosity: Verbosity,
-  paint: Paint,
-  more: (n: number) => string,
-): string[] {
+function failureBlock(r: CheckResult, verbosity: Verbosity, paint: Paint, more: More): string[] {
   const block = [
     paint.bad(`✗ ${r.id} [${r.effectiveLevel}, ${r.section}] ${r.title}`),
     `    expected:  ${r.expected}`,
@@ -225,9 +225,10 @@ function failureBlock(
     block.push('    details:   every difference is listed under DRIFT');
   } else if (r.details && r.details.length > 1) {
     const shown = verbosity === 'verbose' ? r.details : r.details.slice(0, EXAMPLES);
+    const total = r.findings ?? r.details.length;
     block.push('    details:');
     for (const d of shown) block.push(`      - ${d}`);
-    if (shown.length < r.details.length) block.push(`      ${more(r.details.length - shown.length)}`);
+    if (shown.length < total) block.push(`      ${more(total - shown.length, r.findings !== undefined)}`);
   }
   if (r.request) block.push(`    reproduce: ${r.request.curl}`);
   return block;

@@ -172,8 +172,13 @@ function failureCard(r: CheckResult, cls: string, extra = ''): string {
   ];
   if (r.hint) rows.push(['hint', esc(r.hint)]);
   if (r.drift) rows.push(['details', 'every difference is listed under <a href="#drift">drift</a>']);
-  else if (r.details && r.details.length > 1)
-    rows.push(['details', `<ul>${r.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>`]);
+  else if (r.details && r.details.length > 1) {
+    const beyond =
+      r.findings === undefined
+        ? ''
+        : `<li>… and ${r.findings - r.details.length} more: the JSON report lists every one</li>`;
+    rows.push(['details', `<ul>${r.details.map((d) => `<li>${esc(d)}</li>`).join('')}${beyond}</ul>`]);
+  }
   if (r.response) {
     rows.push([
       'answer',

@@ -224,7 +224,12 @@ function testCase(r: CheckResult, report: Report, share: (r: CheckResult) => num
       r.hint ? `hint: ${r.hint}` : '',
       ...(r.drift
         ? ['every difference is listed in the drift suite']
-        : (r.details ?? []).map((d) => `- ${d}`)),
+        : [
+            ...(r.details ?? []).map((d) => `- ${d}`),
+            ...(r.findings === undefined
+              ? []
+              : [`… and ${r.findings - (r.details?.length ?? 0)} more: the JSON report lists every one`]),
+          ]),
       r.request ? `reproduce: ${r.request.curl}` : '',
     ]
       .filter(Boolean)

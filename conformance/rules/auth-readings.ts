@@ -18,9 +18,12 @@ import {
 import type { Observation } from '../core/observation.ts';
 import type { Campaign, Role, Via } from '../core/roles.ts';
 import { PRIMARY_KEY, reads, roleOf, VIAS } from '../core/roles.ts';
-import type { Across, Ask, Judgement, Probe, RuleContext, World } from '../core/rule.ts';
+import type { Across, AcrossContext, Ask, Judgement, Probe, World } from '../core/rule.ts';
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
+import type { RuleState, StateTable } from '../core/state.ts';
+import { EvidenceTable } from '../core/evidence.ts';
+import type { OwaspCategory } from '../core/owasp.ts';
 import type { MockMode, ResponseData } from '../core/types.ts';
 import { collectionRequest } from './requests.ts';
 
@@ -173,66 +176,97 @@ export function canonical(value: unknown): string {
 /** The data of an answer, or undefined for a recording without its body. */
 export const dataIn = (obs: Observation) => (obs.bodyless ? undefined : dataOf(obs.exchange.response));
 
-/** Verdicts kept small until a source is read whole: counts, and the words of the first problems. */
-export class HeldVerdicts {
-  private held = 0;
-  private readonly problems: Judgement[] = [];
-  private extraProblems = 0;
-  private readonly choices = new Map<string, { n: number; judgement: Judgement }>();
+/** A verdict held until the source is read whole: how many records gave it, and its hint. */
+interface Held {
+  n: number;
+  differs?: boolean | string[];
+  hint?: string;
+  /** The OWASP category the finding falls under, for a rule that places each finding. */
+  owasp?: OwaspCategory;
+}
 
-  get size(): number {
-    return (
-      this.held +
-      this.problems.length +
-      this.extraProblems +
-      [...this.choices.values()].reduce((s, c) => s + c.n, 0)
-    );
+const joinHeld = (kept: Held, other: Held): Held => ({
+  ...kept,
+  n: kept.n + other.n,
+  ...(kept.differs === undefined && other.differs !== undefined ? { differs: other.differs } : {}),
+  ...(kept.hint === undefined && other.hint !== undefined ? { hint: other.hint } : {}),
+  ...(kept.owasp === undefined && other.owasp !== undefined ? { owasp: other.owasp } : {}),
+});
+const sum = (kept: number, other: number) => kept + other;
+
+/** Problems whose exchange is kept as evidence (the earliest). */
+const MAX_HELD_EVIDENCE = 500;
+
+/**
+ * Verdicts kept small until a source is read whole, in tables of the run's state: how many held,
+ * and each distinct problem and choice with how many records gave it.
+ */
+export class HeldVerdicts {
+  private readonly counts: StateTable<number>;
+  private readonly problems: StateTable<Held>;
+  private readonly choices: StateTable<Held>;
+  private readonly evidence: EvidenceTable;
+
+  constructor(state: RuleState, name: string) {
+    this.counts = state.table<number>(`${name} held`, sum);
+    this.problems = state.table<Held>(`${name} held problems`, joinHeld);
+    this.choices = state.table<Held>(`${name} held choices`, joinHeld);
+    this.evidence = new EvidenceTable(state, `${name} held evidence`, MAX_HELD_EVIDENCE);
   }
 
-  add(judgement: Judgement | undefined): void {
+  /** How many verdicts are held. */
+  get size(): number {
+    let n = this.counts.get('holds') ?? 0;
+    for (const table of [this.problems, this.choices]) for (const [, held] of table.entries()) n += held.n;
+    return n;
+  }
+
+  add(judgement: Judgement | undefined, obs: Observation): void {
     if (!judgement) return;
     switch (judgement.verdict) {
       case 'holds':
-        this.held++;
+        this.counts.set('holds', (this.counts.get('holds') ?? 0) + 1);
         return;
       case 'breaks':
-        if (this.problems.length < MAX_HELD_PROBLEMS)
-          this.problems.push(
-            this.problems.length === 0 ? judgement : ({ ...judgement, obs: undefined } as Judgement),
-          );
-        else this.extraProblems++;
+        this.hold(this.problems, `p ${judgement.problem}`, { n: 1, ...hintOf(judgement) }, obs);
         return;
-      case 'chose': {
-        const known = this.choices.get(judgement.choice);
-        if (known) known.n++;
-        else this.choices.set(judgement.choice, { n: 1, judgement });
+      case 'chose':
+        this.hold(this.choices, `c ${judgement.choice}`, { n: 1, differs: judgement.differs ?? false }, obs);
         return;
-      }
       case 'unjudged':
         return;
     }
   }
 
+  private hold(table: StateTable<Held>, key: string, held: Held, obs: Observation): void {
+    const known = table.get(key);
+    table.set(key, known ? joinHeld(known, held) : held);
+    if (!known) this.evidence.keep(key, obs);
+  }
+
   /** Every verdict held, as the judge counts them. */
-  release(): Judgement[] {
-    const out: Judgement[] = [];
-    for (let i = 0; i < this.held; i++) out.push(holds());
-    out.push(...this.problems);
-    const last = this.problems.at(-1);
-    for (let i = 0; i < this.extraProblems && last?.verdict === 'breaks'; i++) out.push(breaks(last.problem));
-    for (const { n, judgement } of this.choices.values()) {
-      out.push(judgement);
-      for (let i = 1; i < n; i++)
-        out.push(
-          judgement.verdict === 'chose' ? chose(judgement.choice, judgement.differs ?? false) : judgement,
-        );
+  *release(): Generator<Judgement> {
+    for (let i = this.counts.get('holds') ?? 0; i > 0; i--) yield holds();
+    for (const [key, { n, hint, owasp }] of this.problems.entries()) {
+      const problem = key.slice(2);
+      const evidence = this.evidence.get(key);
+      for (let i = 0; i < n; i++) yield breaks(problem, i === 0 ? evidence : undefined, hint, owasp);
     }
-    return out;
+    for (const [key, { n, differs }] of this.choices.entries()) {
+      const choice = key.slice(2);
+      const evidence = this.evidence.get(key);
+      for (let i = 0; i < n; i++) yield chose(choice, differs ?? false, i === 0 ? evidence : undefined);
+    }
   }
 }
 
-/** Problems held word for word (the judge keeps no more than this many either). */
-const MAX_HELD_PROBLEMS = 500;
+const hintOf = (judgement: Judgement) =>
+  judgement.verdict !== 'breaks'
+    ? {}
+    : {
+        ...(judgement.hint ? { hint: judgement.hint } : {}),
+        ...(judgement.owasp ? { owasp: judgement.owasp } : {}),
+      };
 
 /** Why keyless requests of a recording are left unjudged when no exchange shows a key header. */
 export const NO_KEY_HEADER_RECORDED =
@@ -243,24 +277,28 @@ export const NO_KEY_HEADER_RECORDED =
  * recording that shows no key header anywhere leaves them unjudged, with that reason.
  */
 export function keylessAcross(
-  ctx: RuleContext,
+  ctx: AcrossContext,
   judgeKeyless: (obs: Observation) => Judgement | undefined,
 ): Across {
-  let keysShown = false;
-  const verdicts = new HeldVerdicts();
+  const name = `${ctx.ruleId} keyless`;
+  const keysShown = ctx.state.table<boolean>(`${name} keys shown`, (a, b) => a || b);
+  const verdicts = new HeldVerdicts(ctx.state, name);
   return {
     see(obs) {
       if (obs.credential.kind !== 'none') {
-        keysShown ||= obs.credential.kind !== 'unseen';
+        if (obs.credential.kind !== 'unseen' && !keysShown.get('')) keysShown.set('', true);
         return;
       }
-      verdicts.add(judgeKeyless(obs));
+      verdicts.add(judgeKeyless(obs), obs);
     },
-    finish() {
-      if (verdicts.size === 0) return [];
-      if (!keysShown && ctx.source === 'traffic')
-        return [unjudged(`${verdicts.size} keyless answers: ${NO_KEY_HEADER_RECORDED}`)];
-      return verdicts.release();
+    *finish() {
+      const held = verdicts.size;
+      if (held === 0) return;
+      if (!keysShown.get('') && ctx.source === 'traffic') {
+        yield unjudged(`${held} keyless answers: ${NO_KEY_HEADER_RECORDED}`);
+        return;
+      }
+      yield* verdicts.release();
     },
   };
 }

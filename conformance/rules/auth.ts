@@ -6,7 +6,8 @@
  */
 import { answered, answersAs, describe, errorOf, idsIn, isClientError, isSuccess } from '../core/answers.ts';
 import { credentialLabel } from '../core/credentials.ts';
-import type { Observation } from '../core/observation.ts';
+import { EvidenceTable } from '../core/evidence.ts';
+import type { Evidence, Observation } from '../core/observation.ts';
 import type { Campaign } from '../core/roles.ts';
 import { NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, REVOKED_KEY, reads, roleOf } from '../core/roles.ts';
 import type { Across, Judgement, Probe, Rule, RuleContext, World } from '../core/rule.ts';
@@ -251,7 +252,7 @@ export const authRules: Rule[] = [
       ...onTargets(op, world, { key: REVOKED_KEY, via: 'bearer' }, 'first'),
       ...onTargets(op, world, { madeUp: 'bearer' }, 'first'),
     ],
-    across: (ctx) => revokedLikeUnknownAcross(ctx.spec),
+    across: (ctx) => revokedLikeUnknownAcross(ctx.spec, ctx.state),
   },
   {
     id: 'AUTH-011',
@@ -352,7 +353,6 @@ function campaignOfSide(side: Observation['credential']): Campaign | undefined {
 
 /** Requests with two different credentials kept for the verdict: a few facts each, never a body. */
 interface TwoKeys {
-  obs?: Observation;
   status: number;
   /** Undefined when the answer has no error code, or was recorded without its body. */
   code?: string;
@@ -365,8 +365,16 @@ interface TwoKeys {
   xApiKey: Observation['credential'];
 }
 
-/** Kept at most (a recording may hold many); the rest are not reported one by one. */
+/** Kept at most (a recording may hold many, the earliest are kept); the rest are not reported one by one. */
 const MAX_TWO_KEYS = 1000;
+
+const unionOf = <T>(kept: Set<T>, other: Set<T>): Set<T> => {
+  for (const value of other) kept.add(value);
+  return kept;
+};
+
+/** A key in the order of entries: a recording's requests read back earliest first. */
+const entryKey = (obs: Observation) => String(obs.exchange.seq).padStart(16, '0');
 
 /**
  * D-AUTH-BOTH: what a deployment does with two different keys, one per header: refuses (with what),
@@ -374,8 +382,10 @@ const MAX_TWO_KEYS = 1000;
  * campaigns that single keys were served each item).
  */
 function twoKeysAcross(spec: SpecModel, state: RuleState): Across {
-  const owners = state.table<Set<Campaign>>('AUTH-012 owners');
-  const seen: TwoKeys[] = [];
+  const owners = state.table<Set<Campaign>>('AUTH-012 owners', unionOf);
+  const seen = state.table<TwoKeys>('AUTH-012 requests', (kept) => kept);
+  const evidence = new EvidenceTable(state, 'AUTH-012 evidence', 1);
+  let kept = 0;
   return {
     see(obs) {
       const response = obs.exchange.response;
@@ -391,11 +401,11 @@ function twoKeysAcross(spec: SpecModel, state: RuleState): Across {
         }
         return;
       }
-      if (credential.kind !== 'two' || seen.length >= MAX_TWO_KEYS) return;
+      if (credential.kind !== 'two' || kept >= MAX_TWO_KEYS) return;
+      kept++;
       const code = obs.bodyless ? undefined : errorOf(response).code;
       const asked = obs.op.kind === 'item' ? obs.params[obs.op.pathParameters.at(-1) ?? ''] : undefined;
-      seen.push({
-        ...(seen.length === 0 ? { obs } : {}),
+      seen.set(entryKey(obs), {
         status: response.status,
         ...(typeof code === 'string' ? { code } : {}),
         served: idsIn(response).slice(0, 3),
@@ -404,23 +414,33 @@ function twoKeysAcross(spec: SpecModel, state: RuleState): Across {
         bearer: credential.bearer,
         xApiKey: credential.xApiKey,
       });
+      evidence.keep('first', obs);
     },
-    finish() {
-      return seen.map((two) => twoKeysChoice(spec, two, owners));
+    *finish() {
+      let n = 0;
+      for (const [, two] of seen.entries()) {
+        if (n++ === MAX_TWO_KEYS) return;
+        yield twoKeysChoice(spec, two, owners, n === 1 ? evidence.get('first') : undefined);
+      }
     },
   };
 }
 
-function twoKeysChoice(spec: SpecModel, two: TwoKeys, owners: StateTable<Set<Campaign>>): Judgement {
+function twoKeysChoice(
+  spec: SpecModel,
+  two: TwoKeys,
+  owners: StateTable<Set<Campaign>>,
+  obs: Evidence | undefined,
+): Judgement {
   const decided = spec.statusOfCode(TWO_KEYS_CODE) !== undefined;
   const shown = `${two.status}${two.code ? ` ${two.code}` : ''}`;
   const winner = winnerOf(two, owners);
-  if (winner) return chose(`${shown}: this deployment prefers ${winner}`, decided, two.obs);
+  if (winner) return chose(`${shown}: this deployment prefers ${winner}`, decided, obs);
   if (isClientError(two.status)) {
     const asDecided = two.status === spec.statusOfCode(TWO_KEYS_CODE) && two.code === TWO_KEYS_CODE;
-    return chose(`refuses two different keys: ${shown}`, decided && !asDecided, two.obs);
+    return chose(`refuses two different keys: ${shown}`, decided && !asDecided, obs);
   }
-  return chose(`${shown}: this deployment reads one of the two keys`, decided, two.obs);
+  return chose(`${shown}: this deployment reads one of the two keys`, decided, obs);
 }
 
 /**
@@ -447,13 +467,24 @@ function winnerOf(
   return byBearer === served ? 'Authorization' : 'x-api-key';
 }
 
+/** What a revoked key got on an operation, in one shape: how often, how reports show it, whether as decided. */
+interface RevokedAnswer {
+  n: number;
+  label: string;
+  decided: boolean;
+  seq: number;
+}
+
+const joinRevoked = (kept: RevokedAnswer, other: RevokedAnswer): RevokedAnswer => ({
+  ...(other.seq < kept.seq ? other : kept),
+  n: kept.n + other.n,
+});
+
 /** What a revoked key got, against what an unknown key got on the same operation (D-AUTH-REVOKED). */
-function revokedLikeUnknownAcross(spec: SpecModel): Across {
-  const unknown = new Map<string, Set<string>>();
-  const revokedAnswers = new Map<
-    string,
-    Map<string, { n: number; label: string; obs: Observation; decided: boolean }>
-  >();
+function revokedLikeUnknownAcross(spec: SpecModel, state: RuleState): Across {
+  const unknown = state.table<Set<string>>('AUTH-010 unknown', unionOf);
+  const revokedAnswers = state.table<RevokedAnswer>('AUTH-010 revoked', joinRevoked);
+  const evidence = new EvidenceTable(state, 'AUTH-010 evidence', 500);
   const shapeOf = (obs: Observation, response: ResponseData) =>
     obs.bodyless ? `${response.status}` : `${response.status} ${digestOf(response.json)}`;
   return {
@@ -462,43 +493,45 @@ function revokedLikeUnknownAcross(spec: SpecModel): Across {
       if (!secured(obs) || !response || !isClientError(response.status)) return;
       const op = obs.op.operationId;
       if (madeUp(obs)) {
-        unknown.set(op, (unknown.get(op) ?? new Set()).add(shapeOf(obs, response)));
+        const shapes = unknown.get(op) ?? new Set<string>();
+        const shape = shapeOf(obs, response);
+        if (!shapes.has(shape)) unknown.set(op, shapes.add(shape));
         return;
       }
       if (!revoked(obs)) return;
-      const answers = revokedAnswers.get(op) ?? new Map();
-      revokedAnswers.set(op, answers);
-      const shape = shapeOf(obs, response);
-      const known = answers.get(shape);
-      if (known) known.n++;
-      else
-        answers.set(shape, {
-          n: 1,
-          label: obs.bodyless ? `${response.status}` : answered(response),
-          obs,
-          decided:
-            obs.bodyless ||
-            answersAs(spec, response, UNUSABLE_KEY_CODE) ||
-            spec.statusOfCode(UNUSABLE_KEY_CODE) === undefined,
-        });
-    },
-    finish() {
-      const judgements: Judgement[] = [];
-      for (const [op, answers] of revokedAnswers) {
-        const unknownShapes = unknown.get(op);
-        for (const [shape, { n, label, obs, decided }] of answers) {
-          const same = unknownShapes === undefined ? undefined : unknownShapes.has(shape);
-          const compared =
-            same === undefined
-              ? ''
-              : same
-                ? '; the same answer as an unknown key'
-                : '; a different answer from an unknown key';
-          const choice = `this deployment answers ${label}${compared}`;
-          for (let i = 0; i < n; i++) judgements.push(chose(choice, !decided, i === 0 ? obs : undefined));
-        }
+      const key = JSON.stringify([op, shapeOf(obs, response)]);
+      const known = revokedAnswers.get(key);
+      if (known) {
+        known.n++;
+        revokedAnswers.set(key, known);
+        return;
       }
-      return judgements;
+      revokedAnswers.set(key, {
+        n: 1,
+        label: obs.bodyless ? `${response.status}` : answered(response),
+        decided:
+          obs.bodyless ||
+          answersAs(spec, response, UNUSABLE_KEY_CODE) ||
+          spec.statusOfCode(UNUSABLE_KEY_CODE) === undefined,
+        seq: obs.exchange.seq,
+      });
+      evidence.keep(key, obs);
+    },
+    *finish() {
+      for (const [key, { n, label, decided }] of revokedAnswers.entries()) {
+        const [op, shape] = JSON.parse(key) as [string, string];
+        const unknownShapes = unknown.get(op);
+        const same = unknownShapes === undefined ? undefined : unknownShapes.has(shape);
+        const compared =
+          same === undefined
+            ? ''
+            : same
+              ? '; the same answer as an unknown key'
+              : '; a different answer from an unknown key';
+        const choice = `this deployment answers ${label}${compared}`;
+        const obs = evidence.get(key);
+        for (let i = 0; i < n; i++) yield chose(choice, !decided, i === 0 ? obs : undefined);
+      }
     },
   };
 }

@@ -7,9 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, requestLine } from '../core/answers.ts';
+import { EvidenceTable } from '../core/evidence.ts';
 import type { Observation } from '../core/observation.ts';
 import { PRIMARY_KEY } from '../core/roles.ts';
-import type { Across, Judgement, Rule } from '../core/rule.ts';
+import type { Across, Rule } from '../core/rule.ts';
 import type { RuleState } from '../core/state.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { Exchange, RequestSpec, ResponseData } from '../core/types.ts';
@@ -90,14 +91,33 @@ export const cachingRules: Rule[] = [
   },
 ];
 
+/** The content an ETag was first given with: its digest, and the entry that gave it. */
+interface Tagged {
+  digest: string;
+  seq: number;
+}
+
+/** A 200 to If-None-Match under another tag than the tags sent: what the rule keeps of it. */
+interface Retagged {
+  tags: string[];
+  digest: string;
+  line: string;
+}
+
+/** Retagged answers whose exchange is kept as evidence (the earliest). */
+const MAX_EVIDENCE = 500;
+
 /**
  * 200 answers to If-None-Match that carry another tag than the one sent, compared with the answer
  * that gave that tag: the same content under a new tag means the tag changes on its own, so
  * If-None-Match can never match. Keeps one digest per tag seen, and the rare retagged answers.
  */
 function retaggedAcross(state: RuleState): Across {
-  const digestOfTag = state.table<string>('ENVELOPE-015 tags');
-  const retagged: { tags: string[]; digest: string; obs: Observation }[] = [];
+  const digestOfTag = state.table<Tagged>('ENVELOPE-015 tags', (kept, other) =>
+    other.seq < kept.seq ? other : kept,
+  );
+  const retagged = state.table<Retagged>('ENVELOPE-015 retagged', (kept) => kept);
+  const evidence = new EvidenceTable(state, 'ENVELOPE-015 evidence', MAX_EVIDENCE);
   return {
     see(obs) {
       const response = keyedRead(obs);
@@ -106,28 +126,27 @@ function retaggedAcross(state: RuleState): Across {
       const etag = response.headers.etag;
       if (sent === undefined) {
         if (etag !== undefined && digestOfTag.get(weak(etag)) === undefined)
-          digestOfTag.set(weak(etag), digestOf(response));
+          digestOfTag.set(weak(etag), { digest: digestOf(response), seq: obs.exchange.seq });
         return;
       }
       const tags = tagsOf(sent);
-      if (etag === undefined || !tags.includes(weak(etag)))
-        retagged.push({ tags, digest: digestOf(response), obs });
+      if (etag !== undefined && tags.includes(weak(etag))) return;
+      const key = String(obs.exchange.seq).padStart(16, '0');
+      retagged.set(key, { tags, digest: digestOf(response), line: requestLine(obs) });
+      evidence.keep(key, obs);
     },
-    finish() {
-      const judgements: Judgement[] = [];
-      for (const { tags, digest, obs } of retagged) {
-        const earlier = tags.map((tag) => digestOfTag.get(tag)).find((known) => known !== undefined);
+    *finish() {
+      for (const [key, { tags, digest, line }] of retagged.entries()) {
+        const earlier = tags.map((tag) => digestOfTag.get(tag)?.digest).find((known) => known !== undefined);
         if (earlier === undefined) continue;
-        judgements.push(
-          earlier === digest
-            ? breaks(
-                `${requestLine(obs)}: the same content came back under another ETag (or none), so If-None-Match never matches`,
-                obs,
-              )
-            : holds(obs),
-        );
+        const obs = evidence.get(key);
+        yield earlier === digest
+          ? breaks(
+              `${line}: the same content came back under another ETag (or none), so If-None-Match never matches`,
+              obs,
+            )
+          : holds(obs);
       }
-      return judgements;
     },
   };
 }

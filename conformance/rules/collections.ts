@@ -8,11 +8,14 @@ import { createHash } from 'node:crypto';
 import { isObject } from '../../spec/json-value.ts';
 import { describe, requestLine } from '../core/answers.ts';
 import { credentialLabel, roleOfCredential } from '../core/credentials.ts';
+import { BodyMemo } from '../core/body-memo.ts';
+import { EvidenceTable } from '../core/evidence.ts';
 import type { Observation } from '../core/observation.ts';
 import { EMPTY_CAMPAIGN_KEY, PRIMARY_KEY, reads } from '../core/roles.ts';
-import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
+import type { Across, Rule, RuleContext } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
-import type { OperationModel } from '../core/spec-model.ts';
+import type { ResponseData } from '../core/types.ts';
+import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { sharedFieldsOf } from './item-schemas.ts';
 import type { Seen } from './pages.ts';
 import {
@@ -26,11 +29,12 @@ import {
   metaCountOf,
   minuteOf,
   pageOf,
+  joinSeen,
   sameData,
   sentAt,
   widen,
 } from './pages.ts';
-import { canonical, pairsOf, Versions } from './pairs.ts';
+import { canonical, fingerprint, pairsOf, Versions } from './pairs.ts';
 import { collectionRequest, sweepRequests } from './requests.ts';
 
 const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${problem}`;
@@ -198,14 +202,26 @@ export const collectionRules: Rule[] = [
 interface Answered {
   /** When the reads that got the item were sent. */
   found?: Seen;
-  /** The reads that did not get it: when, how many, the first one's problem. */
-  missed?: { seen: Seen; reads: number; problem: string };
+  /** The reads that did not get it: when, how many, and the earliest one's entry and problem. */
+  missed?: { seen: Seen; reads: number; seq: number; problem: string };
+}
+
+/** Two records of one listed item's reads joined: both spans, both counts, the earlier problem. */
+function joinAnswered(kept: Answered, other: Answered): Answered {
+  const found = kept.found && other.found ? joinSeen(kept.found, other.found) : (kept.found ?? other.found);
+  const a = kept.missed;
+  const b = other.missed;
+  const missed =
+    a && b
+      ? { ...(b.seq < a.seq ? b : a), seen: joinSeen(a.seen, b.seen), reads: a.reads + b.reads }
+      : (a ?? b);
+  return { ...(found ? { found } : {}), ...(missed ? { missed } : {}) };
 }
 
 /** Exchanges of missed items a recording's rule keeps as evidence; a live run holds all of them anyway. */
 const EVIDENCE_KEPT = 64;
 
-/** Notes a read that did not get a listed item: the first one's problem, and how many and when. */
+/** Notes a read that did not get a listed item: the earliest one's problem, and how many and when. */
 function missedBy(item: Answered, obs: Observation): void {
   if (item.missed) {
     item.missed.seen = widen(item.missed.seen, sentAt(obs));
@@ -217,7 +233,7 @@ function missedBy(item: Answered, obs: Observation): void {
     obs,
     `answered ${describe(obs.exchange.response)}, though the collection listed it to ${to}`,
   );
-  item.missed = { seen: widen(undefined, sentAt(obs)), reads: 1, problem };
+  item.missed = { seen: widen(undefined, sentAt(obs)), reads: 1, seq: obs.exchange.seq, problem };
 }
 
 /**
@@ -227,17 +243,9 @@ function missedBy(item: Answered, obs: Observation): void {
  * recording, only when the list was within a minute of it.
  */
 function listedFoundAcross(ctx: RuleContext): Across {
-  const listed = ctx.state.table<Seen>('WALK-DETAIL-001 listed');
-  const answered = ctx.state.table<Answered>('WALK-DETAIL-001 answered');
-  const evidence = new Map<string, Observation>();
-  const keep = (key: string, obs: Observation) => {
-    if (!evidence.has(key) && (obs.source === 'live' || evidence.size < EVIDENCE_KEPT * 2))
-      evidence.set(key, obs);
-  };
-  const miss = (item: Answered, obs: Observation, key: string) => {
-    if (!item.missed) keep(`missed ${key}`, obs);
-    missedBy(item, obs);
-  };
+  const listed = ctx.state.table<Seen>('WALK-DETAIL-001 listed', joinSeen);
+  const answered = ctx.state.table<Answered>('WALK-DETAIL-001 answered', joinAnswered);
+  const evidence = new EvidenceTable(ctx.state, 'WALK-DETAIL-001 evidence', EVIDENCE_KEPT * 2);
   return {
     see(obs) {
       const holder = holderOf(obs.credential);
@@ -258,70 +266,110 @@ function listedFoundAcross(ctx: RuleContext): Across {
       const item = answered.get(key) ?? {};
       if (obs.exchange.response?.status === 200 && (obs.bodyless || itemOf(obs))) {
         item.found = widen(item.found, sentAt(obs));
-        if (obs.source === 'live') keep(`found ${key}`, obs);
-      } else miss(item, obs, key);
+        if (obs.source === 'live') evidence.keep(`found ${key}`, obs);
+      } else {
+        if (!item.missed) evidence.keep(`missed ${key}`, obs);
+        missedBy(item, obs);
+      }
       answered.set(key, item);
     },
-    finish() {
-      const judgements: Judgement[] = [];
+    *finish() {
       for (const [key, item] of answered.entries()) {
         const when = listed.get(key);
         if (!when) continue;
-        if (item.found && sameData(ctx.source, when, item.found))
-          judgements.push(holds(evidence.get(`found ${key}`)));
+        if (item.found && sameData(ctx.source, when, item.found)) yield holds(evidence.get(`found ${key}`));
         const { missed } = item;
         if (!missed || !sameData(ctx.source, when, missed.seen)) continue;
         const more = missed.reads > 1 ? ` (${missed.reads} reads of it missed)` : '';
-        judgements.push(breaks(`${missed.problem}${more}`, evidence.get(`missed ${key}`)));
+        yield breaks(`${missed.problem}${more}`, evidence.get(`missed ${key}`));
       }
-      return judgements;
     },
   };
+}
+
+/** The values of an item's shared fields, in the order the fields are named. */
+const pick = (value: Record<string, unknown>, fields: string[]) =>
+  Object.fromEntries(fields.map((field) => [field, value[field]]));
+
+/** Built with the fields in one order, their JSON is canonical but for objects inside a field. */
+const digestOfShared = (shared: Record<string, unknown>) => fingerprint(JSON.stringify(shared));
+
+/** A summary's shared fields, by the item it stands for (`getWalk <id>`), and their digest. */
+interface SharedFields {
+  item: string;
+  digest: string;
+  shared: Record<string, unknown>;
+}
+
+/** Each summary of a page, for each item operation of its collection: the shared fields and their digest. */
+function summariesOf(spec: SpecModel, op: OperationModel, page: readonly unknown[]): SharedFields[] {
+  return op.items.flatMap((itemOp) => {
+    const fields = sharedFieldsOf(spec, itemOp);
+    return page.flatMap((summary) => {
+      const id = idOf(summary);
+      if (id === undefined || !isObject(summary)) return [];
+      const shared = pick(summary, fields);
+      return [{ item: `${itemOp.operationId} ${id}`, digest: digestOfShared(shared), shared }];
+    });
+  });
+}
+
+/** One memo per operation: the same body means the same facts for one operation. */
+function memoOf<T>(memos: Map<string, BodyMemo<T>>, op: OperationModel): BodyMemo<T> {
+  let memo = memos.get(op.operationId);
+  if (!memo) {
+    memo = new BodyMemo<T>();
+    memos.set(op.operationId, memo);
+  }
+  return memo;
 }
 
 /** WALK-DETAIL-002: the shared fields of each item's summaries and details, compared once all are seen. */
 function sharedFieldsAcross(ctx: RuleContext): Across {
   const summaries = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 summaries');
   const details = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 details');
-  const fieldsOfItem = (op: OperationModel) => sharedFieldsOf(ctx.spec, op);
-  const pick = (value: Record<string, unknown>, fields: string[]) =>
-    Object.fromEntries(fields.map((field) => [field, value[field]]));
+  const pages = new Map<string, BodyMemo<SharedFields[]>>();
+  const items = new Map<string, BodyMemo<Omit<SharedFields, 'item'>>>();
   return {
     see(obs) {
       const op = obs.op;
+      const response = obs.exchange.response;
+      if (!response) return;
       if (op?.kind === 'collection') {
         const page = pageOf(obs);
-        for (const itemOp of page ? op.items : []) {
-          const fields = fieldsOfItem(itemOp);
-          for (const summary of page ?? []) {
-            const id = idOf(summary);
-            if (id === undefined || !isObject(summary)) continue;
-            const shared = pick(summary, fields);
-            summaries.add(`${itemOp.operationId} ${id}`, canonical(shared), () => shared, obs);
-          }
-        }
+        if (!page) return;
+        for (const { item, digest, shared } of memoOf(pages, op).of(response, () =>
+          summariesOf(ctx.spec, op, page),
+        ))
+          summaries.add(item, digest, () => shared, obs);
         return;
       }
       const id = askedId(obs);
       const detail = op?.kind === 'item' ? itemOf(obs) : undefined;
       if (!op || id === undefined || !detail) return;
-      const shared = pick(detail, fieldsOfItem(op));
-      details.add(`${op.operationId} ${id}`, canonical(shared), () => shared, obs);
+      const { digest, shared } = memoOf(items, op).of(response, () => {
+        const picked = pick(detail, sharedFieldsOf(ctx.spec, op));
+        return { digest: digestOfShared(picked), shared: picked };
+      });
+      details.add(`${op.operationId} ${id}`, digest, () => shared, obs);
     },
-    finish() {
-      return pairsOf(summaries, details, ctx.source).map(({ item, summary, detail }) => {
+    *finish() {
+      for (const { item, summary, detail } of pairsOf(summaries, details, ctx.source)) {
         const differing = Object.keys(summary.facts).filter(
           (field) => canonical(summary.facts[field]) !== canonical(detail.facts[field]),
         );
-        if (differing.length === 0) return holds(detail.obs);
+        if (differing.length === 0) {
+          yield holds(detail.obs);
+          continue;
+        }
         const name = item.split(' ').slice(1).join(' ');
         const lines = differing.map(
           (field) =>
             `detail ${field} ${JSON.stringify(detail.facts[field]) ?? 'missing'} ≠ summary ${field} ${JSON.stringify(summary.facts[field]) ?? 'missing'}`,
         );
         const where = detail.obs ? requestLine(detail.obs) : `item ${name}`;
-        return breaks(`${where}: ${lines.join('; ')}`, detail.obs);
-      });
+        yield breaks(`${where}: ${lines.join('; ')}`, detail.obs);
+      }
     },
   };
 }
@@ -330,63 +378,93 @@ function sharedFieldsAcross(ctx: RuleContext): Across {
 interface PageDigest {
   size: number;
   digest: string;
-  /** The page size asked (`limit=20`), as the advisory names a page. */
+  /** The page size asked (`limit=20`) by the earliest page of this content, as the advisory names a page. */
   asked: string;
+  seq: number;
+}
+
+/** A page's ids in order, and their digest. */
+interface PageIds {
+  ids: string[];
+  digest: string;
+}
+
+/** The pages of one holder in one minute: the largest one's ids, and every distinct page by size and digest. */
+interface PageGroup {
+  largest: PageIds;
+  pages: Map<string, PageDigest>;
 }
 
 const digestOf = (ids: readonly string[]) => createHash('sha1').update(ids.join('\n')).digest('hex');
+
+/** The larger page of two, and of two as large the one whose ids digest lower: whichever came first. */
+const largerPage = (a: PageIds, b: PageIds) =>
+  b.ids.length > a.ids.length || (b.ids.length === a.ids.length && b.digest < a.digest) ? b : a;
+
+const earlierPage = (a: PageDigest, b: PageDigest) => (b.seq < a.seq ? b : a);
+
+function joinPageGroups(kept: PageGroup, other: PageGroup): PageGroup {
+  for (const [key, page] of other.pages) {
+    const known = kept.pages.get(key);
+    kept.pages.set(key, known ? earlierPage(known, page) : page);
+  }
+  return { largest: largerPage(kept.largest, other.largest), pages: kept.pages };
+}
+
+const NO_PAGE: PageIds = { ids: [], digest: digestOf([]) };
 
 /**
  * WALKS-LIST-012: per collection, holder and query (and, in a recording, per minute), the largest
  * page's ids and the digests of the smaller pages; a smaller page is a prefix when its digest is
  * the digest of that many first ids of the largest.
  */
-function orderAcross(): Across {
-  const groups = new Map<string, { largest: string[]; pages: Map<string, PageDigest> }>();
-  const interned = new Map<string, string[]>();
+function orderAcross(ctx: RuleContext): Across {
+  const groups = ctx.state.table<PageGroup>('WALKS-LIST-012 pages', joinPageGroups);
+  const idsOf = new BodyMemo<PageIds>();
   return {
     see(obs) {
       const holder = holderOf(obs.credential);
       const op = obs.op;
       const page = op?.kind === 'collection' && holder && isPlainRead(obs) ? pageOf(obs) : undefined;
       if (!op || !page) return;
-      const ids = page.map((item) => idOf(item) ?? '');
-      const key = `${op.operationId} ${holder} ${minuteOf(obs)}`;
-      const group = groups.get(key) ?? { largest: [], pages: new Map<string, PageDigest>() };
-      groups.set(key, group);
-      const digest = digestOf(ids);
-      group.pages.set(`${ids.length} ${digest}`, {
-        size: ids.length,
-        digest,
-        asked: askedText(op, limitAsked(obs)),
+      const read = idsOf.of(obs.exchange.response as ResponseData, () => {
+        const ids = page.map((item) => idOf(item) ?? '');
+        return { ids, digest: digestOf(ids) };
       });
-      // Minute after minute of a recording shows the same page: keep one copy of its ids.
-      if (ids.length > group.largest.length) {
-        if (!interned.has(digest)) interned.set(digest, ids);
-        group.largest = interned.get(digest) ?? ids;
-      }
+      const key = `${op.operationId} ${holder} ${minuteOf(obs)}`;
+      const group = groups.get(key) ?? { largest: NO_PAGE, pages: new Map<string, PageDigest>() };
+      const pageKey = `${read.ids.length} ${read.digest}`;
+      const known = group.pages.get(pageKey);
+      const largest = largerPage(group.largest, read);
+      if (known && known.seq <= obs.exchange.seq && largest === group.largest) return;
+      const seen: PageDigest = {
+        size: read.ids.length,
+        digest: read.digest,
+        asked: askedText(op, limitAsked(obs)),
+        seq: obs.exchange.seq,
+      };
+      group.pages.set(pageKey, known ? earlierPage(known, seen) : seen);
+      group.largest = largest;
+      groups.set(key, group);
     },
-    finish() {
+    *finish() {
       let pages = 0;
       const notPrefix: string[] = [];
-      for (const { largest, pages: seen } of groups.values()) {
-        const whole = digestOf(largest);
-        for (const page of seen.values()) {
-          if (page.size === largest.length && page.digest === whole) continue;
+      for (const [, { largest, pages: seen }] of groups.entries()) {
+        for (const page of [...seen.values()].sort((a, b) => a.seq - b.seq)) {
+          if (page.size === largest.ids.length && page.digest === largest.digest) continue;
           pages++;
-          if (digestOf(largest.slice(0, page.size)) !== page.digest)
+          if (digestOf(largest.ids.slice(0, page.size)) !== page.digest)
             notPrefix.push(`${page.asked} (${page.size} items)`);
         }
       }
-      if (pages === 0) return [];
-      return [
-        notPrefix.length === 0
-          ? chose(`stable: all ${pages} smaller pages are prefixes of the largest page`, false)
-          : chose(
-              `not prefix-stable: ${notPrefix.length} of ${pages} smaller pages are not the first items of the largest page (e.g. ${notPrefix[0]})`,
-              true,
-            ),
-      ];
+      if (pages === 0) return;
+      yield notPrefix.length === 0
+        ? chose(`stable: all ${pages} smaller pages are prefixes of the largest page`, false)
+        : chose(
+            `not prefix-stable: ${notPrefix.length} of ${pages} smaller pages are not the first items of the largest page (e.g. ${notPrefix[0]})`,
+            true,
+          );
     },
   };
 }

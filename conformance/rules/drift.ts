@@ -7,6 +7,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { resolveRef } from '../../spec/contract.ts';
 import { errorOf, requestLine } from '../core/answers.ts';
+import { EvidenceTable } from '../core/evidence.ts';
 import type { Observation } from '../core/observation.ts';
 import { hasBody } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
@@ -143,8 +144,15 @@ export const codePairingRules: Rule[] = [
   },
 ];
 
-/** Findings held back at most, per run, while a recorded key is not yet shown valid. */
+/** Findings held back at most, per run, while a recorded key is not yet shown valid (the earliest). */
 const MAX_PENDING = 500;
+
+/** A verdict held back until the recording shows whether its key is valid. */
+interface Pending {
+  key: string;
+  /** The problem, when the answer broke the pairing. */
+  problem?: string;
+}
 
 /**
  * The status-to-code half of ENVELOPE-014 for keys a recording names but the run does not know: a
@@ -152,8 +160,9 @@ const MAX_PENDING = 500;
  * carry the stated code; a key never answered with data may be refused any way.
  */
 function recordedKeyPairs(ctx: RuleContext): Across {
-  const valid = new Set<string>();
-  const pending: { key: string; judgement: Judgement }[] = [];
+  const valid = ctx.state.table<boolean>('ENVELOPE-014 valid keys', (a, b) => a || b);
+  const pending = ctx.state.table<Pending>('ENVELOPE-014 pending', (kept) => kept);
+  const evidence = new EvidenceTable(ctx.state, 'ENVELOPE-014 evidence', MAX_PENDING);
   let held = 0;
   return {
     see(obs) {
@@ -161,25 +170,34 @@ function recordedKeyPairs(ctx: RuleContext): Across {
       const response = obs.exchange.response;
       if (credential.kind !== 'recorded' || !obs.op || !response) return;
       if (response.status >= 200 && response.status <= 299) {
-        valid.add(credential.id);
+        if (!valid.get(credential.id)) valid.set(credential.id, true);
         return;
       }
       const codes = statedPairs(ctx.spec).codesOf.get(response.status);
       if (!codes || obs.bodyless || response.json === undefined) return;
       const code = errorOf(response).code;
       const statuses = typeof code === 'string' ? statedPairs(ctx.spec).statusesOf.get(code) : undefined;
-      if (statuses) return;
-      const judgement =
+      if (statuses || held++ >= MAX_PENDING) return;
+      const key = String(obs.exchange.seq).padStart(16, '0');
+      pending.set(
+        key,
         typeof code === 'string' && codes.has(code)
-          ? holds(obs)
-          : breaks(
-              `${requestLine(obs)}: ${response.status} with error.code ${JSON.stringify(code)}, not ${quoted(codes)}`,
-              obs,
-            );
-      if (held++ < MAX_PENDING) pending.push({ key: credential.id, judgement });
+          ? { key: credential.id }
+          : {
+              key: credential.id,
+              problem: `${requestLine(obs)}: ${response.status} with error.code ${JSON.stringify(code)}, not ${quoted(codes)}`,
+            },
+      );
+      evidence.keep(key, obs);
     },
-    finish() {
-      return pending.filter(({ key }) => valid.has(key)).map(({ judgement }) => judgement);
+    *finish() {
+      let n = 0;
+      for (const [at, { key, problem }] of pending.entries()) {
+        if (n++ === MAX_PENDING) return;
+        if (!valid.get(key)) continue;
+        const obs = evidence.get(at);
+        yield problem === undefined ? holds(obs) : breaks(problem, obs);
+      }
     },
   };
 }

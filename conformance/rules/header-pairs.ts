@@ -8,7 +8,8 @@
  */
 import type { Credential } from '../core/credentials.ts';
 import { nearMissLabel } from '../core/near-miss.ts';
-import type { Observation } from '../core/observation.ts';
+import { EvidenceTable } from '../core/evidence.ts';
+import type { Evidence, Observation } from '../core/observation.ts';
 import type { Via } from '../core/roles.ts';
 import type { Across, Judgement } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
@@ -36,15 +37,31 @@ export interface PairRule {
 const ANSWER_HEADERS = ['accept', 'if-none-match', 'if-modified-since', 'prefer', 'range'];
 /** Answers closer in time than this see the same data and the same keys. */
 const SAME_TIME_MS = 60_000;
-/** Evidence kept for differing pairs (the judge keeps no more findings word for word either). */
+/** Pairs whose first exchange a recording's rule keeps as evidence (the earliest pairs'). */
 const MAX_EVIDENCE = 500;
 
-/** One pair's record in the run's state: the request as named, and the outcomes of each side by minute. */
+type Side = Map<number, Map<string, PairOutcome>>;
+
+/**
+ * One pair's record in the run's state: the request as named by its earliest exchange, and the
+ * outcomes of each side by minute.
+ */
 interface Pair {
   line: string;
-  sides: Record<Via, Map<number, Map<string, PairOutcome>>>;
-  /** Whether a differing pair was seen, its exchange kept (`MAX_EVIDENCE` at most) as evidence. */
-  differs?: true;
+  seq: number;
+  sides: Record<Via, Side>;
+}
+
+/** Two records of one pair joined: the earlier line, every outcome of either side. */
+function joinPairs(kept: Pair, other: Pair): Pair {
+  for (const via of ['bearer', 'x-api-key'] as const) {
+    for (const [bucket, outcomes] of other.sides[via]) {
+      const mine = kept.sides[via].get(bucket) ?? new Map<string, PairOutcome>();
+      for (const [key, outcome] of outcomes) if (!mine.has(key)) mine.set(key, outcome);
+      kept.sides[via].set(bucket, mine);
+    }
+  }
+  return other.seq < kept.seq ? { ...kept, line: other.line, seq: other.seq } : kept;
 }
 
 /** The credentials without the header they came in, for a credential that names one key. */
@@ -65,7 +82,19 @@ function sameKeyIdentity(credential: Credential): { id: string; label: string; v
   }
 }
 
+/** The pair of each observation, worked out once for the rules that pair requests (AUTH-002, AUTH-013). */
+const pairIds = new WeakMap<Observation, string>();
+
 function pairIdOf(obs: Observation, identity: string): string {
+  let id = pairIds.get(obs);
+  if (id === undefined) {
+    id = newPairIdOf(obs, identity);
+    pairIds.set(obs, id);
+  }
+  return id;
+}
+
+function newPairIdOf(obs: Observation, identity: string): string {
   const query = [...obs.query]
     .map(([k, v]) => `${k}=${v}`)
     .sort()
@@ -80,11 +109,14 @@ function pairIdOf(obs: Observation, identity: string): string {
 
 const keyOf = (o: PairOutcome) => `${o.status} ${o.code ?? ''} ${o.digest ?? ''}`;
 const bucketOf = (obs: Observation) => Math.floor((obs.exchange.startedAt ?? 0) / SAME_TIME_MS);
-const other = (via: Via): Via => (via === 'bearer' ? 'x-api-key' : 'bearer');
+
+/** The outcomes of one side in one bucket, in the order of their keys (however they were gathered). */
+const outcomesIn = (side: Side, bucket: number): PairOutcome[] =>
+  [...(side.get(bucket) ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
 
 /** The outcomes one side of a pair got near a time bucket. */
-function near(side: Map<number, Map<string, PairOutcome>>, bucket: number): PairOutcome[] {
-  return [bucket - 1, bucket, bucket + 1].flatMap((b) => [...(side.get(b)?.values() ?? [])]);
+function near(side: Side, bucket: number): PairOutcome[] {
+  return [bucket - 1, bucket, bucket + 1].flatMap((b) => outcomesIn(side, b));
 }
 
 /**
@@ -92,8 +124,8 @@ function near(side: Map<number, Map<string, PairOutcome>>, bucket: number): Pair
  * pairs are kept in the table `name` of the run's state.
  */
 export function headerPairsAcross(rule: PairRule, state: RuleState, name: string): Across {
-  const pairs = state.table<Pair>(name);
-  const evidence = new Map<string, Observation>();
+  const pairs = state.table<Pair>(name, joinPairs);
+  const evidence = new EvidenceTable(state, `${name} evidence`, MAX_EVIDENCE);
   return {
     see(obs) {
       const identity = sameKeyIdentity(obs.credential);
@@ -103,29 +135,23 @@ export function headerPairsAcross(rule: PairRule, state: RuleState, name: string
       const id = pairIdOf(obs, identity.id);
       const pair: Pair = pairs.get(id) ?? {
         line: `${requestLine(obs)} with ${identity.label}`,
+        seq: obs.exchange.seq,
         sides: { bearer: new Map(), 'x-api-key': new Map() },
       };
       const bucket = bucketOf(obs);
       const mine = pair.sides[identity.via].get(bucket) ?? new Map<string, PairOutcome>();
+      const key = keyOf(outcome);
+      if (mine.has(key)) return;
+      mine.set(key, outcome);
       pair.sides[identity.via].set(bucket, mine);
-      mine.set(keyOf(outcome), outcome);
-      if (!pair.differs && evidence.size < MAX_EVIDENCE) {
-        const theirs = near(pair.sides[other(identity.via)], bucket);
-        const [bearer, xApiKey] = identity.via === 'bearer' ? [[outcome], theirs] : [theirs, [outcome]];
-        if (theirs.length > 0 && !anyAlike(rule, bearer, xApiKey)) {
-          pair.differs = true;
-          evidence.set(id, obs);
-        }
-      }
       pairs.set(id, pair);
+      evidence.keep(id, obs);
     },
-    finish() {
-      const judgements: Judgement[] = [];
+    *finish() {
       for (const [id, pair] of pairs.entries()) {
         const verdict = verdictOf(rule, pair, evidence.get(id));
-        if (verdict) judgements.push(verdict);
+        if (verdict) yield verdict;
       }
-      return judgements;
     },
   };
 }
@@ -135,10 +161,10 @@ function anyAlike(rule: PairRule, bearer: PairOutcome[], xApiKey: PairOutcome[])
 }
 
 /** One pair's verdict: holds when some answers near in time are alike; none when never near. */
-function verdictOf(rule: PairRule, pair: Pair, evidence: Observation | undefined): Judgement | undefined {
+function verdictOf(rule: PairRule, pair: Pair, evidence: Evidence | undefined): Judgement | undefined {
   let compared: { bearer: PairOutcome; xApiKey: PairOutcome } | undefined;
-  for (const [bucket, outcomes] of pair.sides.bearer) {
-    const bearer = [...outcomes.values()];
+  for (const bucket of [...pair.sides.bearer.keys()].sort((a, b) => a - b)) {
+    const bearer = outcomesIn(pair.sides.bearer, bucket);
     const xApiKey = near(pair.sides['x-api-key'], bucket);
     if (xApiKey.length === 0) continue;
     if (anyAlike(rule, bearer, xApiKey)) return holds(evidence);

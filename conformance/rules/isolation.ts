@@ -10,7 +10,8 @@
  * seen, whatever their order; per item the rules keep a few bits and short strings, never a body.
  */
 import { answered, answersAs, errorOf, idsIn, isSuccess, requestLine } from '../core/answers.ts';
-import type { Observation } from '../core/observation.ts';
+import { EvidenceTable } from '../core/evidence.ts';
+import type { Evidence, Observation } from '../core/observation.ts';
 import type { Campaign, KeyName } from '../core/roles.ts';
 import { EMPTY_CAMPAIGN_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, roleOf } from '../core/roles.ts';
 import type { Across, Judgement, Probe, Rule, World } from '../core/rule.ts';
@@ -19,13 +20,11 @@ import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
 import { isObject } from '../../spec/json-value.ts';
 import { MOCK_CAMPAIGNS, onTargets, readingCampaign } from './auth-readings.ts';
+import { fingerprint } from './pairs.ts';
 
 /** What another campaign's item gets: exactly what an unknown item gets (§4.3 rule 1). */
 const NOT_FOUND = 'not_found';
 const BOLA = ['API1:2023'] as const;
-/** Findings whose exchange is kept as evidence (the judge keeps no more word for word either). */
-const MAX_EVIDENCE = 500;
-
 const CAMPAIGNS: readonly Campaign[] = ['primary', 'other', 'empty'];
 const BIT: Record<Campaign, number> = { primary: 1, other: 2, empty: 4 };
 const campaignsIn = (bits: number) => CAMPAIGNS.filter((c) => (bits & BIT[c]) !== 0);
@@ -39,6 +38,15 @@ interface Holding {
   listed: number;
   served: number;
 }
+
+const joinHoldings = (kept: Holding, other: Holding): Holding => ({
+  listed: kept.listed | other.listed,
+  served: kept.served | other.served,
+});
+const joinBits = (kept: number, other: number) => kept | other;
+
+/** Exchanges kept as evidence of who was listed or served an item (the earliest items'). */
+const MAX_HOLDING_EVIDENCE = 1000;
 
 /** The collection an exchange belongs to (an item operation's own), and the item ids it answered about. */
 function itemsOf(
@@ -56,19 +64,23 @@ function itemsOf(
 
 type Served = { collection: OperationModel; ids: string[]; asItem: boolean; campaign: Campaign };
 
+/** How an item was answered to a campaign's key: in a listing, or as the item itself. */
+type HoldingKind = 'listed' | 'served';
+
 /**
  * Which campaign holds which item, from the answers that served data to a key of a known role: two
- * bits per item in a table of the run's state, one table per collection, shared by the isolation
- * rules of a run (each is shown every exchange; the first to be shown one records it).
+ * bits per item (by `collection id`) in a table of the run's state, shared by the isolation rules
+ * of a run (each is shown every exchange; the first to be shown one records it), and the earliest
+ * exchange that listed or served each of the first items to each campaign, as evidence.
  */
 class Holdings {
-  private readonly tables = new Map<string, StateTable<Holding>>();
+  private readonly table: StateTable<Holding>;
+  private readonly evidence: EvidenceTable;
   private last: { obs: Observation; served: Served | undefined } | undefined;
 
-  private readonly state: RuleState;
-
   constructor(state: RuleState) {
-    this.state = state;
+    this.table = state.table<Holding>('ISOLATION holdings', joinHoldings);
+    this.evidence = new EvidenceTable(state, 'ISOLATION holdings evidence', MAX_HOLDING_EVIDENCE);
   }
 
   /** Records what an answer served; returns the items it served and the campaign, when it served any. */
@@ -85,27 +97,21 @@ class Holdings {
     const items = itemsOf(obs);
     if (!items || (!obs.bodyless && !servedData(response.json))) return undefined;
     const campaign = roleOf(obs.credential.key).campaign;
-    const table = this.tableOf(items.collection.operationId);
+    const kind: HoldingKind = items.asItem ? 'served' : 'listed';
     for (const id of items.ids) {
-      const holding = table.get(id) ?? { listed: 0, served: 0 };
-      if (items.asItem) holding.served |= BIT[campaign];
-      else holding.listed |= BIT[campaign];
-      table.set(id, holding);
+      const key = `${items.collection.operationId} ${id}`;
+      const holding = this.table.get(key) ?? { listed: 0, served: 0 };
+      if ((holding[kind] & BIT[campaign]) === 0) {
+        holding[kind] |= BIT[campaign];
+        this.table.set(key, holding);
+      }
+      this.evidence.keep(`${key} ${campaign} ${kind}`, obs);
     }
     return { ...items, campaign };
   }
 
-  private tableOf(collection: string): StateTable<Holding> {
-    let table = this.tables.get(collection);
-    if (!table) {
-      table = this.state.table(`ISOLATION holdings ${collection}`);
-      this.tables.set(collection, table);
-    }
-    return table;
-  }
-
   of(collection: OperationModel, id: string): Holding {
-    return this.tableOf(collection.operationId).get(id) ?? { listed: 0, served: 0 };
+    return this.table.get(`${collection.operationId} ${id}`) ?? { listed: 0, served: 0 };
   }
 
   /** The campaigns an item is known to belong to (0: an id no answer showed, an unknown id). */
@@ -114,9 +120,19 @@ class Holdings {
     return holding.listed | holding.served;
   }
 
+  /**
+   * The exchange that shows an item answered to the last of these campaigns (in the order primary,
+   * other, empty): where an item two campaigns were answered shows the second.
+   */
+  shownTo(collection: string, id: string, bits: number, kind: HoldingKind): Evidence | undefined {
+    const campaign = campaignsIn(bits).at(-1);
+    return campaign === undefined ? undefined : this.evidence.get(`${collection} ${id} ${campaign} ${kind}`);
+  }
+
   *entries(): Generator<{ collection: string; id: string; holding: Holding }> {
-    for (const [collection, items] of this.tables) {
-      for (const [id, holding] of items.entries()) yield { collection, id, holding };
+    for (const [key, holding] of this.table.entries()) {
+      const at = key.indexOf(' ');
+      yield { collection: key.slice(0, at), id: key.slice(at + 1), holding };
     }
   }
 }
@@ -176,54 +192,61 @@ function unknownFetches(op: OperationModel, world: World): Probe[] {
 /** ISOLATION-001: an item listed to the keys of two campaigns. */
 function listedAcross(state: RuleState): Across {
   const holdings = sharedHoldings(state);
-  const evidence = new Map<string, Observation>();
-  const listers = new Map<string, number>();
+  const listers = state.table<number>('ISOLATION-001 listers', joinBits);
   return {
     see(obs) {
       const seen = holdings.see(obs);
       if (!seen || seen.asItem) return;
-      listers.set(
-        seen.collection.operationId,
-        (listers.get(seen.collection.operationId) ?? 0) | BIT[seen.campaign],
-      );
-      for (const id of seen.ids) {
-        const key = `${seen.collection.operationId} ${id}`;
-        const { listed } = holdings.of(seen.collection, id);
-        if (campaignsIn(listed).length > 1 && !evidence.has(key) && evidence.size < MAX_EVIDENCE)
-          evidence.set(key, obs);
-      }
+      const collection = seen.collection.operationId;
+      const bits = listers.get(collection) ?? 0;
+      if ((bits & BIT[seen.campaign]) === 0) listers.set(collection, bits | BIT[seen.campaign]);
     },
-    finish() {
-      const judgements: Judgement[] = [];
+    *finish() {
       const alone = new Set<string>();
       for (const { collection, id, holding } of holdings.entries()) {
         if (holding.listed === 0) continue;
         if (campaignsIn(listers.get(collection) ?? 0).length < 2) {
           if (!alone.has(collection))
-            judgements.push(unjudged(`only one campaign’s key was answered a listing of ${collection}`));
+            yield unjudged(`only one campaign’s key was answered a listing of ${collection}`);
           alone.add(collection);
           continue;
         }
-        const key = `${collection} ${id}`;
-        judgements.push(
-          campaignsIn(holding.listed).length > 1
-            ? breaks(
-                `item ${id} is listed to ${named(holding.listed)}${whereListed(evidence.get(key))}`,
-                evidence.get(key),
-              )
-            : holds(),
-        );
+        if (campaignsIn(holding.listed).length < 2) {
+          yield holds();
+          continue;
+        }
+        const evidence = holdings.shownTo(collection, id, holding.listed, 'listed');
+        yield breaks(`item ${id} is listed to ${named(holding.listed)}${whereListed(evidence)}`, evidence);
       }
-      return judgements;
     },
   };
 }
 
-const whereListed = (obs: Observation | undefined) => (obs ? ` (${requestLine(obs)})` : '');
+const whereListed = (obs: Evidence | undefined) => (obs ? ` (${requestLine(obs)})` : '');
 
-/** How a key of another campaign was answered about an item, kept per item: not found, or what else. */
-type Asked = Map<Campaign, string>;
+/** How a key of another campaign was answered about an item: not found, or what else, and when first. */
+interface Answer {
+  answer: string;
+  seq: number;
+}
+/** The answers each campaign's key got about an item, by campaign. */
+type Asked = Map<Campaign, Answer>;
 const NOT_FOUND_ANSWER = 'not found';
+
+/** Of two answers to one campaign: any other answer before not found; the earlier of two others. */
+const tellingAnswer = (kept: Answer, other: Answer): Answer => {
+  if ((kept.answer === NOT_FOUND_ANSWER) !== (other.answer === NOT_FOUND_ANSWER))
+    return kept.answer === NOT_FOUND_ANSWER ? other : kept;
+  return other.seq < kept.seq ? other : kept;
+};
+
+function joinAsked(kept: Asked, other: Asked): Asked {
+  for (const [campaign, answer] of other) {
+    const known = kept.get(campaign);
+    kept.set(campaign, known ? tellingAnswer(known, answer) : answer);
+  }
+  return kept;
+}
 
 /** Whether an answer is the spec's `not_found` refusal (a recording without bodies: its status). */
 function isNotFound(spec: SpecModel, obs: Observation): boolean {
@@ -234,24 +257,17 @@ function isNotFound(spec: SpecModel, obs: Observation): boolean {
     : answersAs(spec, response, NOT_FOUND);
 }
 
+/** Findings whose exchange is kept as evidence (the earliest). */
+const MAX_EVIDENCE = 500;
+
 /** ISOLATION-002: items answered to keys of two campaigns; another campaign's item not found. */
 function crossAcross(spec: SpecModel, state: RuleState): Across {
   const holdings = sharedHoldings(state);
-  const asked = new Map<string, { collection: OperationModel; id: string; asked: Asked }>();
-  const evidence = new Map<string, Observation>();
-  const keep = (key: string, obs: Observation) => {
-    if (!evidence.has(key) && evidence.size < MAX_EVIDENCE) evidence.set(key, obs);
-  };
+  const asked = state.table<Asked>('ISOLATION-002 asked', joinAsked);
+  const evidence = new EvidenceTable(state, 'ISOLATION-002 evidence', MAX_EVIDENCE);
   return {
     see(obs) {
-      const served = holdings.see(obs);
-      if (served) {
-        for (const id of served.ids) {
-          if (campaignsIn(holdings.owners(served.collection, id)).length > 1)
-            keep(`${served.collection.operationId} ${id}`, obs);
-        }
-        return;
-      }
+      if (holdings.see(obs)) return;
       const campaign = readingCampaign(obs);
       const items = itemsOf(obs);
       const response = obs.exchange.response;
@@ -259,65 +275,67 @@ function crossAcross(spec: SpecModel, state: RuleState): Across {
         return;
       const [id] = items.ids as [string];
       const key = `${items.collection.operationId} ${id}`;
-      const entry = asked.get(key) ?? { collection: items.collection, id, asked: new Map() };
-      asked.set(key, entry);
       const answer = isNotFound(spec, obs)
         ? NOT_FOUND_ANSWER
         : obs.bodyless
           ? `${response.status}`
           : answered(response);
-      if (answer !== NOT_FOUND_ANSWER) keep(`${key} ${campaign}`, obs);
-      if (entry.asked.get(campaign) === undefined || answer !== NOT_FOUND_ANSWER)
-        entry.asked.set(campaign, answer);
+      if (answer !== NOT_FOUND_ANSWER) evidence.keep(`${key} ${campaign}`, obs);
+      const entry = asked.get(key) ?? new Map<Campaign, Answer>();
+      const known = entry.get(campaign);
+      const now = { answer, seq: obs.exchange.seq };
+      const telling = known ? tellingAnswer(known, now) : now;
+      if (telling === known) return;
+      entry.set(campaign, telling);
+      asked.set(key, entry);
     },
-    finish() {
-      if (spec.statusOfCode(NOT_FOUND) === undefined)
-        return [unjudged(`the spec under test names no "${NOT_FOUND}" error code`)];
-      return [...sharedItems(holdings, evidence), ...crossAnswers(spec, holdings, asked, evidence)];
+    *finish() {
+      if (spec.statusOfCode(NOT_FOUND) === undefined) {
+        yield unjudged(`the spec under test names no "${NOT_FOUND}" error code`);
+        return;
+      }
+      yield* sharedItems(holdings);
+      yield* crossAnswers(spec, holdings, asked, evidence);
     },
   };
 }
 
 /** Items served as items to a key of one campaign while another campaign's key was listed or served them. */
-function sharedItems(holdings: Holdings, evidence: Map<string, Observation>): Judgement[] {
-  const judgements: Judgement[] = [];
+function* sharedItems(holdings: Holdings): Generator<Judgement> {
   for (const { collection, id, holding } of holdings.entries()) {
     const owners = holding.listed | holding.served;
     if (holding.served === 0 || campaignsIn(owners).length < 2) continue;
-    judgements.push(
-      breaks(
-        `item ${id} is answered to keys of two campaigns: listed to ${named(holding.listed) || 'none'}, served as an item to ${named(holding.served)}`,
-        evidence.get(`${collection} ${id}`),
-      ),
+    yield breaks(
+      `item ${id} is answered to keys of two campaigns: listed to ${named(holding.listed) || 'none'}, served as an item to ${named(holding.served)}`,
+      holdings.shownTo(collection, id, holding.served, 'served'),
     );
   }
-  return judgements;
 }
 
 /** What each key of another campaign got for an item some campaign holds: the `not_found` refusal. */
-function crossAnswers(
+function* crossAnswers(
   spec: SpecModel,
   holdings: Holdings,
-  asked: Map<string, { collection: OperationModel; id: string; asked: Asked }>,
-  evidence: Map<string, Observation>,
-): Judgement[] {
-  const judgements: Judgement[] = [];
-  for (const [key, entry] of asked) {
-    const owners = holdings.owners(entry.collection, entry.id);
+  asked: StateTable<Asked>,
+  evidence: EvidenceTable,
+): Generator<Judgement> {
+  for (const [key, answers] of asked.entries()) {
+    const at = key.indexOf(' ');
+    const collection = spec.operations.find((op) => op.operationId === key.slice(0, at));
+    const id = key.slice(at + 1);
+    const owners = collection ? holdings.owners(collection, id) : 0;
     if (owners === 0) continue;
-    for (const [campaign, answer] of entry.asked) {
-      if ((owners & BIT[campaign]) !== 0) continue;
-      judgements.push(
-        answer === NOT_FOUND_ANSWER
-          ? holds()
-          : breaks(
-              `item ${entry.id} of ${named(owners)}, asked with the ${campaign} campaign's key, got ${answer}, not ${spec.statusOfCode(NOT_FOUND)} ${NOT_FOUND}`,
-              evidence.get(`${key} ${campaign}`),
-            ),
-      );
+    for (const campaign of CAMPAIGNS) {
+      const answer = answers.get(campaign)?.answer;
+      if (answer === undefined || (owners & BIT[campaign]) !== 0) continue;
+      yield answer === NOT_FOUND_ANSWER
+        ? holds()
+        : breaks(
+            `item ${id} of ${named(owners)}, asked with the ${campaign} campaign's key, got ${answer}, not ${spec.statusOfCode(NOT_FOUND)} ${NOT_FOUND}`,
+            evidence.get(`${key} ${campaign}`),
+          );
     }
   }
-  return judgements;
 }
 
 /** Headers whose presence or value would tell another campaign's item from an unknown id. */
@@ -345,37 +363,33 @@ function shownAnswer(obs: Observation, id: string): string {
   return `${response.status} ${JSON.stringify(code)} ${JSON.stringify(masked)} {${shapeOf(response.json).join(',')}} ${headers}`;
 }
 
-/** Each distinct shown answer once, by index, with the first exchange that showed it. */
-class ShownAnswers {
-  private readonly indexes = new Map<string, number>();
-  readonly texts: string[] = [];
-  readonly firsts: Observation[] = [];
-
-  indexOf(text: string, obs: Observation): number {
-    let index = this.indexes.get(text);
-    if (index === undefined) {
-      index = this.texts.length;
-      this.indexes.set(text, index);
-      this.texts.push(text);
-      this.firsts.push(obs);
-    }
-    return index;
-  }
+/** A shown answer, by its fingerprint: the text and the earliest entry that showed it. */
+interface Shown {
+  text: string;
+  seq: number;
 }
 
-/** One item operation, one key, one item: the refusals it got (indexes of their shown answers). */
+/** One item operation, one key, one item: the refusals it got (fingerprints of their shown answers). */
 interface Refused {
-  op: OperationModel;
+  op: string;
   key: KeyName;
   id: string;
-  shown: Set<number>;
+  shown: Set<string>;
 }
 
+const joinRefused = (kept: Refused, other: Refused): Refused => {
+  for (const shown of other.shown) kept.shown.add(shown);
+  return kept;
+};
+
 /** ISOLATION-003: per item operation and key, the refusals of other campaigns' items against unknown ids'. */
-function indistinguishableAcross(state: RuleState): Across {
+function indistinguishableAcross(spec: SpecModel, state: RuleState): Across {
   const holdings = sharedHoldings(state);
-  const shown = new ShownAnswers();
-  const refused = new Map<string, Refused>();
+  const shown = state.table<Shown>('ISOLATION-003 shown', (kept, other) =>
+    other.seq < kept.seq ? other : kept,
+  );
+  const refused = state.table<Refused>('ISOLATION-003 refused', joinRefused);
+  const evidence = new EvidenceTable(state, 'ISOLATION-003 evidence', MAX_EVIDENCE);
   return {
     see(obs) {
       if (holdings.see(obs)) return;
@@ -385,46 +399,68 @@ function indistinguishableAcross(state: RuleState): Across {
         return;
       if (response.status === 429 || response.status < 400) return;
       const [id] = items.ids as [string];
+      const text = shownAnswer(obs, id);
+      const print = fingerprint(text);
+      if (!shown.get(print)) {
+        shown.set(print, { text, seq: obs.exchange.seq });
+        evidence.keep(print, obs);
+      }
       const key = JSON.stringify([obs.op.operationId, obs.credential.key, id]);
-      const entry = refused.get(key) ?? { op: obs.op, key: obs.credential.key, id, shown: new Set<number>() };
+      const entry = refused.get(key) ?? {
+        op: obs.op.operationId,
+        key: obs.credential.key,
+        id,
+        shown: new Set(),
+      };
+      if (entry.shown.has(print)) return;
+      entry.shown.add(print);
       refused.set(key, entry);
-      entry.shown.add(shown.indexOf(shownAnswer(obs, id), obs));
     },
-    finish: () => comparedWithUnknown(holdings, refused, shown),
+    finish: () => comparedWithUnknown(spec, holdings, refused, shown, evidence),
   };
 }
 
 /** Each refusal of another campaign's item against what unknown ids got with the same key. */
-function comparedWithUnknown(
+function* comparedWithUnknown(
+  spec: SpecModel,
   holdings: Holdings,
-  refused: Map<string, Refused>,
-  shown: ShownAnswers,
-): Judgement[] {
-  const unknown = new Map<string, Set<number>>();
+  refused: StateTable<Refused>,
+  shown: StateTable<Shown>,
+  evidence: EvidenceTable,
+): Generator<Judgement> {
+  const unknown = new Map<string, Set<string>>();
   const crossing: (Refused & { group: string })[] = [];
-  for (const entry of refused.values()) {
-    const owners = holdings.owners(entry.op.collection as OperationModel, entry.id);
-    const group = `${entry.op.operationId} ${entry.key}`;
+  for (const [, entry] of refused.entries()) {
+    const op = spec.operations.find((o) => o.operationId === entry.op);
+    if (!op?.collection) continue;
+    const owners = holdings.owners(op.collection, entry.id);
+    const group = `${entry.op} ${entry.key}`;
     if (owners === 0) {
-      const seen = unknown.get(group) ?? new Set<number>();
-      for (const index of entry.shown) seen.add(index);
+      const seen = unknown.get(group) ?? new Set<string>();
+      for (const print of entry.shown) seen.add(print);
       unknown.set(group, seen);
     } else if ((owners & BIT[roleOf(entry.key).campaign]) === 0) {
       crossing.push({ ...entry, group });
     }
   }
-  return crossing.flatMap(({ group, id, key, shown: got }): Judgement[] => {
+  const textOf = (print: string) => shown.get(print)?.text ?? '';
+  const earliest = (prints: Set<string>) =>
+    [...prints].sort((a, b) => (shown.get(a)?.seq ?? 0) - (shown.get(b)?.seq ?? 0))[0] ?? '';
+  for (const { group, id, key, shown: got } of crossing) {
     const baseline = unknown.get(group);
-    if (!baseline) return [unjudged(`no unknown id was asked with $${key} on the same operation`)];
-    return [...got].map((index) =>
-      baseline.has(index)
+    if (!baseline) {
+      yield unjudged(`no unknown id was asked with $${key} on the same operation`);
+      continue;
+    }
+    for (const print of [...got].sort()) {
+      yield baseline.has(print)
         ? holds()
         : breaks(
-            `item ${id} (asked with $${key}): ${shown.texts[index]}; an unknown id: ${shown.texts[[...baseline][0] as number]}`,
-            shown.firsts[index],
-          ),
-    );
-  });
+            `item ${id} (asked with $${key}): ${textOf(print)}; an unknown id: ${textOf(earliest(baseline))}`,
+            evidence.get(print),
+          );
+    }
+  }
 }
 
 /** What every isolation rule declares: a second campaign's key is what shows isolation. */
@@ -478,6 +514,6 @@ export const isolationRules: Rule[] = [
     appliesTo: collectionOrItem,
     sweeps: true,
     plan: (op, world) => [...crossFetches(op, world), ...unknownFetches(op, world)],
-    across: (ctx) => indistinguishableAcross(ctx.state),
+    across: (ctx) => indistinguishableAcross(ctx.spec, ctx.state),
   },
 ];

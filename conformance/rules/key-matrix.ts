@@ -5,6 +5,7 @@
  * refused, so a deployment that compares only part of a key shows.
  */
 import { errorOf, idsIn, isSuccess } from '../core/answers.ts';
+import { BodyMemo } from '../core/body-memo.ts';
 import { credentialLabel } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
 import { KEY_NAMES, PRIMARY_KEY, VIAS } from '../core/roles.ts';
@@ -31,11 +32,22 @@ function matrixOutcome(obs: Observation): PairOutcome | undefined {
       ? { status: response.status, code, label: `${response.status} ${code}` }
       : { status: response.status, label: `${response.status}` };
   }
-  const ids = idsIn(response).sort();
-  const served =
-    obs.op.kind === 'collection' ? `${ids.length} items` : ids.length > 0 ? `item ${ids[0]}` : 'no item';
-  return { status: response.status, digest: digestOf(ids), label: `${response.status} with ${served}` };
+  const { kind } = obs.op;
+  const { digest, served } = servedOf[kind === 'collection' ? 'collection' : 'item'].of(response, () => {
+    const ids = idsIn(response).sort();
+    return {
+      digest: digestOf(ids),
+      served: kind === 'collection' ? `${ids.length} items` : ids.length > 0 ? `item ${ids[0]}` : 'no item',
+    };
+  });
+  return { status: response.status, digest, label: `${response.status} with ${served}` };
 }
+
+/** Which items a success served, by its body (a recording serves the same answers again and again). */
+const servedOf = {
+  collection: new BodyMemo<{ digest: string; served: string }>(),
+  item: new BodyMemo<{ digest: string; served: string }>(),
+};
 
 function matrixDifference(bearer: PairOutcome, xApiKey: PairOutcome): string | undefined {
   if (bearer.status !== xApiKey.status) return 'a different status';

@@ -13,9 +13,10 @@ import {
   isClientError,
   requestLine,
 } from '../core/answers.ts';
-import type { Observation } from '../core/observation.ts';
+import { EvidenceTable } from '../core/evidence.ts';
+import type { Evidence, Observation } from '../core/observation.ts';
 import { PRIMARY_KEY } from '../core/roles.ts';
-import type { Across, Judgement, Probe, Rule, RuleContext, World } from '../core/rule.ts';
+import type { Across, AcrossContext, Judgement, Probe, Rule, RuleContext, World } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { LimitParameter, OperationModel } from '../core/spec-model.ts';
 import { seededRandom } from '../core/seeded.ts';
@@ -211,13 +212,13 @@ function pageKindOf(limit: LimitParameter, asked: LimitAsked): PageKind {
   return 'other';
 }
 
-/** One distinct page a holder got: the bound it asked, its size and its meta.count. */
+/** One distinct page a holder got: the bound it asked, its size and its meta.count; the earliest entry of it. */
 interface SizedPage {
   bound: number;
   asked: string;
   size: number;
   count: unknown;
-  obs?: Observation;
+  seq: number;
 }
 
 /** The pages of one holder in one minute, and the most items one of them showed there are (M ≥ most). */
@@ -226,7 +227,15 @@ interface SizeGroup {
   pages: Map<string, SizedPage>;
 }
 
-/** Pages a recording's rule keeps as evidence; a live run holds all its exchanges anyway. */
+function joinSizeGroups(kept: SizeGroup, other: SizeGroup): SizeGroup {
+  for (const [key, page] of other.pages) {
+    const known = kept.pages.get(key);
+    kept.pages.set(key, known && known.seq <= page.seq ? known : page);
+  }
+  return { most: Math.max(kept.most, other.most), pages: kept.pages };
+}
+
+/** Pages a recording's rule keeps as evidence (the earliest); a live run holds all its exchanges anyway. */
 const EVIDENCE_KEPT = 64;
 
 /**
@@ -235,9 +244,10 @@ const EVIDENCE_KEPT = 64;
  * rule's kind must hold exactly min(N, M) items, N its bound. A correct deployment always passes: a
  * page asked with N ≥ M shows M itself, and pages asked with N < M each show N.
  */
-function pageSizesAcross(kind: PageKind): Across {
-  const groups = new Map<string, Map<number, SizeGroup>>();
-  let kept = 0;
+function pageSizesAcross(ctx: AcrossContext, kind: PageKind): Across {
+  const groups = ctx.state.table<SizeGroup>(`${ctx.ruleId} pages`, joinSizeGroups);
+  const evidence = new EvidenceTable(ctx.state, `${ctx.ruleId} evidence`, EVIDENCE_KEPT);
+  const groupKey = (op: string, holder: string, minute: number) => JSON.stringify([op, holder, minute]);
   return {
     see(obs) {
       const op = obs.op;
@@ -245,53 +255,58 @@ function pageSizesAcross(kind: PageKind): Across {
       const page =
         op?.kind === 'collection' && op.limit && holder && isPlainRead(obs) ? pageOf(obs) : undefined;
       const asked = limitAsked(obs);
-      if (!op?.limit || !page || asked.kind === 'bad') return;
+      if (!op?.limit || !holder || !page || asked.kind === 'bad') return;
       const bound = asked.kind === 'valid' ? asked.n : op.limit.default;
-      const minutes = groups.get(`${op.operationId} ${holder}`) ?? new Map<number, SizeGroup>();
-      groups.set(`${op.operationId} ${holder}`, minutes);
-      const group = minutes.get(minuteOf(obs)) ?? { most: 0, pages: new Map<string, SizedPage>() };
-      minutes.set(minuteOf(obs), group);
-      group.most = Math.max(group.most, Math.min(page.length, bound));
-      if (pageKindOf(op.limit, asked) !== kind) return;
+      const key = groupKey(op.operationId, holder, minuteOf(obs));
+      const group = groups.get(key) ?? { most: 0, pages: new Map<string, SizedPage>() };
+      const most = Math.max(group.most, Math.min(page.length, bound));
+      const mine = pageKindOf(op.limit, asked) === kind;
       const count = op.counted ? metaCountOf(obs) : page.length;
-      const key = `${bound} ${page.length} ${JSON.stringify(count)}`;
-      if (group.pages.has(key)) return;
-      const sized: SizedPage = { bound, asked: askedText(op, asked), size: page.length, count };
-      if (obs.source === 'live' || kept++ < EVIDENCE_KEPT) sized.obs = obs;
-      group.pages.set(key, sized);
-    },
-    finish() {
-      const judgements: Judgement[] = [];
-      for (const minutes of groups.values()) {
-        for (const [minute, group] of minutes) {
-          // A page near a minute's edge is judged with the pages of the minutes beside it too.
-          const most = Math.max(
-            group.most,
-            minutes.get(minute - 1)?.most ?? 0,
-            minutes.get(minute + 1)?.most ?? 0,
-          );
-          for (const page of group.pages.values()) judgements.push(sizeJudgement(page, most));
-        }
+      const pageKey = `${bound} ${page.length} ${JSON.stringify(count)}`;
+      if (most === group.most && (!mine || group.pages.has(pageKey))) return;
+      group.most = most;
+      if (mine && !group.pages.has(pageKey)) {
+        group.pages.set(pageKey, {
+          bound,
+          asked: askedText(op, asked),
+          size: page.length,
+          count,
+          seq: obs.exchange.seq,
+        });
+        evidence.keep(`${key} ${pageKey}`, obs);
       }
-      return judgements;
+      groups.set(key, group);
+    },
+    *finish() {
+      for (const [key, group] of groups.entries()) {
+        const [op, holder, minute] = JSON.parse(key) as [string, string, number];
+        // A page near a minute's edge is judged with the pages of the minutes beside it too.
+        const most = Math.max(
+          group.most,
+          groups.get(groupKey(op, holder, minute - 1))?.most ?? 0,
+          groups.get(groupKey(op, holder, minute + 1))?.most ?? 0,
+        );
+        const pages = [...group.pages].sort(([, a], [, b]) => a.seq - b.seq);
+        for (const [pageKey, page] of pages)
+          yield sizeJudgement(page, most, evidence.get(`${key} ${pageKey}`));
+      }
     },
   };
 }
 
-function sizeJudgement(page: SizedPage, most: number): Judgement {
-  const where = page.obs ? `${requestLine(page.obs)}: ` : `${page.asked}: `;
+function sizeJudgement(page: SizedPage, most: number, obs: Evidence | undefined): Judgement {
+  const where = obs ? `${requestLine(obs)}: ` : `${page.asked}: `;
   const { size, bound, count } = page;
-  if (size > bound) return breaks(`${where}${size} items, more than the ${bound} asked`, page.obs);
+  if (size > bound) return breaks(`${where}${size} items, more than the ${bound} asked`, obs);
   const due = Math.min(bound, most);
   if (size !== due) {
     return breaks(
       `${where}${size} items where min(${bound}, M) = ${due} were due: a page to the same key shows M ≥ ${most}`,
-      page.obs,
+      obs,
     );
   }
-  if (count !== size)
-    return breaks(`${where}meta.count is ${JSON.stringify(count)} for ${size} items`, page.obs);
-  return holds(page.obs);
+  if (count !== size) return breaks(`${where}meta.count is ${JSON.stringify(count)} for ${size} items`, obs);
+  return holds(obs);
 }
 
 /** A size rule's requests: its own pages, and the largest page that shows M. */
@@ -333,7 +348,7 @@ function sizeRule(
     ...declaration,
     appliesTo: hasLimit,
     plan: sizeProbes(kind),
-    across: () => pageSizesAcross(kind),
+    across: (ctx) => pageSizesAcross(ctx, kind),
   };
 }
 

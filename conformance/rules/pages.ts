@@ -39,7 +39,9 @@ export function byReadingKey(obs: Observation): boolean {
 const ASKING_FOR_OTHER = ['if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'range'];
 
 function requestHeader(obs: Observation, name: string): string | undefined {
-  return Object.entries(obs.exchange.request.headers).find(([n]) => n.toLowerCase() === name)?.[1];
+  const headers = obs.exchange.request.headers;
+  if (name in headers) return headers[name];
+  return Object.entries(headers).find(([n]) => n.toLowerCase() === name)?.[1];
 }
 
 /** Whether an Accept header admits JSON (no header admits anything). */
@@ -57,6 +59,18 @@ function acceptsJson(accept: string | undefined): boolean {
  * mock told which status to give, a bad or an unknown parameter) may legally be answered otherwise.
  */
 export function isPlainRead(obs: Observation): boolean {
+  let plain = plainReads.get(obs);
+  if (plain === undefined) {
+    plain = plainRead(obs);
+    plainReads.set(obs, plain);
+  }
+  return plain;
+}
+
+/** Whether each observation is a plain read, worked out once for the several rules that ask. */
+const plainReads = new WeakMap<Observation, boolean>();
+
+function plainRead(obs: Observation): boolean {
   const { op } = obs;
   if (!op || obs.exchange.request.method !== 'GET') return false;
   if (ASKING_FOR_OTHER.some((name) => requestHeader(obs, name) !== undefined)) return false;
@@ -135,6 +149,12 @@ export function widen(span: Seen | undefined, at: number): Seen {
   if (!span) return { first: at, last: at };
   return { first: Math.min(span.first, at), last: Math.max(span.last, at) };
 }
+
+/** Two spans as one: from the first of either to the last of either. */
+export const joinSeen = (a: Seen, b: Seen): Seen => ({
+  first: Math.min(a.first, b.first),
+  last: Math.max(a.last, b.last),
+});
 
 /** Whether two spans may have seen the same data: always in a live run, within the horizon in a recording. */
 export function sameData(source: 'live' | 'traffic', a: Seen, b: Seen): boolean {

@@ -5,12 +5,14 @@
  * (a digest, the facts the rules compare, when it was seen), never the answers themselves: a
  * recording can hold millions of exchanges over the same few thousand items.
  */
-import type { Observation } from '../core/observation.ts';
+import { hash } from 'node:crypto';
+import { EvidenceTable } from '../core/evidence.ts';
+import type { Evidence, Observation } from '../core/observation.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
 import type { Seen } from './pages.ts';
-import { sameData, sentAt, widen } from './pages.ts';
+import { joinSeen, sameData, sentAt, widen } from './pages.ts';
 
-/** Observations a recording's rule keeps as evidence; a live run holds all its exchanges anyway. */
+/** Versions whose first exchange a recording's rule keeps as evidence; a live run keeps every one. */
 const EVIDENCE_KEPT = 64;
 
 export interface Version<F> {
@@ -19,7 +21,7 @@ export interface Version<F> {
   facts: F;
   seen: Seen;
   /** The first exchange that showed this version (always in a live run; the first few in a recording). */
-  obs?: Observation;
+  obs?: Evidence;
 }
 
 /** What the state keeps of a version: its facts and when it was seen (no exchange: it may spill to disk). */
@@ -28,38 +30,57 @@ interface Kept<F> {
   seen: Seen;
 }
 
+/** Two records of an item's versions joined: every version of either, each seen over both spans. */
+function joinVersions<F>(kept: Map<string, Kept<F>>, other: Map<string, Kept<F>>): Map<string, Kept<F>> {
+  for (const [digest, version] of other) {
+    const known = kept.get(digest);
+    kept.set(digest, known ? { facts: known.facts, seen: joinSeen(known.seen, version.seen) } : version);
+  }
+  return kept;
+}
+
+/**
+ * A fixed-size digest (16 bytes, base64) of a text that stands for facts: what a version is known by,
+ * however large the facts it stands for (a walk's stops).
+ */
+export const fingerprint = (text: string) => hash('sha1', text, 'base64').slice(0, 22);
+
 /**
  * The distinct versions of each item, by a digest of the facts the rules compare, kept in a table
  * of the run's state (`core/state.ts`): one record per item, a few facts per version.
  */
 export class Versions<F> {
   private readonly byItem: StateTable<Map<string, Kept<F>>>;
-  private readonly evidence = new Map<string, Observation>();
+  private readonly evidence: EvidenceTable;
 
   constructor(state: RuleState, name: string) {
-    this.byItem = state.table(name);
+    this.byItem = state.table(name, joinVersions<F>);
+    this.evidence = new EvidenceTable(state, `${name} evidence`, EVIDENCE_KEPT);
   }
 
   add(item: string, digest: string, facts: () => F, obs: Observation): void {
-    const versions = this.byItem.get(item) ?? new Map<string, Kept<F>>();
-    const known = versions.get(digest);
+    let versions = this.byItem.get(item);
+    const known = versions?.get(digest);
     if (known) {
       const seen = widen(known.seen, sentAt(obs));
       if (seen.first === known.seen.first && seen.last === known.seen.last) return;
       known.seen = seen;
     } else {
+      versions ??= new Map<string, Kept<F>>();
       versions.set(digest, { facts: facts(), seen: widen(undefined, sentAt(obs)) });
-      if (obs.source === 'live' || this.evidence.size < EVIDENCE_KEPT)
-        this.evidence.set(`${item} ${digest}`, obs);
+      this.evidence.keep(`${item} ${digest}`, obs);
     }
-    this.byItem.set(item, versions);
+    this.byItem.set(item, versions as Map<string, Kept<F>>);
   }
 
+  /** The versions of an item, earliest first (then by digest): the same order however they were gathered. */
   of(item: string): Version<F>[] {
-    return [...(this.byItem.get(item)?.entries() ?? [])].map(([digest, kept]) => {
-      const obs = this.evidence.get(`${item} ${digest}`);
-      return obs ? { digest, ...kept, obs } : { digest, ...kept };
-    });
+    return [...(this.byItem.get(item)?.entries() ?? [])]
+      .sort(([a, x], [b, y]) => x.seen.first - y.seen.first || (a < b ? -1 : a > b ? 1 : 0))
+      .map(([digest, kept]) => {
+        const obs = this.evidence.get(`${item} ${digest}`);
+        return obs ? { digest, ...kept, obs } : { digest, ...kept };
+      });
   }
 
   items(): IterableIterator<string> {

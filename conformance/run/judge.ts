@@ -15,45 +15,22 @@
 import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
-import type { Exchange } from '../core/types.ts';
+import type { OperationModel } from '../core/spec-model.ts';
 import { isFinal, overCap } from '../core/types.ts';
-import { DriftTally } from '../core/drift.ts';
+import { DriftTally, type DriftDump } from '../core/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
+import { Tally, type TallyDump } from './tally.ts';
 
-/** Findings a rule keeps word for word; beyond them it counts (reports say how many were left out). */
-export const MAX_PROBLEMS = 500;
-
-export interface Tally {
-  rule: Rule;
-  /** Observations this rule judged (one may give several records). */
-  judgedObservations: number;
-  /** How long the answers it judged took, together: its weight in a report's timings. */
-  judgedMs: number;
-  records: number;
-  holds: number;
-  /** Each distinct problem once, in the order found. */
-  problems: string[];
-  /** How many records showed each problem kept (the same undocumented field on every list answer). */
-  occurrences: Map<string, number>;
-  /** Problems beyond `MAX_PROBLEMS`, counted only. */
-  omitted: number;
-  /** The exchange of the first failure, the evidence a report shows. */
-  firstFailure?: Exchange;
-  firstHint?: string;
-  /** The first exchange judged at all. */
-  firstJudged?: Exchange;
-  /** The first exchange left unjudged: what a "not judged" result shows, to reproduce it. */
-  firstUnjudged?: Exchange;
-  /** Why records were left unjudged, with how many each. */
-  unjudged: Map<string, number>;
-  /** What an advisory rule saw the deployment choose, each choice with how often. */
-  choices: Map<string, number>;
-  /** Decision ids the deployment decided otherwise (advisory rules). */
-  differs: Set<string>;
-  differsFromOwn: boolean;
-  /** The OWASP categories its findings named, for a rule that places each finding. */
-  owaspFailed: Set<string>;
+/** The judge's counts as a shard's result carries them; the rules' state goes with the state. */
+export interface JudgeDump {
+  tallies: TallyDump[];
+  statusCounts: [string, [string, number][]][];
+  documentedAnswers: number;
+  drift: DriftDump;
 }
+
+/** A recording's judge yields this often while the cross-exchange judges give their verdicts. */
+const RELIEVE_EVERY = 10_000;
 
 export class Judge {
   /** Answers seen per documented operation and status (the report's status coverage). */
@@ -62,30 +39,18 @@ export class Judge {
   readonly drift: DriftTally;
   /** Answers of documented operations seen (private probes and lost requests apart). */
   documentedAnswers = 0;
-  private readonly operationOf = new WeakMap<Exchange, Operation>();
+  private readonly operationOf = new WeakMap<object, Operation>();
   private readonly tallies: Tally[];
   private readonly acrosses: { tally: Tally; across: Across }[] = [];
   private readonly byId = new Map<string, Tally>();
+  /** The tallies of the rules that judge an operation's exchanges, by operation (`undefined`: none matched). */
+  private readonly judging = new Map<OperationModel | undefined, Tally[]>();
 
   private readonly ctx: RuleContext;
 
   constructor(rules: readonly Rule[], ctx: RuleContext) {
     this.ctx = ctx;
-    this.tallies = rules.map((rule) => ({
-      rule,
-      judgedObservations: 0,
-      judgedMs: 0,
-      records: 0,
-      holds: 0,
-      problems: [],
-      occurrences: new Map(),
-      omitted: 0,
-      unjudged: new Map(),
-      choices: new Map(),
-      differs: new Set(),
-      differsFromOwn: false,
-      owaspFailed: new Set(),
-    }));
+    this.tallies = rules.map((rule) => new Tally(rule, ctx.state));
     this.drift = new DriftTally({
       contract: ctx.spec.contract,
       closedContract: ctx.spec.closedContract,
@@ -93,7 +58,8 @@ export class Judge {
     });
     for (const tally of this.tallies) {
       this.byId.set(tally.rule.id, tally);
-      if (tally.rule.across) this.acrosses.push({ tally, across: tally.rule.across(ctx) });
+      if (tally.rule.across)
+        this.acrosses.push({ tally, across: tally.rule.across({ ...ctx, ruleId: tally.rule.id }) });
     }
   }
 
@@ -116,11 +82,9 @@ export class Judge {
     if (obs.op && !obs.private && obs.exchange.response) this.count(obs);
     let claimed = false;
     const catchAll: Tally[] = [];
-    for (const tally of this.tallies) {
+    for (const tally of this.candidates(obs)) {
       const { rule } = tally;
       const planned = obs.plannedBy?.has(rule.id) ?? false;
-      if (obs.private && !planned) continue;
-      if (obs.op && !obs.private && !ruleAppliesTo(rule, obs.op) && !planned) continue;
       // An HTML page is the mark of something in front of the API (a gateway's or a framework's
       // error page), one cause across requests: only the rules about every answer judge it.
       const sees = rule.sees ?? 'usable';
@@ -147,38 +111,99 @@ export class Judge {
     }
   }
 
-  /** Every rule's tally, its cross-exchange verdicts included; call once, after the last observation. */
-  finish(): Tally[] {
-    for (const { tally, across } of this.acrosses) {
-      const judgements = across.finish();
-      // The exchanges its verdicts name (at least one): a pairing rule judges one per pair.
-      const named = new Set(judgements.flatMap((j) => (j.obs ? [j.obs.exchange] : [])));
-      if (judgements.length > 0) tally.judgedObservations = Math.max(tally.judgedObservations, named.size, 1);
-      for (const judgement of judgements) this.record(tally, judgement, judgement.obs);
+  /**
+   * The rules that may judge an observation: a private one's planners; else every rule that applies
+   * to its operation (any rule when it matched none: the rule checks `obs.op` itself) and every
+   * rule that planned it. The rules of an operation are worked out once.
+   */
+  private candidates(obs: Observation): readonly Tally[] {
+    const { plannedBy } = obs;
+    if (obs.private) return this.tallies.filter((t) => plannedBy?.has(t.rule.id));
+    let applying = this.judging.get(obs.op);
+    if (!applying) {
+      const op = obs.op;
+      applying = op ? this.tallies.filter((t) => ruleAppliesTo(t.rule, op)) : this.tallies;
+      this.judging.set(op, applying);
     }
+    if (!plannedBy || plannedBy.size === 0 || applying === this.tallies) return applying;
+    const others = this.tallies.filter((t) => plannedBy.has(t.rule.id) && !applying.includes(t));
+    return others.length === 0
+      ? applying
+      : this.tallies.filter((t) => applying.includes(t) || others.includes(t));
+  }
+
+  /**
+   * Every rule's tally, its cross-exchange verdicts included; call once, after the last observation.
+   * `relieve` is called now and then while the verdicts are given (a recording's state spills then).
+   */
+  async finish(relieve?: () => Promise<void>): Promise<Tally[]> {
+    let given = 0;
+    for (const { tally, across } of this.acrosses) {
+      tally.finish();
+      // The exchanges its verdicts name (at least one): a pairing rule judges one per pair.
+      const named = new Set<number>();
+      let any = false;
+      for (const judgement of across.finish()) {
+        any = true;
+        if (judgement.obs) named.add(judgement.obs.exchange.seq);
+        tally.record(judgement, judgement.obs);
+        if (relieve && ++given % RELIEVE_EVERY === 0) await relieve();
+      }
+      if (any) tally.judgedObservations = Math.max(tally.judgedObservations, named.size, 1);
+    }
+    for (const tally of this.tallies) tally.finish();
     return this.tallies;
+  }
+
+  /** The judge's counts as a shard's result carries them. */
+  dump(): JudgeDump {
+    return {
+      tallies: this.tallies.map((t) => t.dump()),
+      statusCounts: [...this.statusCounts].map(([op, seen]) => [op, [...seen]]),
+      documentedAnswers: this.documentedAnswers,
+      drift: this.drift.dump(),
+    };
+  }
+
+  /** Joins another shard's counts into this judge's (the rules' state is joined apart). */
+  absorb(dump: JudgeDump): void {
+    for (const tally of dump.tallies) this.byId.get(tally.id)?.absorb(tally);
+    for (const [op, seen] of dump.statusCounts) {
+      const counts = this.statusCounts.get(op) ?? new Map<string, number>();
+      for (const [status, n] of seen) counts.set(status, (counts.get(status) ?? 0) + n);
+      this.statusCounts.set(op, counts);
+    }
+    this.documentedAnswers += dump.documentedAnswers;
+    this.drift.absorb(dump.drift);
   }
 
   /** One rule's verdicts on one observation; true when one of them found it broken. */
   private judgeWith(tally: Tally, obs: Observation): boolean {
     const given = tally.rule.judge?.(obs, this.ctx);
     if (given === undefined) return false;
-    const judgements = Array.isArray(given) ? given : [given as Judgement];
-    if (judgements.length === 0) return false;
+    if (!Array.isArray(given)) {
+      tally.judgedObservations++;
+      tally.judgedMs += obs.exchange.durationMs;
+      tally.record(given as Judgement, obs);
+      return (given as Judgement).verdict === 'breaks';
+    }
+    if (given.length === 0) return false;
     tally.judgedObservations++;
     tally.judgedMs += obs.exchange.durationMs;
-    tally.firstJudged ??= obs.exchange;
-    for (const judgement of judgements) this.record(tally, judgement, obs);
-    return judgements.some((j) => j.verdict === 'breaks');
+    for (const judgement of given) tally.record(judgement, obs);
+    return given.some((j) => j.verdict === 'breaks');
   }
 
   /** The report's collectors: statuses per operation, and the drift of usable answers. */
   private countStatus(obs: Observation): void {
     const op = obs.op as Operation;
     const status = String(obs.exchange.response?.status);
-    const seen = this.statusCounts.get(op.operationId) ?? new Map<string, number>();
+    let seen = this.statusCounts.get(op.operationId);
+    if (!seen) {
+      seen = new Map<string, number>();
+      this.statusCounts.set(op.operationId, seen);
+    }
     seen.set(status, (seen.get(status) ?? 0) + 1);
-    this.statusCounts.set(op.operationId, seen);
   }
 
   private count(obs: Observation): void {
@@ -191,48 +216,7 @@ export class Judge {
   }
 
   private mark(ruleId: string, reason: string, obs: Observation): void {
-    const tally = this.byId.get(ruleId);
-    if (!tally) return;
-    tally.unjudged.set(reason, (tally.unjudged.get(reason) ?? 0) + 1);
-    tally.firstUnjudged ??= obs.exchange;
-  }
-
-  private record(tally: Tally, judgement: Judgement, obs: Observation | undefined): void {
-    const exchange = judgement.obs?.exchange ?? obs?.exchange;
-    if (exchange) tally.firstJudged ??= exchange;
-    switch (judgement.verdict) {
-      case 'holds':
-        tally.records++;
-        tally.holds++;
-        return;
-      case 'breaks': {
-        tally.records++;
-        if (judgement.owasp) tally.owaspFailed.add(judgement.owasp);
-        const seen = tally.occurrences.get(judgement.problem);
-        if (seen !== undefined) tally.occurrences.set(judgement.problem, seen + 1);
-        else if (tally.problems.length < MAX_PROBLEMS) {
-          tally.problems.push(judgement.problem);
-          tally.occurrences.set(judgement.problem, 1);
-        } else tally.omitted++;
-        if (!tally.firstFailure && exchange) {
-          tally.firstFailure = exchange;
-          if (judgement.hint) tally.firstHint = judgement.hint;
-        }
-        return;
-      }
-      case 'unjudged':
-        tally.unjudged.set(judgement.reason, (tally.unjudged.get(judgement.reason) ?? 0) + 1);
-        if (exchange) tally.firstUnjudged ??= exchange;
-        return;
-      case 'chose':
-        tally.records++;
-        tally.choices.set(judgement.choice, (tally.choices.get(judgement.choice) ?? 0) + 1);
-        if (judgement.differs === true) tally.differsFromOwn = true;
-        else if (Array.isArray(judgement.differs)) for (const id of judgement.differs) tally.differs.add(id);
-        if (judgement.hint) tally.firstHint ??= judgement.hint;
-        if (exchange && !tally.firstFailure) tally.firstFailure = exchange;
-        return;
-    }
+    this.byId.get(ruleId)?.leftUnjudged(reason, obs.exchange);
   }
 }
 

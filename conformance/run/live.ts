@@ -13,7 +13,8 @@ import type { SpecModel } from '../core/spec-model.ts';
 import { type RuleState, UnboundedState } from '../core/state.ts';
 import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
 import { keyEcho } from './key-echo.ts';
-import { Judge, type Tally } from './judge.ts';
+import { Judge } from './judge.ts';
+import type { Tally } from './tally.ts';
 import { LiveWorld } from './world.ts';
 import { InOrderJudging } from './in-order.ts';
 
@@ -179,7 +180,7 @@ export async function runLive(
   }
   if (world.depth === 'full') announce?.(fullDepthLine(plan.entries.size, client.sent, config.maxRequests));
   const judge = await sentAndJudged(plan, client, spec, config, rules);
-  return { tallies: judge.finish(), judge, world, planned: plan.entries.size };
+  return { tallies: await judge.finish(), judge, world, planned: plan.entries.size };
 }
 
 /**

@@ -12,7 +12,8 @@ import { summarize } from '../core/summary.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
 import type { CheckResult, Coverage, Exchange, OperationCoverage, Report } from '../core/types.ts';
 import { overCap } from '../core/types.ts';
-import type { Judge, Tally } from './judge.ts';
+import type { Judge } from './judge.ts';
+import type { Tally } from './tally.ts';
 import { resultOfTally } from './results.ts';
 
 export interface ReportInput {

@@ -10,17 +10,52 @@
 import type { Rule } from '../core/rule.ts';
 import { excerpt } from '../core/answers.ts';
 import type { CheckResult, Exchange, Status } from '../core/types.ts';
-import type { Tally } from './judge.ts';
+import type { Finding, Tally } from './tally.ts';
 
 /** How many findings the one-line `actual` names before "and N more". */
 const SHOWN_IN_ACTUAL = 3;
+/**
+ * Findings a result holds word for word in memory (the console, HTML and JUnit reports show them);
+ * the JSON report lists every one (`findingsOf`).
+ */
+export const SHOWN_FINDINGS = 500;
+
+/** A tally's class and the one line saying what came back. */
+function classOf(
+  tally: Tally,
+  effectiveLevel: CheckResult['effectiveLevel'],
+  problems: readonly string[],
+  unjudged: number,
+  source: 'live' | 'traffic',
+): { status: Status; actual: string } {
+  const total = tally.distinctFindings;
+  if (total > 0) {
+    const shown = problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
+    return {
+      status: effectiveLevel === 'required' ? 'fail' : 'advisory',
+      actual: total > SHOWN_IN_ACTUAL ? `${shown} (and ${total - SHOWN_IN_ACTUAL} more)` : shown,
+    };
+  }
+  if (tally.choices.size > 0) return { status: 'advisory', actual: choicesLine(tally.choices) };
+  if (unjudged > 0) return { status: 'not-judged', actual: reasonsLine(tally.unjudged) };
+  if (tally.records > 0)
+    return { status: 'pass', actual: `held on ${tally.records} ${tally.rule.unit ?? 'answers'}` };
+  return {
+    status: 'skip',
+    actual:
+      source === 'traffic'
+        ? 'the recording holds no exchange this rule judges'
+        : 'no operation of the spec, and no answer of the run, that this rule judges',
+  };
+}
 
 export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 'traffic'): CheckResult {
   const { rule } = tally;
   const effectiveLevel = rule.drift && strict ? 'required' : rule.level;
   const unjudged = [...tally.unjudged.values()].reduce((sum, n) => sum + n, 0);
-  const problems = tally.problems.map((problem) => counted(problem, tally.occurrences.get(problem) ?? 1));
-  const { status, actual } = classOf(tally, problems, effectiveLevel, unjudged, source);
+  const total = tally.distinctFindings;
+  const problems = shownFindings(tally);
+  const { status, actual } = classOf(tally, effectiveLevel, problems, unjudged, source);
   const result: CheckResult = {
     id: rule.id,
     section: rule.section,
@@ -41,8 +76,9 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
   else if (tally.differs.size > 0) result.differsFrom = [...tally.differs];
   if (status === 'fail' || status === 'advisory') result.hint = tally.firstHint ?? rule.hint;
   if (status === 'skip' || status === 'not-judged') result.reason = actual;
-  if (problems.length > 1) {
-    result.details = tally.omitted > 0 ? [...problems, `… and ${tally.omitted} more`] : problems;
+  if (total > 1) {
+    result.details = problems;
+    if (total > problems.length) result.findings = total;
   }
   if (unjudged > 0 && status !== 'not-judged') result.unjudged = reasonsLine(tally.unjudged);
   result.judged = {
@@ -56,35 +92,6 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
       : (tally.firstFailure ?? tally.firstJudged ?? tally.firstUnjudged);
   if (evidence) attachEvidence(result, evidence);
   return result;
-}
-
-/** The class of a tally and the one line that says why, in the order the classes are decided. */
-function classOf(
-  tally: Tally,
-  problems: readonly string[],
-  effectiveLevel: CheckResult['effectiveLevel'],
-  unjudged: number,
-  source: 'live' | 'traffic',
-): { status: Status; actual: string } {
-  if (problems.length > 0 || tally.omitted > 0) {
-    const total = problems.length + tally.omitted;
-    const shown = problems.slice(0, SHOWN_IN_ACTUAL).join('; ');
-    return {
-      status: effectiveLevel === 'required' ? 'fail' : 'advisory',
-      actual: total > SHOWN_IN_ACTUAL ? `${shown} (and ${total - SHOWN_IN_ACTUAL} more)` : shown,
-    };
-  }
-  if (tally.choices.size > 0) return { status: 'advisory', actual: choicesLine(tally.choices) };
-  if (unjudged > 0) return { status: 'not-judged', actual: reasonsLine(tally.unjudged) };
-  if (tally.records > 0)
-    return { status: 'pass', actual: `held on ${tally.records} ${tally.rule.unit ?? 'answers'}` };
-  return {
-    status: 'skip',
-    actual:
-      source === 'traffic'
-        ? 'the recording holds no exchange this rule judges'
-        : 'no operation of the spec, and no answer of the run, that this rule judges',
-  };
 }
 
 /** A result for a rule the run did not judge at all: a key, a setting or a profile ruled it out. */
@@ -117,7 +124,22 @@ function attachEvidence(result: CheckResult, exchange: Exchange): void {
 }
 
 /** A problem as reports list it: once, with how many records showed it when more than one did. */
-const counted = (problem: string, times: number) => (times > 1 ? `${problem} (${times} times)` : problem);
+const counted = ({ problem, n }: Finding) => (n > 1 ? `${problem} (${n} times)` : problem);
+
+/** The first findings of a tally, as a result holds them in memory. */
+function shownFindings(tally: Tally): string[] {
+  const shown: string[] = [];
+  for (const finding of tally.findings()) {
+    if (shown.length === SHOWN_FINDINGS) break;
+    shown.push(counted(finding));
+  }
+  return shown;
+}
+
+/** Every finding of a tally, as the JSON report lists them. */
+export function* findingsOf(tally: Tally): Generator<string> {
+  for (const finding of tally.findings()) yield counted(finding);
+}
 
 /** `this deployment answers 401 unauthorized (12); 403 forbidden (2)`. */
 function choicesLine(choices: Map<string, number>): string {

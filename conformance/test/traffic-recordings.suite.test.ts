@@ -310,10 +310,10 @@ describe('--redact-bodies', () => {
     expect(verdict(tight.stdout)).toEqual(verdict(roomy.stdout));
   });
 
-  it('applies to --traffic only', async () => {
+  it('applies to --traffic and --merge only', async () => {
     const run = await runCli(['--redact-bodies', '--list']);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain('--redact-bodies applies to --traffic only');
+    expect(run.stderr).toContain('--redact-bodies applies to --traffic and --merge only');
   });
 });
 

@@ -1,12 +1,19 @@
 /**
  * The cross-exchange rules' state within a memory budget: past it, tables spill to SQLite on disk
- * and read back exactly what was written (Maps and Sets included), so a recording judged with a
- * budget of 1 MB gets the verdict it gets in memory.
+ * and read back exactly what was written (Maps and Sets included), in key order as in memory; and
+ * the tables of two halves of a run, joined record by record, are the tables of the whole run.
  */
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { describe, expect, it } from 'vitest';
-import { BudgetedState, UnboundedState } from '../core/state.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BudgetedState,
+  UnboundedState,
+  UnknownTableError,
+  decodeRecord,
+  encodeRecord,
+} from '../core/state.ts';
 
 interface Walk {
   seen: { first: number; last: number };
@@ -20,17 +27,41 @@ const walk = (i: number): Walk => ({
   campaigns: new Set(i % 2 ? ['primary'] : ['primary', 'other']),
 });
 
+/** Two records of one walk joined: both spans, every version and campaign of either. */
+const joinWalks = (kept: Walk, other: Walk): Walk => ({
+  seen: {
+    first: Math.min(kept.seen.first, other.seen.first),
+    last: Math.max(kept.seen.last, other.seen.last),
+  },
+  versions: new Map([...kept.versions, ...other.versions]),
+  campaigns: new Set([...kept.campaigns, ...other.campaigns]),
+});
+
 const stateFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('conformance-state-'));
 
+// The databases of this file's tables go to a folder of its own: other test files spill at the same time.
+const sharedTmp = process.env.TMPDIR;
+let ownTmp: string;
+beforeAll(() => {
+  ownTmp = mkdtempSync(join(tmpdir(), 'traffic-state-test-'));
+  process.env.TMPDIR = ownTmp;
+});
+afterAll(() => {
+  if (sharedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = sharedTmp;
+  rmSync(ownTmp, { recursive: true, force: true });
+});
+
 describe('state within a budget', () => {
-  it('spills past its budget, and reads back every record, changed ones included, as a Map would', () => {
+  it('spills past its budget, and reads back every record, changed ones included, as a Map would', async () => {
     const before = stateFolders().length;
     const budgeted = new BudgetedState(1024 * 1024);
-    const walks = budgeted.table<Walk>('walks');
+    const walks = budgeted.table<Walk>('walks', joinWalks);
     const plain = new UnboundedState().table<Walk>('walks');
     for (let i = 0; i < 60_000; i++) {
       walks.set(`walk-${i}`, walk(i));
       plain.set(`walk-${i}`, walk(i));
+      if (i % 1000 === 999) await budgeted.relieve();
     }
     expect(budgeted.spilled).toBeGreaterThan(0);
     // A record read back from disk, changed, and written again.
@@ -44,22 +75,81 @@ describe('state within a budget', () => {
     expect(walks.get('walk-3')?.campaigns).toEqual(new Set(['primary', 'empty']));
     expect(walks.get('no such walk')).toBeUndefined();
     expect(walks.size).toBe(60_000);
-    const read = new Map(walks.entries());
-    expect(read.size).toBe(60_000);
-    for (const [key, record] of plain.entries()) expect(read.get(key)).toEqual(record);
+    const read = [...walks.entries()];
+    expect(read.map(([key]) => key)).toEqual([...plain.keys()].sort());
+    const byKey = new Map(read);
+    for (const [key, record] of plain.entries()) expect(byKey.get(key)).toEqual(record);
     expect(stateFolders().length).toBe(before + 1);
     budgeted.close();
     expect(stateFolders().length).toBe(before);
   });
 
-  it('keeps small tables in memory and never makes a database', () => {
+  it('keeps small tables in memory, reads them in key order, and never makes a database', async () => {
     const before = stateFolders().length;
     const budgeted = new BudgetedState(64 * 1024 * 1024);
-    const table = budgeted.table<number>('small');
-    for (let i = 0; i < 1000; i++) table.set(String(i), i);
+    const table = budgeted.table<number>('small', (a, b) => a + b);
+    for (const key of ['b', 'a', '', 'é', 'c']) table.set(key, 1);
+    await budgeted.relieve();
     expect(budgeted.spilled).toBe(0);
-    expect([...table.keys()]).toHaveLength(1000);
+    expect([...table.keys()]).toEqual(['', 'a', 'b', 'c', 'é']);
     expect(stateFolders().length).toBe(before);
     budgeted.close();
+  });
+
+  it('reads a spilled table in the order a table in memory reads, keys beyond the BMP included', async () => {
+    const keys = ['', 'z', '\uffff', '\u{1f600}', 'a\u{10000}', 'a\ue000', 'A'];
+    const budgeted = new BudgetedState(1024 * 1024);
+    const table = budgeted.table<string>('odd keys', (kept) => kept);
+    for (const key of keys) table.set(key, key);
+    const inMemory = [...table.keys()];
+    const filler = budgeted.table<Walk>('filler', joinWalks);
+    for (let i = 0; i < 30_000; i++) filler.set(`walk-${i}`, walk(i));
+    await budgeted.relieve();
+    expect(budgeted.spilled).toBeGreaterThan(0);
+    // Whichever tables spilled, each reads back in the order of JavaScript's own sort.
+    expect(inMemory).toEqual([...keys].sort());
+    expect([...table.keys()]).toEqual([...keys].sort());
+    expect([...filler.keys()]).toEqual([...filler.keys()].sort());
+    budgeted.close();
+  });
+
+  it('joins the tables of two halves into the tables of the whole, spilled or not', async () => {
+    const whole = new BudgetedState(64 * 1024 * 1024);
+    const halves = [new BudgetedState(1024 * 1024), new BudgetedState(64 * 1024 * 1024)];
+    const record = (state: BudgetedState, i: number) => {
+      const table = state.table<Walk>('walks', joinWalks);
+      const key = `walk-${i % 5000}`;
+      const known = table.get(key);
+      table.set(key, known ? joinWalks(known, walk(i)) : walk(i));
+    };
+    for (let i = 0; i < 20_000; i++) {
+      record(whole, i);
+      record(halves[i % 3 === 0 ? 0 : 1] as BudgetedState, i);
+      if (i % 1000 === 999) for (const half of halves) await half.relieve();
+    }
+    expect(halves[0]?.spilled).toBeGreaterThan(0);
+    const merged = new BudgetedState(64 * 1024 * 1024);
+    merged.table<Walk>('walks', joinWalks);
+    for (const half of halves) for (const r of half.records()) merged.absorb(r);
+    expect([...merged.records()]).toEqual([...whole.records()]);
+    expect(() => merged.absorb({ table: 'no such table', key: 'k', record: 1 })).toThrow(UnknownTableError);
+    for (const state of [whole, merged, ...halves]) state.close();
+  });
+});
+
+describe('a record as text', () => {
+  it('reads back Maps, Sets, undefined and numbers JSON cannot hold, and a body whose keys look like a tag', () => {
+    const tagKey = String.fromCharCode(0) + 't';
+    const record = {
+      versions: new Map([['digest', { count: 2, campaigns: new Set(['primary', 'other']) }]]),
+      gone: [undefined, Number.NaN, Number.POSITIVE_INFINITY, -0.5],
+      body: { [tagKey]: 'm', v: [['a', 1]] },
+    };
+    const back = decodeRecord(encodeRecord(record)) as typeof record;
+    expect(back.versions).toBeInstanceOf(Map);
+    expect(back.versions.get('digest')?.campaigns).toEqual(new Set(['primary', 'other']));
+    expect(back.gone).toEqual([undefined, Number.NaN, Number.POSITIVE_INFINITY, -0.5]);
+    expect(back.body).not.toBeInstanceOf(Map);
+    expect(back.body).toEqual({ [tagKey]: 'm', v: [['a', 1]] });
   });
 });

@@ -637,6 +637,15 @@ export function responseOf(
   for (const [name, value] of Object.entries(raw)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
+  return answerOf(status, headers, content);
+}
+
+/** An answer from headers already in lower case, one value each (a recording's). */
+export function answerOf(
+  status: number,
+  headers: Record<string, string>,
+  content: Buffer | string,
+): ResponseData {
   // A recording (`--traffic`) holds most bodies as text already.
   const body = typeof content === 'string' ? content : content.toString('utf8');
   const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.length;

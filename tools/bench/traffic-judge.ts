@@ -13,7 +13,7 @@ const [file, memory] = process.argv.slice(2);
 if (!file) throw new Error('usage: traffic-judge.ts FILE [MEMORY_BYTES]');
 
 const started = startFigures();
-const { report } = await runTraffic(
+const run = await runTraffic(
   specModelFor(),
   {
     file,
@@ -24,6 +24,8 @@ const { report } = await runTraffic(
   },
   RULES,
 );
+run.close();
+const { report } = run;
 const traffic = report.coverage?.traffic;
 process.stdout.write(
   `${JSON.stringify({

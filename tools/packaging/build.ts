@@ -60,6 +60,7 @@ export async function buildPackage(definition: PackageDefinition): Promise<strin
       entry,
       distDir,
       inlineDependencies: definition.inlineDependencies,
+      external: definition.external,
       replacements: definition.replacements,
     });
     for (const name of packages) imported.add(name);

@@ -18,6 +18,8 @@ export interface BundleOptions {
   distDir: string;
   /** `true`: npm packages are copied into the bundle; `false`: they stay imports (dependencies). */
   inlineDependencies: boolean;
+  /** npm packages that stay imports even when the others are inlined (native modules). */
+  external?: readonly string[];
   /** Repository module → the source that stands in for it in this package. */
   replacements?: Readonly<Record<string, string>>;
 }
@@ -25,7 +27,7 @@ export interface BundleOptions {
 export interface BundleResult {
   /** The bundle's path (absolute). */
   outfile: string;
-  /** npm packages the bundle still imports (empty when dependencies are inlined). */
+  /** npm packages the bundle still imports (only the `external` ones when dependencies are inlined). */
   packages: string[];
   /** Folders (relative to the repository) of the npm packages copied into the bundle. */
   inlined: string[];
@@ -47,7 +49,9 @@ export async function bundle(options: BundleOptions): Promise<BundleResult> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    ...(options.inlineDependencies ? { banner: { js: REQUIRE_BANNER } } : { packages: 'external' }),
+    ...(options.inlineDependencies
+      ? { banner: { js: REQUIRE_BANNER }, external: [...(options.external ?? [])] }
+      : { packages: 'external' }),
     sourcemap: 'linked',
     legalComments: 'eof',
     metafile: true,

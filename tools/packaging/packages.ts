@@ -20,6 +20,11 @@ export interface PackageDefinition {
   /** Repository files copied to the same place under `dist/`. */
   files: readonly string[];
   inlineDependencies: boolean;
+  /**
+   * npm packages left to `node_modules` even where the others are inlined: a native module (its
+   * compiled binary is found beside its own files, never in a bundle). Each is a dependency.
+   */
+  external: readonly string[];
   /** npm packages the code resolves at run time (not through an import esbuild can see). */
   resolvedAtRunTime: readonly string[];
   replacements: Readonly<Record<string, string>>;
@@ -72,6 +77,8 @@ export const PACKAGES: readonly PackageDefinition[] = [
     modules: [],
     files: [LIVE_SPEC],
     inlineDependencies: true,
+    // SQLite, where a recording's state spills past its memory budget: loaded on the first spill.
+    external: ['better-sqlite3'],
     resolvedAtRunTime: [],
     replacements: {
       'reference-server/start.ts': EMBEDDED_FROM_SANDBOX,
@@ -94,6 +101,7 @@ export const PACKAGES: readonly PackageDefinition[] = [
       ...PARTNER_FILES,
     ],
     inlineDependencies: false,
+    external: [],
     resolvedAtRunTime: ['@stoplight/prism-cli'],
     replacements: { 'docs/build.ts': SHIPPED_DOCS_PAGE },
   },

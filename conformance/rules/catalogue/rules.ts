@@ -53,6 +53,8 @@ function familyRule(
     planOnce: (world) => plannedProbes(family, world),
     judge: (obs, ctx) => unusableVerdict(family, obs, ctx),
     across: (ctx) => familyAcross(family, ctx),
+    // Which items exist, who holds them and which links a deployment gives are kept per run.
+    wholeRecording: true,
     // An override or rewrite header names the route a trick aims at, whichever family it is of.
     requestHeaders: headersOf('path', 'address', 'method', 'host'),
     ...rule,
@@ -129,6 +131,7 @@ export const catalogueRules: Rule[] = [
     hint: 'Read one header (or refuse two different keys): authenticate, scope and attribute the request with the same key, never one header for one and the other for another.',
     plan: (op, world) => familyProbes('two-keys', op, world),
     across: () => twoKeysAcross(),
+    wholeRecording: true,
   },
   {
     id: 'AUTH-022',
@@ -145,6 +148,7 @@ export const catalogueRules: Rule[] = [
     hint: 'Key every cache by the credentials (Vary: Authorization, x-api-key, or no shared caching of keyed answers), refusals included.',
     plan: (op, world) => familyProbes('cache', op, world),
     across: () => cacheAcross(),
+    wholeRecording: true,
   },
 ];
 

@@ -19,8 +19,9 @@ import type { Observation } from '../../core/observation.ts';
 import type { OwaspCategory } from '../../core/owasp.ts';
 import type { Campaign } from '../../core/roles.ts';
 import { roleOf } from '../../core/roles.ts';
-import type { Across, Judgement, RuleContext } from '../../core/rule.ts';
+import type { Across, AcrossContext, Judgement, RuleContext } from '../../core/rule.ts';
 import { breaks, holds, unjudged } from '../../core/rule.ts';
+import type { StateTable } from '../../core/state.ts';
 import { isObject } from '../../../spec/json-value.ts';
 import { carriesData, HeldVerdicts, NO_KEY_HEADER_RECORDED } from '../auth-readings.ts';
 import type { Family } from './catalogue.ts';
@@ -134,13 +135,15 @@ function kept<V>(map: Map<string, V>, key: string, make: () => V): V | undefined
  * The verdicts of one family's rule over a whole source: data to a refusal, existence told, another
  * campaign's item served, and (host and forwarding headers) links that point elsewhere.
  */
-export const familyAcross = (family: Family, ctx: RuleContext): Across => new FamilyVerdicts(family, ctx);
+export const familyAcross = (family: Family, ctx: AcrossContext): Across => new FamilyVerdicts(family, ctx);
 
 class FamilyVerdicts implements Across {
-  private readonly keyless = new HeldVerdicts();
-  private readonly keyed = new HeldVerdicts();
-  private readonly notJudged = new Map<string, number>();
-  private keysShown = false;
+  private readonly keyless: HeldVerdicts;
+  private readonly keyed: HeldVerdicts;
+  /** Why answers were left unjudged, with how many: a table of the run's state, summed across shards. */
+  private readonly notJudged: StateTable<number>;
+  /** Whether any exchange showed a key header (one record, `''`), across shards. */
+  private readonly keysShown: StateTable<boolean>;
   /** Which campaigns plain answers listed or served each item to: `item route id` → bits. */
   private readonly owners = new Map<string, number>();
   /** Items a trick served to a reading key: `item route id` → the campaigns, and the first exchange. */
@@ -155,13 +158,18 @@ class FamilyVerdicts implements Across {
   private readonly family: Family;
   private readonly ctx: RuleContext;
 
-  constructor(family: Family, ctx: RuleContext) {
+  constructor(family: Family, ctx: AcrossContext) {
     this.family = family;
     this.ctx = ctx;
+    this.keyless = new HeldVerdicts(ctx.state, `${ctx.ruleId} keyless`);
+    this.keyed = new HeldVerdicts(ctx.state, `${ctx.ruleId} keyed`);
+    this.notJudged = ctx.state.table<number>(`${ctx.ruleId} not judged`, (a, b) => a + b);
+    this.keysShown = ctx.state.table<boolean>(`${ctx.ruleId} keys shown`, (a, b) => a || b);
   }
 
   see(obs: Observation): void {
-    if (obs.credential.kind !== 'none') this.keysShown ||= obs.credential.kind !== 'unseen';
+    const { kind } = obs.credential;
+    if (kind !== 'none' && kind !== 'unseen' && !this.keysShown.get('')) this.keysShown.set('', true);
     const { aim, tricks } = recognise(this.ctx.spec, obs);
     if (tricks.length === 0) this.seePlain(obs, aim);
     for (const seen of tricks) {
@@ -177,13 +185,13 @@ class FamilyVerdicts implements Across {
   finish(): Judgement[] {
     const judgements: Judgement[] = [...this.keyed.release()];
     if (this.keyless.size > 0) {
-      if (!this.keysShown && this.ctx.source === 'traffic')
+      if (!this.keysShown.get('') && this.ctx.source === 'traffic')
         judgements.push(
           unjudged(`${this.keyless.size} answers to tricks without a key: ${NO_KEY_HEADER_RECORDED}`),
         );
       else judgements.push(...this.keyless.release());
     }
-    for (const [reason, n] of this.notJudged)
+    for (const [reason, n] of this.notJudged.entries())
       judgements.push(unjudged(n > 1 ? `${reason} (${n} answers)` : reason));
     for (const { existence, seen, refusal } of this.tricked.values()) {
       const route = itemRoute(seen.target);
@@ -249,7 +257,7 @@ class FamilyVerdicts implements Across {
     const verdict = dataVerdict(obs, seen, refusal);
     if (verdict?.verdict === 'unjudged')
       this.notJudged.set(verdict.reason, (this.notJudged.get(verdict.reason) ?? 0) + 1);
-    else (obs.credential.kind === 'none' ? this.keyless : this.keyed).add(verdict);
+    else (obs.credential.kind === 'none' ? this.keyless : this.keyed).add(verdict, obs);
   }
 }
 

@@ -8,9 +8,10 @@ import { isObject } from '../../../spec/json-value.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { askedId, idOf, itemOf, pageOf } from '../pages.ts';
+import { BodyMemo } from '../../core/body-memo.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Pair } from '../pairs.ts';
-import { canonical, pairsOf, Versions } from '../pairs.ts';
+import { canonical, fingerprint, pairsOf, Versions } from '../pairs.ts';
 import { sweepRequests } from '../requests.ts';
 import type { Point } from './centroid.ts';
 import {
@@ -62,6 +63,27 @@ interface WalkVersions {
   details: Versions<DetailFacts>;
   /** The last observation read: each of the three rules is shown it, one after the other. */
   last?: Observation;
+  /** What each list answer's summaries and each detail's stops are, by the body that showed them. */
+  pages: BodyMemo<{ id: string; digest: string; facts: SummaryFacts }[]>;
+  stops: BodyMemo<{ digest: string; facts: DetailFacts } | undefined>;
+}
+
+/** Each summary of a list page with its facts and their digest. */
+function summariesOf(page: readonly unknown[]): { id: string; digest: string; facts: SummaryFacts }[] {
+  return page.flatMap((walk) => {
+    const id = idOf(walk);
+    if (id === undefined || !isObject(walk)) return [];
+    const facts = { count: walk.count, counts: walk.counts, lat: walk.lat, lng: walk.lng };
+    return [{ id, digest: fingerprint(canonical(facts)), facts }];
+  });
+}
+
+/** A detail's stops: what the consistency rules compare, and its digest. */
+function stopsOf(walk: Record<string, unknown>): { digest: string; facts: DetailFacts } | undefined {
+  if (!Array.isArray(walk.stops)) return undefined;
+  const stops = walk.stops.map((s) => (isObject(s) ? { lat: s.lat, lng: s.lng, status: s.status } : s));
+  // The stops are rebuilt with their keys in one order, so their JSON is already canonical.
+  return { digest: fingerprint(JSON.stringify(stops)), facts: detailFactsOf(stops) };
 }
 
 const walkVersionsOf = new WeakMap<RuleContext['state'], WalkVersions>();
@@ -72,6 +94,8 @@ function sharedWalkVersions(ctx: RuleContext): WalkVersions {
     shared = {
       summaries: new Versions(ctx.state, 'CONSISTENCY walk summaries'),
       details: new Versions(ctx.state, 'CONSISTENCY walk details'),
+      pages: new BodyMemo(),
+      stops: new BodyMemo(),
     };
     walkVersionsOf.set(ctx.state, shared);
   }
@@ -89,20 +113,20 @@ function walkPairsAcross(
     see(obs) {
       if (!obs.op || shared.last === obs) return;
       shared.last = obs;
+      const response = obs.exchange.response;
+      if (!response) return;
       if (isWalkList(obs.op)) {
-        for (const walk of pageOf(obs) ?? []) {
-          const id = idOf(walk);
-          if (id === undefined || !isObject(walk)) continue;
-          const facts = { count: walk.count, counts: walk.counts, lat: walk.lat, lng: walk.lng };
-          summaries.add(id, canonical(facts), () => facts, obs);
-        }
+        const page = pageOf(obs);
+        if (!page) return;
+        for (const { id, digest, facts } of shared.pages.of(response, () => summariesOf(page)))
+          summaries.add(id, digest, () => facts, obs);
         return;
       }
       const walk = isWalkDetail(obs.op) ? itemOf(obs) : undefined;
       const id = askedId(obs);
-      if (!walk || id === undefined || !Array.isArray(walk.stops)) return;
-      const stops = walk.stops.map((s) => (isObject(s) ? { lat: s.lat, lng: s.lng, status: s.status } : s));
-      details.add(id, canonical(stops), () => detailFactsOf(stops), obs);
+      const stops = walk ? shared.stops.of(response, () => stopsOf(walk)) : undefined;
+      if (!stops || id === undefined) return;
+      details.add(id, stops.digest, () => stops.facts, obs);
     },
     finish: () => judge(pairsOf(summaries, details, ctx.source), summaries),
   };

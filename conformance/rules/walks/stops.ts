@@ -5,8 +5,11 @@
  */
 import { isObject } from '../../../spec/json-value.ts';
 import { requestLine } from '../../core/answers.ts';
+import { BodyMemo } from '../../core/body-memo.ts';
+import { EvidenceTable } from '../../core/evidence.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Across, Rule, RuleContext } from '../../core/rule.ts';
+import type { SpecModel } from '../../core/spec-model.ts';
 import { breaks, chose, holds } from '../../core/rule.ts';
 import { askedId, itemOf } from '../pages.ts';
 import { sweepRequests } from '../requests.ts';
@@ -57,11 +60,34 @@ function stopsOf(obs: Observation): unknown[] | null | undefined {
   return Array.isArray(walk.stops) ? walk.stops : null;
 }
 
-/** A rule over one detail's stops: the problems it finds, named after the walk's request. */
+/** The stop statuses of a spec as a set, made once. */
+const statusSets = new WeakMap<SpecModel, ReadonlySet<string>>();
+function statusSetOf(spec: SpecModel): ReadonlySet<string> {
+  let known = statusSets.get(spec);
+  if (!known) {
+    known = new Set(stopStatuses(spec));
+    statusSets.set(spec, known);
+  }
+  return known;
+}
+
+/**
+ * A rule over one detail's stops: the problems it finds, named after the walk's request. The
+ * problems of a detail are remembered by its body (a walk is fetched again and again unchanged).
+ */
 function stopsRule(
   declaration: Omit<Rule, 'appliesTo' | 'plan' | 'judge' | 'area' | 'level' | 'mock' | 'unit'>,
   problemsOf: (stops: unknown[] | null, statuses: ReadonlySet<string>) => string[],
 ): Rule {
+  const memos = new WeakMap<SpecModel, BodyMemo<string[]>>();
+  const memoOf = (spec: SpecModel) => {
+    let memo = memos.get(spec);
+    if (!memo) {
+      memo = new BodyMemo();
+      memos.set(spec, memo);
+    }
+    return memo;
+  };
   return {
     ...declaration,
     area: 'walk-detail',
@@ -73,8 +99,9 @@ function stopsRule(
     plan: sweepRequests,
     judge(obs, ctx) {
       const stops = stopsOf(obs);
-      if (stops === undefined) return undefined;
-      const problems = problemsOf(stops, new Set(stopStatuses(ctx.spec)));
+      const response = obs.exchange.response;
+      if (stops === undefined || !response) return undefined;
+      const problems = memoOf(ctx.spec).of(response, () => problemsOf(stops, statusSetOf(ctx.spec)));
       return problems.length === 0 ? holds(obs) : breaks(`${requestLine(obs)}: ${problems.join('; ')}`, obs);
     },
   };
@@ -140,25 +167,41 @@ export const stopRules: Rule[] = [
   },
 ];
 
-/** WALK-DETAIL-007: per walk (one detail of it, however often fetched), its stops, UUID ids and half-located stops. */
+/** What one walk's detail shows of its stops, and the entry of the earliest detail read. */
+interface StopShapes {
+  stops: number;
+  uuids: number;
+  half: number;
+  seq: number;
+}
+
+/**
+ * WALK-DETAIL-007: per walk (its earliest detail, however often fetched), its stops, UUID ids and
+ * half-located stops.
+ */
 function stopShapesAcross(ctx: RuleContext): Across {
-  const walks = ctx.state.table<{ stops: number; uuids: number; half: number }>('WALK-DETAIL-007 walks');
-  let first: Observation | undefined;
+  const walks = ctx.state.table<StopShapes>('WALK-DETAIL-007 walks', (kept, other) =>
+    other.seq < kept.seq ? other : kept,
+  );
+  const first = new EvidenceTable(ctx.state, 'WALK-DETAIL-007 evidence', 1);
   return {
     see(obs) {
-      const stops = stopsOf(obs);
       const id = askedId(obs);
-      if (!stops || id === undefined) return;
+      const known = id === undefined ? undefined : walks.get(id);
+      if (id === undefined || (known && known.seq <= obs.exchange.seq)) return;
+      const stops = stopsOf(obs);
+      if (!stops) return;
       const objects = stops.filter(isObject);
-      first ??= obs;
+      first.keep('first', obs);
       walks.set(id, {
         stops: objects.length,
         uuids: objects.filter((s) => typeof s.id === 'string' && UUID.test(s.id)).length,
         half: objects.filter((s) => (s.lat === null) !== (s.lng === null)).length,
+        seq: obs.exchange.seq,
       });
     },
-    finish() {
-      if (walks.size === 0) return [];
+    *finish() {
+      if (walks.size === 0) return;
       let stops = 0;
       let uuids = 0;
       let half = 0;
@@ -168,13 +211,11 @@ function stopShapesAcross(ctx: RuleContext): Across {
         half += walk.half;
       }
       const differs = [...(uuids < stops ? ['D-STOP-ID'] : []), ...(half > 0 ? ['D-COORDS'] : [])];
-      return [
-        chose(
-          `${uuids} of ${stops} stop ids are UUIDs; ${half} stops have one coordinate only`,
-          differs,
-          first,
-        ),
-      ];
+      yield chose(
+        `${uuids} of ${stops} stop ids are UUIDs; ${half} stops have one coordinate only`,
+        differs,
+        first.get('first'),
+      );
     },
   };
 }

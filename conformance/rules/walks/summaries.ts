@@ -7,10 +7,12 @@ import { stopStatusesOf } from '../../../spec/contract.ts';
 import { WEB_BASE_URL_NAME } from '../../../spec/facts.ts';
 import { isObject } from '../../../spec/json-value.ts';
 import { requestLine } from '../../core/answers.ts';
+import { BodyMemo } from '../../core/body-memo.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Judgement, Rule } from '../../core/rule.ts';
 import { breaks, chose, holds } from '../../core/rule.ts';
 import type { SpecModel } from '../../core/spec-model.ts';
+import { validationOf } from '../../core/drift.ts';
 import { itemSchemaOf } from '../item-schemas.ts';
 import { itemOf, pageOf } from '../pages.ts';
 import { collectionRequest } from '../requests.ts';
@@ -48,23 +50,38 @@ export function stopStatuses(spec: SpecModel): readonly string[] {
   return known;
 }
 
-/** The links of a list answer's walks, taken apart once for every rule that reads them. */
-const answerLinks = new WeakMap<Observation, (WalkLinks | string[])[]>();
+/**
+ * The links of a list answer's walks, taken apart once for every rule that reads them, and once
+ * for every answer with the same body (a list is polled again and again).
+ */
+const answerLinks = new BodyMemo<(WalkLinks | string[])[]>();
 function linksIn(obs: Observation): (WalkLinks | string[])[] {
-  let known = answerLinks.get(obs);
-  if (!known) {
-    known = walksOf(obs).map(linksOfWalk);
-    answerLinks.set(obs, known);
+  const walks = walksOf(obs);
+  const response = obs.exchange.response;
+  return response && walks.length > 0 ? answerLinks.of(response, () => walks.map(linksOfWalk)) : [];
+}
+
+/** The problems of each answer's `counts`, by its body, per spec (whose statuses decide them). */
+const closedCounts = new WeakMap<SpecModel, BodyMemo<(string | undefined)[]>>();
+function closedCountsMemo(spec: SpecModel): BodyMemo<(string | undefined)[]> {
+  let memo = closedCounts.get(spec);
+  if (!memo) {
+    memo = new BodyMemo();
+    closedCounts.set(spec, memo);
   }
-  return known;
+  return memo;
 }
 
 const usableLinks = (obs: Observation) => linksIn(obs).filter((l): l is WalkLinks => !Array.isArray(l));
 
-/** Every `counts` of an answer's walks: list items, or a detail's data when it carries one. */
-function countsIn(obs: Observation): { label: string; counts: unknown }[] {
+/** The walks of an answer that carry `counts`: list items, or a detail's data. */
+function walksWithCounts(obs: Observation): readonly unknown[] {
   const detail = obs.op && !isWalkList(obs.op) ? itemOf(obs) : undefined;
-  const walks = detail ? [detail] : walksOf(obs);
+  return detail ? [detail] : walksOf(obs);
+}
+
+/** Every `counts` of some walks, each with how reports name its walk. */
+function countsIn(walks: readonly unknown[]): { label: string; counts: unknown }[] {
   return walks.flatMap((walk, index) =>
     isObject(walk) && 'counts' in walk ? [{ label: walkLabel(walk, index), counts: walk.counts }] : [],
   );
@@ -94,7 +111,11 @@ export const summaryRules: Rule[] = [
     judge(obs, ctx) {
       const walks = walksOf(obs);
       const name = obs.op ? itemSchemaOf(ctx.spec, obs.op)?.name : undefined;
-      if (walks.length === 0 || !name) return undefined;
+      if (walks.length === 0 || !name || !obs.op) return undefined;
+      // A page valid against its schema has every summary valid against the schema of its items:
+      // each answer is validated once, and its summaries one by one only when it is not valid.
+      if (validationOf(obs.exchange, obs.op.operationId, ctx.spec)?.open.valid)
+        return walks.map(() => holds(obs));
       return perWalk(obs, walks, (walk, index) => {
         const result = ctx.spec.contract.validateSchema(name, walk);
         return result.valid ? [] : [`${walkLabel(walk, index)}: ${result.errors.slice(0, 3).join('; ')}`];
@@ -140,21 +161,27 @@ export const summaryRules: Rule[] = [
     appliesTo: isWalkOperation,
     plan: fullList,
     judge(obs, ctx) {
-      const found = countsIn(obs);
-      if (found.length === 0) return undefined;
-      const keys = stopStatuses(ctx.spec);
-      const known = new Set(keys);
-      return found.map(({ label, counts }) => {
-        if (!isObject(counts)) return breaks(at(obs, `${label}: counts is ${JSON.stringify(counts)}`), obs);
-        const extra = Object.keys(counts).filter((k) => !known.has(k));
-        const missing = keys.filter((k) => !(k in counts));
-        if (extra.length === 0 && missing.length === 0) return holds(obs);
-        const parts = [
-          extra.length ? `extra key(s) ${extra.join(', ')}` : '',
-          missing.length ? `missing ${missing.join(', ')}` : '',
-        ];
-        return breaks(at(obs, `${label}: ${parts.filter(Boolean).join(', ')}`), obs);
+      const response = obs.exchange.response;
+      const walks = walksWithCounts(obs);
+      if (!response || walks.length === 0) return undefined;
+      // Remembered by the body, once the answer is known to carry walks: what follows reads them alone.
+      const problems = closedCountsMemo(ctx.spec).of(response, () => {
+        const keys = stopStatuses(ctx.spec);
+        const known = new Set(keys);
+        return countsIn(walks).map(({ label, counts }) => {
+          if (!isObject(counts)) return `${label}: counts is ${JSON.stringify(counts)}`;
+          const extra = Object.keys(counts).filter((k) => !known.has(k));
+          const missing = keys.filter((k) => !(k in counts));
+          if (extra.length === 0 && missing.length === 0) return undefined;
+          const parts = [
+            extra.length ? `extra key(s) ${extra.join(', ')}` : '',
+            missing.length ? `missing ${missing.join(', ')}` : '',
+          ];
+          return `${label}: ${parts.filter(Boolean).join(', ')}`;
+        });
       });
+      if (problems.length === 0) return undefined;
+      return problems.map((problem) => (problem === undefined ? holds(obs) : breaks(at(obs, problem), obs)));
     },
   },
   {

@@ -4,8 +4,7 @@
  * decoded when the recorder kept it content-coded (gzip, deflate, br; `codings.ts` tells which by
  * the header and the bytes).
  */
-import { responseOf } from '../client.ts';
-import { EXCERPT_CHARS } from '../../core/answers.ts';
+import { answerOf } from '../client.ts';
 import type { Keyring } from '../../core/credentials.ts';
 import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../../core/types.ts';
@@ -99,6 +98,18 @@ export const lineOf = (exchange: Exchange) =>
   entryLine(exchange.seq, exchange.request.method, exchange.request.url);
 
 /**
+ * Notes the secrets an entry carries (its key headers, cookies, secret query parameters) without
+ * reading the rest of it: a shard notes every entry's, so that every shard of a recording redacts
+ * the same secrets the same way.
+ */
+export function noteSecretsOf(entry: RawEntry, request: RecordedRequest, ledger: SecretNotes): void {
+  for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
+  for (const [name, value] of headerMap(entry.response?.headers))
+    if (SECRET_HEADERS.has(name)) ledger.note(value);
+  shownUrl(request.written, ledger, request.url);
+}
+
+/**
  * The exchange of an entry already known to be this API's, or why it cannot be judged: no
  * answer recorded (status 0, a failed or cancelled request), or no body recorded.
  */
@@ -112,26 +123,27 @@ export function readEntry(
   keptHeaders: ReadonlySet<string> = new Set(),
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
-  const url = shownUrl(request.written, ledger);
-  const line = entryLine(index, request.method, url);
+  const url = shownUrl(request.written, ledger, request.url);
   const response = entry.response;
   const status = response?.status;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599)
-    return { judged: false, reason: 'no answer recorded', line };
+    return { judged: false, reason: 'no answer recorded', line: entryLine(index, request.method, url) };
   const headers = headerMap(response?.headers);
   for (const [name, value] of headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   const read = bodyOf(response?.content, headers, request.method, status, attached);
   const bodyless = typeof read === 'string';
   const content: Body = typeof read === 'string' ? { content: '' } : read;
   const info = requestInfo(request, url, keyring, keptHeaders);
-  const shown = Object.fromEntries([...headers].filter(([name]) => !SECRET_HEADERS.has(name)));
-  const answer = responseOf(status, shown, content.content);
+  const shown: Record<string, string> = {};
+  for (const [name, value] of headers) if (!SECRET_HEADERS.has(name)) shown[name] = value;
+  const answer = answerOf(status, shown, content.content);
   if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
     // Some exporters keep the type only in `content.mimeType`.
     answer.contentType = response.content.mimeType;
     answer.mediaType = response.content.mimeType.split(';')[0]?.trim().toLowerCase() ?? '';
   }
   if (content.coded) answer.encoded = { coding: content.coded.coding, bytes: content.coded.wireBytes };
+  if (bodyless) answer.unrecorded = true;
   const started = typeof entry.startedDateTime === 'string' ? Date.parse(entry.startedDateTime) : NaN;
   const exchange: Exchange = {
     seq: index,
@@ -171,53 +183,24 @@ function requestInfo(
   return withCurl({ method: request.method, url, keys: [], headers });
 }
 
-/** A request without its curl, as an exchange judged on another thread carries it (`evidenceOf`). */
-export type PlainRequest = Omit<RequestInfo, 'curl'>;
-export type PlainExchange = Omit<Exchange, 'request'> & { request: PlainRequest };
+/** A request without its curl: the curl is written only for the few exchanges a report shows. */
+type PlainRequest = Omit<RequestInfo, 'curl'>;
 
 /** The request with its curl, written only for the few exchanges a report shows: a recording has thousands. */
 export function withCurl(info: PlainRequest): RequestInfo {
   let curl: string | undefined;
   return {
-    ...info,
+    method: info.method,
+    url: info.url,
+    keys: info.keys,
+    headers: info.headers,
+    ...(info.nearMisses ? { nearMisses: info.nearMisses } : {}),
+    ...(info.body !== undefined ? { body: info.body } : {}),
     get curl() {
       curl ??= curlOf(info);
       return curl;
     },
   };
-}
-
-/** Characters of a body a report can show (`excerpt`), and one more: whether it was cut shows. */
-const SHOWN_BODY = EXCERPT_CHARS + 1;
-
-/**
- * The text as a string of its own: a slice of a long string may keep the whole of it alive (V8
- * shares the characters), and a verdict waiting to be merged must not hold a 100 KB body for its
- * 501 characters. UTF-16 round-trips every code unit, lone surrogates too.
- */
-function ownCopy(text: string): string {
-  return Buffer.from(text, 'utf16le').toString('utf16le');
-}
-
-/**
- * What reports read of an exchange, as plain data to pass between threads: the request line and
- * headers, the status, the content type and as much of the body as an excerpt shows; not the
- * parsed body, which the verdict has judged already.
- */
-export function evidenceOf(exchange: Exchange): PlainExchange {
-  const { request, response } = exchange;
-  const plain: PlainExchange = {
-    seq: exchange.seq,
-    request: { method: request.method, url: request.url, keys: request.keys, headers: request.headers },
-    durationMs: exchange.durationMs,
-    retries: exchange.retries,
-  };
-  if (exchange.startedAt !== undefined) plain.startedAt = exchange.startedAt;
-  if (response) {
-    const { json: _json, jsonError: _error, body, ...rest } = response;
-    plain.response = { ...rest, body: body.length > SHOWN_BODY ? ownCopy(body.slice(0, SHOWN_BODY)) : body };
-  }
-  return plain;
 }
 
 /** Statuses and methods whose answers carry no body at all. */

@@ -1,0 +1,87 @@
+/**
+ * Facts a rule derives from an answer's body, remembered by the body: a recording holds the same
+ * answers again and again (a list polled, a walk fetched while it does not change), and deriving
+ * the facts (a validation, the digests of its items) costs more than knowing the body again.
+ *
+ * Each answer's body is known by a number (`bodyIdOf`): the same text gets the same number while
+ * it is among the latest bodies seen, so the memos compare numbers, not texts; a body is found
+ * among the known ones by a sketch of it, then compared whole. A memo holds the
+ * facts of a few dozen bodies, the latest; what it derives must depend on the body alone.
+ */
+import type { ResponseData } from './types.ts';
+
+/** Distinct bodies known by number at once (the latest); one seen again after is a new number. */
+const KNOWN_BODIES = 128;
+/** Characters of a body its sketch reads, spread over the whole text. */
+const SKETCHED = 64;
+
+interface Known {
+  text: string;
+  id: number;
+}
+
+/** The bodies known, by their sketch (texts with one sketch are told apart by comparing them). */
+const bySketch = new Map<number, Known[]>();
+/** The bodies known, oldest first, to forget the oldest. */
+const known: { sketch: number; entry: Known }[] = [];
+const idOfAnswer = new WeakMap<ResponseData, number>();
+let nextId = 0;
+
+/**
+ * A cheap hash of a text: its length and some characters spread over it. Equal texts have equal
+ * sketches; V8's own hash of a string reads every character, which a long body makes dear.
+ */
+function sketchOf(text: string): number {
+  const step = Math.max(1, Math.floor(text.length / SKETCHED));
+  let hash = text.length;
+  for (let i = 0; i < text.length; i += step) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/** The number of an answer's body: equal numbers, equal texts. */
+export function bodyIdOf(response: ResponseData): number {
+  const remembered = idOfAnswer.get(response);
+  if (remembered !== undefined) return remembered;
+  const text = response.body;
+  const sketch = sketchOf(text);
+  const bucket = bySketch.get(sketch);
+  let id = bucket?.find((entry) => entry.text === text)?.id;
+  if (id === undefined) {
+    id = nextId++;
+    const entry = { text, id };
+    if (bucket) bucket.push(entry);
+    else bySketch.set(sketch, [entry]);
+    known.push({ sketch, entry });
+    if (known.length > KNOWN_BODIES) forget(known.shift() as { sketch: number; entry: Known });
+  }
+  idOfAnswer.set(response, id);
+  return id;
+}
+
+function forget({ sketch, entry }: { sketch: number; entry: Known }): void {
+  const bucket = bySketch.get(sketch)?.filter((e) => e !== entry) ?? [];
+  if (bucket.length === 0) bySketch.delete(sketch);
+  else bySketch.set(sketch, bucket);
+}
+
+export class BodyMemo<T> {
+  private readonly kept = new Map<number, T>();
+
+  private readonly size: number;
+
+  constructor(size = 64) {
+    this.size = size;
+  }
+
+  /** The facts of this answer's body: remembered, or derived now. */
+  of(response: ResponseData, derive: () => T): T {
+    const id = bodyIdOf(response);
+    let known = this.kept.get(id);
+    if (known === undefined) {
+      if (this.kept.size >= this.size) this.kept.delete(this.kept.keys().next().value as number);
+      known = derive();
+      this.kept.set(id, known);
+    }
+    return known;
+  }
+}
