@@ -4,7 +4,9 @@
  * commands with an environment that carries nothing of the repository (no `node_modules/.bin` on
  * the path, no npm variables of the test run).
  */
+import { createHash } from 'node:crypto';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -13,10 +15,11 @@ import {
   rmdirSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { REPO_ROOT } from './packages.ts';
 
@@ -92,25 +95,31 @@ export function cleanup(): void {
 
 /**
  * Runs `task` while holding a lock folder named `name` in the temporary folder, so test files that
- * run at the same time take turns (bounded wait; a lock older than 3 minutes was left by a killed run).
+ * run at the same time take turns (bounded wait). The holder touches the lock while its task runs,
+ * so a lock untouched for 3 minutes was left by a killed run, however long the task takes.
  */
-async function withLock<T>(name: string, task: () => Promise<T>): Promise<T> {
+async function withLock<T>(name: string, task: () => Promise<T>, waitMs = 300_000): Promise<T> {
   const lock = join(tmpdir(), `${name}.lock`);
-  for (let attempt = 0; ; attempt++) {
+  for (let waited = 0; ; waited += 500) {
     try {
       mkdirSync(lock);
       break;
     } catch {
-      if (attempt >= 600) throw new Error(`${lock} held for over 5 minutes`);
+      if (waited >= waitMs) throw new Error(`${lock} held for over ${waitMs / 60_000} minutes`);
       if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 180_000) {
         rmSync(lock, { recursive: true, force: true });
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
+  const touching = setInterval(() => {
+    const now = new Date();
+    utimesSync(lock, now, now);
+  }, 30_000);
   try {
     return await task();
   } finally {
+    clearInterval(touching);
     rmdirSync(lock);
   }
 }
@@ -185,12 +194,42 @@ export async function installOfficialNodes(): Promise<void> {
 export async function installTarballs(tarballs: string[]): Promise<string> {
   const project = scratchDir('install');
   writeFileSync(join(project, 'package.json'), '{ "name": "qa-pipeline", "private": true }\n');
+  // The conformance package builds SQLite's native binding from source: minutes on a busy machine.
   const installed = await run(
     'npm',
     ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs],
-    { cwd: project, env: outsideEnv() },
+    { cwd: project, env: outsideEnv(), timeoutMs: 900_000 },
   );
   if (installed.status !== 0) throw new Error(`npm install failed:\n${installed.stdout}${installed.stderr}`);
+  return project;
+}
+
+/**
+ * `installTarballs` once per test run for each set of this run's tarballs (`packedOnce`): the first
+ * file to ask installs them into `runFolder`, holding the lock; every file gets a copy of its own,
+ * so none sees what another wrote, and the native build is paid once.
+ */
+export async function installedOnce(tarballs: string[], runFolder: string): Promise<string> {
+  const key = createHash('sha256')
+    .update(
+      tarballs
+        .map((tarball) => basename(tarball))
+        .sort()
+        .join('\n'),
+    )
+    .digest('hex')
+    .slice(0, 12);
+  const destination = join(runFolder, `installed-${key}`);
+  await withLock(
+    `canvassing-install-${key}`,
+    async () => {
+      if (existsSync(destination)) return;
+      renameSync(await installTarballs(tarballs), destination);
+    },
+    1_200_000,
+  );
+  const project = scratchDir('install');
+  cpSync(destination, project, { recursive: true, verbatimSymlinks: true });
   return project;
 }
 

@@ -11,8 +11,8 @@ import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-
 import type { Report } from '../../../conformance/core/types.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
 import { apiIdentity } from '../build.ts';
-import { binOf, cleanup, installTarballs, outsideEnv, run, scratchDir } from '../packed.ts';
-import { packedForRun } from './pack-once.ts';
+import { binOf, cleanup, outsideEnv, run, scratchDir } from '../packed.ts';
+import { installedForRun, packedForRun } from './pack-once.ts';
 
 const API = apiIdentity();
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
@@ -24,7 +24,7 @@ let broken: MutationServer;
 
 beforeAll(async () => {
   tarball = await packedForRun('conformance');
-  project = await installTarballs([tarball]);
+  project = await installedForRun([tarball]);
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();
 }, 240_000);

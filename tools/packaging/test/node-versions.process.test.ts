@@ -10,16 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
 import type { Report } from '../../../conformance/core/types.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
-import {
-  cleanup,
-  installOfficialNodes,
-  installTarballs,
-  OFFICIAL_NODES,
-  outsideEnv,
-  run,
-  scratchDir,
-} from '../packed.ts';
-import { packedForRun } from './pack-once.ts';
+import { cleanup, installOfficialNodes, OFFICIAL_NODES, outsideEnv, run, scratchDir } from '../packed.ts';
+import { installedForRun, packedForRun } from './pack-once.ts';
 
 const NODES = OFFICIAL_NODES;
 const BROKEN = MUTATIONS.find((m) => m.name === 'meta-count-off-by-one');
@@ -30,7 +22,7 @@ let broken: MutationServer;
 
 beforeAll(async () => {
   await installOfficialNodes();
-  const project = await installTarballs([await packedForRun('conformance')]);
+  const project = await installedForRun([await packedForRun('conformance')]);
   cli = join(project, 'node_modules', 'canvassing-conformance', 'dist', 'bin', 'canvassing-conformance.mjs');
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();

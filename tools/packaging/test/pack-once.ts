@@ -3,14 +3,16 @@
  * workspace's bundles). As vitest's `globalSetup`, this makes a folder for the run and provides it
  * to the test files, which share the tarballs packed into it (`packedForRun`); the folder goes when
  * the run ends. Test files run in several worker processes, so they share through the file system.
- * Run without this setup (another config), each file packs its own.
+ * The same goes for installing them as a QA pipeline would (`installedForRun`): the conformance
+ * package builds SQLite's native binding, which is paid once. Run without this setup (another
+ * config), each file packs and installs its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { packedOnce, packWorkspace, scratchDir } from '../packed.ts';
+import { installedOnce, installTarballs, packedOnce, packWorkspace, scratchDir } from '../packed.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,4 +31,10 @@ export default function setup(project: TestProject): () => void {
 export function packedForRun(workspace: 'conformance' | 'sandbox'): Promise<string> {
   const runFolder = inject('canvassingPackRun');
   return runFolder ? packedOnce(workspace, runFolder) : packWorkspace(workspace, scratchDir('pack'));
+}
+
+/** A QA pipeline's project with `tarballs` installed, installed once for the run; a copy for each file. */
+export function installedForRun(tarballs: string[]): Promise<string> {
+  const runFolder = inject('canvassingPackRun');
+  return runFolder ? installedOnce(tarballs, runFolder) : installTarballs(tarballs);
 }

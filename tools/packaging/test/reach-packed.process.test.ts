@@ -19,16 +19,8 @@ import {
   startTerminator,
 } from '../../test-support/reach-parts.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
-import {
-  cleanup,
-  installOfficialNodes,
-  installTarballs,
-  OFFICIAL_NODES,
-  outsideEnv,
-  run,
-  scratchDir,
-} from '../packed.ts';
-import { packedForRun } from './pack-once.ts';
+import { cleanup, installOfficialNodes, OFFICIAL_NODES, outsideEnv, run, scratchDir } from '../packed.ts';
+import { installedForRun, packedForRun } from './pack-once.ts';
 
 const NODES = OFFICIAL_NODES;
 const GATE_HEADER = 'X-Gateway-Token';
@@ -45,7 +37,7 @@ let gate: Listening;
 
 beforeAll(async () => {
   await installOfficialNodes();
-  const project = await installTarballs([await packedForRun('conformance')]);
+  const project = await installedForRun([await packedForRun('conformance')]);
   cli = join(project, 'node_modules', 'canvassing-conformance', 'dist', 'bin', 'canvassing-conformance.mjs');
   pki = makePki(scratchDir('pki'));
   reference = await startReferenceServer({ log: false });

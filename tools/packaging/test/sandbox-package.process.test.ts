@@ -10,14 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../../conformance/core/types.ts';
 import { freePort } from '../../../command-line/free-port.ts';
 import { apiIdentity } from '../build.ts';
-import { binOf, cleanup, installTarballs, outsideEnv, run, scratchDir } from '../packed.ts';
-import { packedForRun } from './pack-once.ts';
+import { binOf, cleanup, outsideEnv, run, scratchDir } from '../packed.ts';
+import { installedForRun, packedForRun } from './pack-once.ts';
 
 let project: string;
 
 beforeAll(async () => {
   const tarballs = [await packedForRun('sandbox'), await packedForRun('conformance')];
-  project = await installTarballs(tarballs);
+  project = await installedForRun(tarballs);
 }, 300_000);
 
 afterAll(cleanup);
