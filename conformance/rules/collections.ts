@@ -83,7 +83,8 @@ export const collectionRules: Rule[] = [
       const response = obs.exchange.response;
       if (response?.status === THROTTLED) return undefined;
       if (response?.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
-      if (obs.bodyless) return holds(obs);
+      // A 200 recorded without its body says nothing of the envelope: the rule cannot judge it.
+      if (obs.bodyless) return undefined;
       const problem = listEnvelopeProblem(op, obs);
       return problem ? breaks(at(obs, problem), obs) : holds(obs);
     },
@@ -168,8 +169,8 @@ export const collectionRules: Rule[] = [
       const response = obs.exchange.response;
       if (response?.status === THROTTLED) return undefined;
       if (response?.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
-      // A recording without the body still shows the success, which is what the rule is mostly about.
-      if (obs.bodyless) return holds(obs);
+      // A 200 recorded without its body does not show the empty list: the rule cannot judge it.
+      if (obs.bodyless) return undefined;
       const page = pageOf(obs);
       const count = metaCountOf(obs);
       if (!page || page.length > 0 || (op.counted && count !== 0)) {

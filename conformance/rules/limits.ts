@@ -127,12 +127,15 @@ function judgeBadLimit(id: string, obs: Observation, ctx: RuleContext): Judgemen
   if (bad?.id !== id || !response || obs.answer === 'undecodable') return undefined;
   if (obs.answer === 'server-error' || obs.answer === 'html')
     return breaks(at(obs, `answered ${describe(response)}`), obs);
+  // A refusal or a success recorded without its body shows neither its envelope nor its items.
   if (isClientError(response.status)) {
-    const problem = obs.bodyless || method === 'HEAD' ? undefined : errorEnvelopeProblem(ctx.spec, response);
+    if (obs.bodyless) return undefined;
+    const problem = method === 'HEAD' ? undefined : errorEnvelopeProblem(ctx.spec, response);
     return problem ? breaks(at(obs, `${response.status}, ${problem}`), obs) : holds(obs);
   }
   if (response.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
-  if (obs.bodyless || method === 'HEAD') return holds(obs);
+  if (obs.bodyless) return undefined;
+  if (method === 'HEAD') return holds(obs);
   const page = pageOf(obs);
   if (!page) return breaks(at(obs, `200 without a list: ${describe(response)}`), obs);
   return page.length <= bad.atMost

@@ -112,13 +112,21 @@ const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${proble
  */
 function refusalProblem(spec: SpecModel, obs: Observation, response: ResponseData): string | undefined {
   if (!isClientError(response.status)) return `answered ${describe(response)}`;
-  if (obs.bodyless || !hasBody(obs.exchange.request.method, response)) return undefined;
+  if (!hasBody(obs.exchange.request.method, response)) return undefined;
   const problem = errorEnvelopeProblem(spec, response);
   if (problem) return `${response.status}, ${problem}`;
   if (servesData(response) || (isObject(response.json) && response.json.data !== undefined)) {
     return `${response.status}, but data came back with the refusal`;
   }
   return undefined;
+}
+
+/**
+ * A refusal recorded without its body (a gateway's log): its status shows, but not whether it is
+ * the error envelope, nor which refusal: the rules about refusals cannot judge it.
+ */
+function unreadRefusal(obs: Observation, response: ResponseData): boolean {
+  return obs.bodyless && isClientError(response.status);
 }
 
 /** The unknown-id request of an item operation, with the primary key. */
@@ -158,6 +166,7 @@ export const notFoundRules: Rule[] = [
       if (!read || !isUnknownId(read.id) || !readsRecords(obs)) return undefined;
       const { op, response } = read;
       if (!op.statuses.includes(String(NOT_FOUND))) {
+        if (unreadRefusal(obs, response)) return undefined;
         const problem = refusalProblem(ctx.spec, obs, response);
         return problem ? breaks(at(obs, problem), obs) : holds(obs);
       }
@@ -166,7 +175,8 @@ export const notFoundRules: Rule[] = [
       if (response.status !== NOT_FOUND) {
         return breaks(at(obs, `answered ${describe(response)}, not ${wanted}`), obs);
       }
-      if (obs.bodyless || !hasBody(obs.exchange.request.method, response)) return holds(obs);
+      if (unreadRefusal(obs, response)) return undefined;
+      if (!hasBody(obs.exchange.request.method, response)) return holds(obs);
       const problem = errorEnvelopeProblem(ctx.spec, response);
       if (problem) return breaks(at(obs, `${response.status}, ${problem}`), obs);
       return isNotFound(response, codes)
@@ -190,7 +200,7 @@ export const notFoundRules: Rule[] = [
       const read = itemRead(obs);
       if (!read || (read.response.status >= 300 && read.response.status <= 399)) return undefined;
       const refused = idRefusal(ctx.spec, read.op, read.id);
-      if (refused === undefined) return undefined;
+      if (refused === undefined || unreadRefusal(obs, read.response)) return undefined;
       const problem = refusalProblem(ctx.spec, obs, read.response);
       return problem ? breaks(at(obs, `an id that ${refused}: ${problem}`), obs) : holds(obs);
     },
@@ -234,7 +244,7 @@ export const notFoundRules: Rule[] = [
     planOnce: unknownPath,
     judge(obs, ctx) {
       const response = unknownPathAnswer(obs, ctx.spec);
-      if (!response) return undefined;
+      if (!response || unreadRefusal(obs, response)) return undefined;
       const problem = refusalProblem(ctx.spec, obs, response);
       return problem ? breaks(at(obs, problem), obs) : holds(obs);
     },

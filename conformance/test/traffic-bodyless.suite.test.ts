@@ -118,6 +118,21 @@ describe('a recording without bodies (a gateway log)', () => {
     }
   });
 
+  it('passes no rule about a list or a refusal on its status alone, and still fails a wrong status', async () => {
+    const { byId, report } = await judged();
+    const shapes = [
+      'WALKS-LIST-001',
+      'NOT-FOUND-001',
+      ...report.results.map((r) => r.id).filter((id) => id.startsWith('LIMITS-')),
+    ];
+    for (const id of shapes) {
+      const result = byId.get(id) as CheckResult | undefined;
+      expect(result?.status, `${id}: ${result?.actual}`).not.toBe('pass');
+    }
+    const found = await judged(withStatus(/00000000-0000-4000-8000-000000000000$/, 200));
+    expect(found.byId.get('NOT-FOUND-001')?.status, found.run.stdout).toBe('fail');
+  });
+
   it('fails a keyless 200 on a protected operation, naming the entry', async () => {
     const { run, report } = await judged(withStatus(/limit=1$/, 200));
     expect(run.status).toBe(1);
