@@ -11,21 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResult, Report } from '../core/types.ts';
 import { runCli } from './harness.ts';
+import { BASE, type Entry, harOf } from './hand-made-har.ts';
 
-const BASE = 'http://api.test';
 const OURS = '5b8d3c8e-1f7e-4d0f-9a35-2f6b1c1e0a01';
 const THEIRS = '7c2a9f10-64c5-4f3b-8d2e-0b9f4e6a1c02';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const T0 = 1_760_000_000_000;
-
-interface Entry {
-  path: string;
-  headers?: Record<string, string>;
-  status: number;
-  body: unknown;
-  /** Milliseconds after the first entry. */
-  at?: number;
-}
 
 const summary = (id: string) => ({
   id,
@@ -44,42 +34,6 @@ const notFound = refused(404, 'not_found', 'Walk not found.');
 
 const bearer = (name: string) => ({ Authorization: `Bearer $${name}` });
 const apiKey = (name: string) => ({ 'x-api-key': `$${name}` });
-
-function harOf(entries: Entry[]): string {
-  return JSON.stringify({
-    log: {
-      version: '1.2',
-      creator: { name: 'test', version: '1' },
-      entries: entries.map((e) => ({
-        startedDateTime: new Date(T0 + (e.at ?? 0)).toISOString(),
-        time: 3,
-        request: {
-          method: 'GET',
-          url: `${BASE}${e.path}`,
-          httpVersion: 'HTTP/1.1',
-          headers: Object.entries(e.headers ?? {}).map(([name, value]) => ({ name, value })),
-          cookies: [],
-          queryString: [],
-          headersSize: -1,
-          bodySize: 0,
-        },
-        response: {
-          status: e.status,
-          statusText: '',
-          httpVersion: 'HTTP/1.1',
-          headers: [{ name: 'Content-Type', value: 'application/json; charset=utf-8' }],
-          cookies: [],
-          content: { size: 0, mimeType: 'application/json', text: JSON.stringify(e.body) },
-          redirectURL: '',
-          headersSize: -1,
-          bodySize: -1,
-        },
-        cache: {},
-        timings: { send: 0, wait: 3, receive: 0 },
-      })),
-    },
-  });
-}
 
 let dir: string;
 let files = 0;

@@ -19,13 +19,12 @@ import { fullDepthLine } from '../run/live.ts';
 import { specModelFor } from '../run/runner.ts';
 import type { CheckResult, Exchange, Report, RequestSpec } from '../core/types.ts';
 import { runCli } from './harness.ts';
+import { BASE, type Entry, harOf } from './hand-made-har.ts';
 
 const spec = specModelFor();
-const BASE = 'http://api.test';
 const OURS = '5b8d3c8e-1f7e-4d0f-9a35-2f6b1c1e0a01';
 const THEIRS = '7c2a9f10-64c5-4f3b-8d2e-0b9f4e6a1c02';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const T0 = 1_760_000_000_000;
 
 /** An exchange of `request` as the client would record it, observed as the rules see it. */
 function observed(request: RequestSpec) {
@@ -101,17 +100,6 @@ describe('an entry told back from its request', () => {
   });
 });
 
-interface Entry {
-  method?: string;
-  path: string;
-  headers?: Record<string, string>;
-  status: number;
-  body?: unknown;
-  /** Milliseconds after the first entry. */
-  at?: number;
-  contentType?: string;
-}
-
 const summary = (id: string, web = 'https://web.test') => ({
   id,
   name: 'Walk',
@@ -132,46 +120,6 @@ const refused = (code: string) => ({ ok: false, error: { code, message: 'No.' } 
 const bearer = (name: string) => ({ Authorization: `Bearer $${name}` });
 const apiKey = (name: string) => ({ 'x-api-key': `$${name}` });
 const PRIMARY = bearer('CONFORMANCE_API_KEY');
-
-function harOf(entries: Entry[]): string {
-  return JSON.stringify({
-    log: {
-      version: '1.2',
-      creator: { name: 'test', version: '1' },
-      entries: entries.map((e) => ({
-        startedDateTime: new Date(T0 + (e.at ?? 0)).toISOString(),
-        time: 3,
-        request: {
-          method: e.method ?? 'GET',
-          url: `${BASE}${e.path}`,
-          httpVersion: 'HTTP/1.1',
-          headers: Object.entries(e.headers ?? {}).map(([name, value]) => ({ name, value })),
-          cookies: [],
-          queryString: [],
-          headersSize: -1,
-          bodySize: 0,
-        },
-        response: {
-          status: e.status,
-          statusText: '',
-          httpVersion: 'HTTP/1.1',
-          headers: [{ name: 'Content-Type', value: e.contentType ?? 'application/json; charset=utf-8' }],
-          cookies: [],
-          content: {
-            size: 0,
-            mimeType: e.contentType ?? 'application/json',
-            text: e.body === undefined ? '' : typeof e.body === 'string' ? e.body : JSON.stringify(e.body),
-          },
-          redirectURL: '',
-          headersSize: -1,
-          bodySize: -1,
-        },
-        cache: {},
-        timings: { send: 0, wait: 3, receive: 0 },
-      })),
-    },
-  });
-}
 
 let dir: string;
 let files = 0;
