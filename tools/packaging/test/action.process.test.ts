@@ -73,7 +73,7 @@ beforeAll(async () => {
     clientCa: readFileSync(pki.caFile, 'utf8'),
   });
   proxy = await startForwardProxy();
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   await proxy?.close();
@@ -128,7 +128,7 @@ describe('conformance/action.yml', () => {
     expect(report.target.strict).toBe(true);
     expect(run.summary).toContain('API conformance: pass');
     expect(printed(run)).not.toContain(reference.credentials.CONFORMANCE_API_KEY);
-  }, 240_000);
+  }, 600_000);
 
   it('fails a broken server: the step fails, verdict fail, the summary names the failed check', async () => {
     if (!BROKEN) throw new Error('the proof set has no meta-count-off-by-one mutation');
@@ -144,7 +144,7 @@ describe('conformance/action.yml', () => {
     expect(existsSync(join(workspace, run.outputs.junit ?? ''))).toBe(true);
     expect(run.summary).toContain('API conformance: fail');
     expect(run.summary).toContain(BROKEN.breaks);
-  }, 90_000);
+  }, 600_000);
 
   it('cannot judge an address where nothing listens: verdict not judged, exit code 2, said in the summary', async () => {
     const workspace = scratchDir('workspace');
@@ -155,7 +155,7 @@ describe('conformance/action.yml', () => {
     expect(run.outputs).toMatchObject({ verdict: 'not judged', 'exit-code': '2' });
     expect(run.summary).toMatch(/could not judge/i);
     expect(run.summary).toContain('API conformance: not judged');
-  }, 90_000);
+  }, 600_000);
 
   it('reaches staging behind a proxy, a private CA, mutual TLS and a gateway header; no secret printed or left behind', async () => {
     const workspace = scratchDir('workspace');
@@ -198,7 +198,7 @@ describe('conformance/action.yml', () => {
         '--cacert "$CONFORMANCE_CA_FILE" --cert "$CONFORMANCE_CERT_FILE" --key "$CONFORMANCE_KEY_FILE"',
       );
     }
-  }, 120_000);
+  }, 600_000);
 
   it('fails closed on a key with no base URL: exit 2, the refusal in the summary as plain text', async () => {
     const workspace = scratchDir('workspace');
@@ -209,7 +209,7 @@ describe('conformance/action.yml', () => {
     expect(run.summary).toMatch(
       /```text\nconformance: CONFORMANCE_API_KEY is set but CONFORMANCE_BASE_URL is empty or missing/,
     );
-  }, 120_000);
+  }, 600_000);
 
   it('installs a packed (or published) canvassing-conformance instead when the package input names one', async () => {
     const workspace = scratchDir('workspace');
@@ -224,5 +224,5 @@ describe('conformance/action.yml', () => {
     ).toEqual([0, 0, 0]);
     expect(run.outputs).toMatchObject({ verdict: 'pass', 'exit-code': '0' });
     expect(run.summary).toContain('API conformance: pass');
-  }, 120_000);
+  }, 600_000);
 });

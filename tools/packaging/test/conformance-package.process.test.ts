@@ -27,7 +27,7 @@ beforeAll(async () => {
   project = await installedForRun([tarball]);
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();
-}, 240_000);
+}, 900_000);
 
 afterAll(async () => {
   await reference?.close();

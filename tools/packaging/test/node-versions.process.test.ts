@@ -26,7 +26,7 @@ beforeAll(async () => {
   cli = join(project, 'node_modules', 'canvassing-conformance', 'dist', 'bin', 'canvassing-conformance.mjs');
   reference = await startReferenceServer({ log: false });
   broken = await startMutationServer();
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   await reference?.close();

@@ -47,7 +47,7 @@ beforeAll(async () => {
   mutual12 = await startTerminator(reference.baseUrl, { identity: pki.server, clientCa, tls: 'TLSv1.2' });
   mutual13 = await startTerminator(reference.baseUrl, { identity: pki.server, clientCa, tls: 'TLSv1.3' });
   gate = await startHeaderGate(reference.baseUrl, GATE_HEADER, GATE_VALUE);
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   await Promise.all([proxy, tls, mutual12, mutual13, gate].map((part) => part?.close()));

@@ -18,7 +18,7 @@ let project: string;
 beforeAll(async () => {
   const tarballs = [await packedForRun('sandbox'), await packedForRun('conformance')];
   project = await installedForRun(tarballs);
-}, 300_000);
+}, 900_000);
 
 afterAll(cleanup);
 
