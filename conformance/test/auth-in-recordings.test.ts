@@ -11,29 +11,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResult, Report } from '../core/types.ts';
 import { runCli } from './harness.ts';
-import { BASE, type Entry, harOf } from './hand-made-har.ts';
+import {
+  apiKey,
+  BASE,
+  bearer,
+  type Entry,
+  harOf,
+  list,
+  OURS,
+  THEIRS,
+  UNKNOWN,
+  walk,
+} from './hand-made-har.ts';
 
-const OURS = '5b8d3c8e-1f7e-4d0f-9a35-2f6b1c1e0a01';
-const THEIRS = '7c2a9f10-64c5-4f3b-8d2e-0b9f4e6a1c02';
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-
-const summary = (id: string) => ({
-  id,
-  name: 'Walk',
-  lat: null,
-  lng: null,
-  count: 0,
-  counts: {},
-  web_url: `https://web.test/dashboard/c/walks/${id}`,
-  app_link: `https://web.test/open/c/walks/${id}`,
-});
-const list = (...ids: string[]) => ({ ok: true, data: ids.map(summary), meta: { count: ids.length } });
-const walk = (id: string) => ({ ok: true, data: { id, name: 'Walk', stops: [] } });
 const refused = (status: number, code: string, message: string) => ({ ok: false, error: { code, message } });
 const notFound = refused(404, 'not_found', 'Walk not found.');
-
-const bearer = (name: string) => ({ Authorization: `Bearer $${name}` });
-const apiKey = (name: string) => ({ 'x-api-key': `$${name}` });
 
 let dir: string;
 let files = 0;

@@ -19,12 +19,21 @@ import { fullDepthLine } from '../run/live.ts';
 import { specModelFor } from '../run/runner.ts';
 import type { CheckResult, Exchange, Report, RequestSpec } from '../core/types.ts';
 import { runCli } from './harness.ts';
-import { BASE, type Entry, harOf } from './hand-made-har.ts';
+import {
+  apiKey,
+  BASE,
+  bearer,
+  type Entry,
+  harOf,
+  list,
+  OURS,
+  summary,
+  THEIRS,
+  UNKNOWN,
+  walk,
+} from './hand-made-har.ts';
 
 const spec = specModelFor();
-const OURS = '5b8d3c8e-1f7e-4d0f-9a35-2f6b1c1e0a01';
-const THEIRS = '7c2a9f10-64c5-4f3b-8d2e-0b9f4e6a1c02';
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 /** An exchange of `request` as the client would record it, observed as the rules see it. */
 function observed(request: RequestSpec) {
@@ -100,25 +109,7 @@ describe('an entry told back from its request', () => {
   });
 });
 
-const summary = (id: string, web = 'https://web.test') => ({
-  id,
-  name: 'Walk',
-  lat: null,
-  lng: null,
-  count: 0,
-  counts: {},
-  web_url: `${web}/dashboard/c/walks/${id}`,
-  app_link: `${web}/open/c/walks/${id}`,
-});
-const list = (...ids: string[]) => ({
-  ok: true,
-  data: ids.map((id) => summary(id)),
-  meta: { count: ids.length },
-});
-const walk = (id: string) => ({ ok: true, data: { id, name: 'Walk', stops: [] } });
 const refused = (code: string) => ({ ok: false, error: { code, message: 'No.' } });
-const bearer = (name: string) => ({ Authorization: `Bearer $${name}` });
-const apiKey = (name: string) => ({ 'x-api-key': `$${name}` });
 const PRIMARY = bearer('CONFORMANCE_API_KEY');
 
 let dir: string;

@@ -5,6 +5,34 @@
 export const BASE = 'http://api.test';
 export const T0 = 1_760_000_000_000;
 
+/** Ids of the recordings: an item of the primary campaign, one of the other, one of neither. */
+export const OURS = '5b8d3c8e-1f7e-4d0f-9a35-2f6b1c1e0a01';
+export const THEIRS = '7c2a9f10-64c5-4f3b-8d2e-0b9f4e6a1c02';
+export const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+/** A walk's summary as a list gives it, its links on `web`. */
+export const summary = (id: string, web = 'https://web.test') => ({
+  id,
+  name: 'Walk',
+  lat: null,
+  lng: null,
+  count: 0,
+  counts: {},
+  web_url: `${web}/dashboard/c/walks/${id}`,
+  app_link: `${web}/open/c/walks/${id}`,
+});
+/** A list answer of these walks' summaries. */
+export const list = (...ids: string[]) => ({
+  ok: true,
+  data: ids.map((id) => summary(id)),
+  meta: { count: ids.length },
+});
+/** A walk's detail answer, with no stops. */
+export const walk = (id: string) => ({ ok: true, data: { id, name: 'Walk', stops: [] } });
+/** A key header naming the configured key by its variable, as our own `--har` writes it. */
+export const bearer = (name: string) => ({ Authorization: `Bearer $${name}` });
+export const apiKey = (name: string) => ({ 'x-api-key': `$${name}` });
+
 export interface Entry {
   method?: string;
   path: string;
