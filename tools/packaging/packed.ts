@@ -32,7 +32,10 @@ export interface Ran {
 export interface RunOptions {
   cwd?: string;
   env?: Record<string, string>;
-  /** Killed (SIGKILL) after this long. */
+  /**
+   * Killed (SIGKILL) after this long: a guard against a hang only (default 10 minutes), since an
+   * install of the conformance package builds SQLite's native binding, minutes on a busy machine.
+   */
   timeoutMs?: number;
 }
 
@@ -74,7 +77,7 @@ export async function run(command: string, args: string[], options: RunOptions =
     extendEnv: false,
     stdin: 'ignore',
     stripFinalNewline: false,
-    timeout: options.timeoutMs ?? 120_000,
+    timeout: options.timeoutMs ?? 600_000,
     killSignal: 'SIGKILL',
     reject: false,
   });
