@@ -210,11 +210,6 @@ export interface Rule extends RuleDeclaration {
    * met is a fault even if a retry would have succeeded. Every other rule judges final attempts only.
    */
   judgesEveryAttempt?: true;
-  /**
-   * Its cross-exchange verdict is drawn from state it keeps itself, not from `ctx.state`'s tables, so
-   * shards of a recording cannot join it: a recording judged in shards skips it, saying so.
-   */
-  wholeRecording?: true;
   /** The operations it applies to; every live GET operation when absent. */
   appliesTo?(op: OperationModel): boolean;
   /** The requests a live run needs for this rule on one operation. */

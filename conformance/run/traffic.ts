@@ -35,7 +35,7 @@ import type { Report, SuiteConfig } from '../core/types.ts';
 import { Judge } from './judge.ts';
 import { ruleContextOf } from './live.ts';
 import { reportOf } from './report.ts';
-import { findingsOf, skippedResult } from './results.ts';
+import { findingsOf } from './results.ts';
 import {
   type BaseCounts,
   type EntryIssue,
@@ -331,9 +331,8 @@ export async function runTraffic(
 export async function runTrafficShard(
   spec: SpecModel,
   options: TrafficOptions & { shard: Shard },
-  selected: readonly Rule[],
+  rules: readonly Rule[],
 ): Promise<ShardRun> {
-  const rules = joinableRules(selected);
   const bases = new Bases(spec, rules, options, options.baseUrl);
   try {
     const ledger = await readRecording(spec, options, bases);
@@ -377,16 +376,6 @@ export interface MergeOptions {
   seed: number;
 }
 
-/**
- * Why a sharded recording skips a rule whose cross-exchange verdict only a whole recording gives
- * (`Rule.wholeRecording`).
- */
-export const WHOLE_RECORDING_ONLY =
-  'judged only when the recording is judged whole: its verdict joins exchanges no shard holds all of (judge the file without --shard)';
-
-/** The rules whose verdicts shards can join: every rule but those that need the whole recording. */
-const joinableRules = (rules: readonly Rule[]) => rules.filter((rule) => !rule.wholeRecording);
-
 /** State records joined between two chances to spill. */
 const RELIEVE_EVERY = 10_000;
 
@@ -398,9 +387,8 @@ const RELIEVE_EVERY = 10_000;
 export async function mergeTraffic(
   spec: SpecModel,
   options: MergeOptions,
-  selected: readonly Rule[],
+  rules: readonly Rule[],
 ): Promise<TrafficRun> {
-  const rules = joinableRules(selected);
   const started = performance.now();
   const startedAt = new Date();
   const files: ShardFile[] = [];
@@ -427,9 +415,8 @@ export async function mergeTraffic(
   try {
     bases.entries = first.recording.entries;
     for (const file of files) await absorbShard(bases, file);
-    return await verdictOf(spec, selected, bases, {
+    return await verdictOf(spec, rules, bases, {
       file: first.recording.file,
-      skipped: selected.filter((rule) => rule.wholeRecording),
       ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
       strict: options.strict,
       seed: options.seed,
@@ -478,8 +465,6 @@ async function absorbShard(bases: Bases, file: ShardFile): Promise<void> {
 /** What the verdict of a recording is drawn with, beside its bases. */
 export interface VerdictInput {
   file: string;
-  /** Rules the run selected and did not judge (a recording judged in shards: `wholeRecording`). */
-  skipped?: readonly Rule[];
   baseUrl?: string;
   strict: boolean;
   seed: number;
@@ -505,10 +490,7 @@ export async function verdictOf(
     seed: input.seed,
     tallies,
     judge: base.judge,
-    skipped: (input.skipped ?? []).map((rule) => ({
-      rule,
-      result: skippedResult(rule, WHOLE_RECORDING_ONLY, input.strict),
-    })),
+    skipped: [],
     order: rules.map((r) => r.id),
     exchanges: [],
     baseUrl: base.url,

@@ -12,8 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harText } from '../reporters/har.ts';
 import { redactorFor } from '../core/redact.ts';
 import { runSuiteWithTraffic } from '../run/runner.ts';
-import { WHOLE_RECORDING_ONLY } from '../run/traffic.ts';
-import { RULES } from '../rules/registry.ts';
 import type { Report } from '../core/types.ts';
 import { configFor, runCli } from './harness.ts';
 import type { Mutation, MutationServer } from '../../tools/test-support/mutations.ts';
@@ -33,7 +31,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Faults a cross-exchange rule catches (pairs, holdings, page sizes, keyless requests), and none. */
+/**
+ * Faults a cross-exchange rule catches (pairs, holdings, page sizes, keyless requests; the attacker's
+ * catalogue: existence told, links moved, two keys, caches), and none.
+ */
 const BROKEN = [
   'archived-walk-listed',
   'detail-name-differs',
@@ -45,12 +46,13 @@ const BROKEN = [
   'limit-200-gives-10',
   'no-key-accepted',
   'revoked-key-accepted',
+  'trailing-slash-unguarded',
+  'rewrite-header-routed',
+  'head-unguarded',
+  'forwarded-host-in-links',
+  'two-keys-split-roles',
+  'refusal-cached-per-campaign',
 ];
-
-/** The rules only a whole recording judges (the attacker's catalogue): shards skip them. */
-const WHOLE_ONLY = RULES.filter((rule) => rule.wholeRecording).map((rule) => rule.id);
-/** Left out of the runs that compare verdicts whole: a merged run skips them. */
-const SKIP_WHOLE_ONLY = ['--skip', WHOLE_ONLY.join(',')];
 
 const mutation = (name: string): Mutation => {
   const found = MUTATIONS.find((m) => m.name === name);
@@ -115,7 +117,7 @@ describe('a recording judged in shards and merged', () => {
   for (const name of ['none', ...BROKEN]) {
     it(`gets the verdict it gets judged whole (${name})`, async () => {
       const har = await recordingOf(name === 'none' ? 'none' : mutation(name));
-      const { whole, merged, verdicts } = await wholeAndMerged(har, 3, SKIP_WHOLE_ONLY);
+      const { whole, merged, verdicts } = await wholeAndMerged(har, 3);
       const [judgedWhole, judgedMerged] = verdicts;
       expect(merged.status, merged.stderr).toBe(whole.status);
       expect(judgedMerged).toEqual(judgedWhole);
@@ -126,28 +128,14 @@ describe('a recording judged in shards and merged', () => {
     });
   }
 
-  it('gets the same verdict with every shard spilling its state to disk', async () => {
-    const har = await recordingOf(mutation('other-campaign-lists-ours'));
-    const { verdicts } = await wholeAndMerged(har, 2, [...SKIP_WHOLE_ONLY, '--traffic-memory', '1MB']);
-    expect(verdicts[1]).toEqual(verdicts[0]);
-  });
-
-  it('skips the rules only a whole recording judges, saying so, and judges every other rule alike', async () => {
-    expect(WHOLE_ONLY.length).toBeGreaterThan(0);
-    const har = await recordingOf(mutation('other-campaign-lists-ours'));
-    const { verdicts } = await wholeAndMerged(har, 2);
-    const [whole, merged] = verdicts;
-    for (const id of WHOLE_ONLY) {
-      expect(whole?.results.find((r) => r.id === id)?.status).not.toBe('skip');
-      expect(merged?.results.find((r) => r.id === id)).toMatchObject({
-        status: 'skip',
-        reason: WHOLE_RECORDING_ONLY,
-      });
-    }
-    const others = (results: Report['results'] | undefined) =>
-      results?.filter((r) => !WHOLE_ONLY.includes(r.id));
-    expect(others(merged?.results)).toEqual(others(whole?.results));
-  });
+  for (const name of ['other-campaign-lists-ours', 'head-unguarded', 'two-keys-split-roles']) {
+    it(`gets the same verdict with every shard spilling its state to disk (${name})`, async () => {
+      const har = await recordingOf(mutation(name));
+      const { verdicts } = await wholeAndMerged(har, 2, ['--traffic-memory', '1MB']);
+      expect(verdicts[1]).toEqual(verdicts[0]);
+      expect(verdicts[0]?.results.find((r) => r.id === mutation(name).breaks)?.status).toBe('fail');
+    });
+  }
 });
 
 describe('shards that cannot be merged', () => {

@@ -53,8 +53,6 @@ function familyRule(
     planOnce: (world) => plannedProbes(family, world),
     judge: (obs, ctx) => unusableVerdict(family, obs, ctx),
     across: (ctx) => familyAcross(family, ctx),
-    // Which items exist, who holds them and which links a deployment gives are kept per run.
-    wholeRecording: true,
     // An override or rewrite header names the route a trick aims at, whichever family it is of.
     requestHeaders: headersOf('path', 'address', 'method', 'host'),
     ...rule,
@@ -130,8 +128,7 @@ export const catalogueRules: Rule[] = [
       'with a key in Authorization and another in x-api-key: a refusal, or exactly what one of the two keys alone gets (which one is the deployment’s choice, §5.9), never data neither key alone gets',
     hint: 'Read one header (or refuse two different keys): authenticate, scope and attribute the request with the same key, never one header for one and the other for another.',
     plan: (op, world) => familyProbes('two-keys', op, world),
-    across: () => twoKeysAcross(),
-    wholeRecording: true,
+    across: (ctx) => twoKeysAcross(ctx.state),
   },
   {
     id: 'AUTH-022',
@@ -147,8 +144,7 @@ export const catalogueRules: Rule[] = [
       "a request made again within a minute, with the same credentials, is served or refused as it was the first time: a refusal never turns into data, nor the owner's data into a refusal",
     hint: 'Key every cache by the credentials (Vary: Authorization, x-api-key, or no shared caching of keyed answers), refusals included.',
     plan: (op, world) => familyProbes('cache', op, world),
-    across: () => cacheAcross(),
-    wholeRecording: true,
+    across: (ctx) => cacheAcross(ctx.state, ctx.source),
   },
 ];
 

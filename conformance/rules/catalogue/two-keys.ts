@@ -6,29 +6,36 @@
  * takes the campaign or the scopes from the other grants what neither key alone gets.
  *
  * The single keys' answers are the key matrix's (AUTH-013 asks every key in both headers on the
- * same requests); per request and key the rule keeps the ids served, never a body.
+ * same requests); per request and key the rule keeps the ids served, never a body, in tables of the
+ * run's state, so a recording judged in shards and merged gets the verdicts it gets judged whole.
  */
 import { idsIn, isClientError, isSuccess, requestLine } from '../../core/answers.ts';
-import type { Observation } from '../../core/observation.ts';
+import { EvidenceTable } from '../../core/evidence.ts';
+import type { Evidence, Observation } from '../../core/observation.ts';
 import type { KeyName } from '../../core/roles.ts';
 import { reads, roleOf } from '../../core/roles.ts';
 import type { Across, Judgement } from '../../core/rule.ts';
 import { breaks, holds, unjudged } from '../../core/rule.ts';
+import type { Merge, RuleState } from '../../core/state.ts';
 import { carriesData } from '../auth-readings.ts';
 import { familyOf } from './catalogue.ts';
 import type { Seen } from './recognise.ts';
 import { trickLine } from './verdicts.ts';
 
-/** Requests with two keys kept, and ids kept per request and key (a recording can hold many). */
-const MAX_KEPT = 2000;
-const MAX_IDS = 1000;
-
-/** What one key alone got for one request: whether it was served, and which items. */
+/** What one key alone got for one request: whether it was served, and which items (sorted). */
 interface Alone {
   served: boolean;
-  ids: Set<string>;
+  ids: string[];
 }
 
+const joinAlone: Merge<Alone> = (kept, other) => ({
+  served: kept.served || other.served,
+  ids: union(kept.ids, other.ids),
+});
+const union = (a: string[], b: string[]) =>
+  b.every((id) => a.includes(id)) ? a : [...new Set([...a, ...b])].sort();
+
+/** One request with two keys, as its verdict names it. */
 interface Two {
   request: string;
   bearer: KeyName;
@@ -37,8 +44,14 @@ interface Two {
   status: number;
   /** Undefined when the recording holds no body. */
   ids?: string[];
-  obs: Observation;
+  line: string;
+  curl: string;
 }
+
+/** Separates a request from a key's name in a table's key. */
+const SEP = '\u0000';
+/** Requests with two keys whose exchange is kept as evidence (a recording's earliest). */
+const MAX_EVIDENCE = 500;
 
 /** The request without its credentials: method, target as written, and headers that change an answer. */
 function requestIdOf(obs: Observation): string {
@@ -57,9 +70,14 @@ function servedOf(obs: Observation): boolean | undefined {
   return isClientError(response.status) ? false : undefined;
 }
 
-export function twoKeysAcross(): Across {
-  const alone = new Map<string, Map<KeyName, Alone>>();
-  const twos: Two[] = [];
+/**
+ * What each key alone got per request (`request` SEP `key`), and every request with two keys by its
+ * entry number, in tables of the run's state: shards' records join into the whole recording's.
+ */
+export function twoKeysAcross(state: RuleState): Across {
+  const alone = state.table<Alone>('AUTH-021 alone', joinAlone);
+  const twos = state.table<Two>('AUTH-021 two keys', (kept) => kept);
+  const evidence = new EvidenceTable(state, 'AUTH-021 evidence', MAX_EVIDENCE);
   return {
     see(obs) {
       if (!obs.op?.live || !obs.op.secured) return;
@@ -67,37 +85,42 @@ export function twoKeysAcross(): Across {
       const response = obs.exchange.response;
       if (served === undefined || !response) return;
       const credential = obs.credential;
-      const request = requestIdOf(obs);
       if (credential.kind === 'key') {
-        const byKey =
-          alone.get(request) ?? (alone.size < MAX_KEPT * 4 ? new Map<KeyName, Alone>() : undefined);
-        if (!byKey) return;
-        alone.set(request, byKey);
-        const known = byKey.get(credential.key) ?? { served: false, ids: new Set<string>() };
-        byKey.set(credential.key, known);
-        known.served ||= served;
-        for (const id of served && !obs.bodyless ? idsIn(response) : [])
-          if (known.ids.size < MAX_IDS) known.ids.add(id);
+        const key = `${requestIdOf(obs)}${SEP}${credential.key}`;
+        const known = alone.get(key);
+        const ids = served && !obs.bodyless ? [...idsIn(response)].sort() : [];
+        if (known && (known.served || !served) && ids.every((id) => known.ids.includes(id))) return;
+        alone.set(key, known ? joinAlone(known, { served, ids }) : { served, ids });
         return;
       }
       if (credential.kind !== 'two' || credential.bearer.kind !== 'key' || credential.xApiKey.kind !== 'key')
         return;
-      if (twos.length >= MAX_KEPT) return;
-      twos.push({
-        request,
+      const seq = sequenceKey(obs.exchange.seq);
+      twos.set(seq, {
+        request: requestIdOf(obs),
         bearer: credential.bearer.key,
         xApiKey: credential.xApiKey.key,
         served,
         status: response.status,
         ...(obs.bodyless ? {} : { ids: idsIn(response) }),
-        obs,
+        line: requestLine(obs),
+        curl: obs.exchange.request.curl,
       });
+      evidence.keep(seq, obs);
     },
     finish() {
-      return twos.map((two) => verdictOf(two, alone.get(two.request)));
+      const judgements: Judgement[] = [];
+      for (const [seq, two] of twos.entries()) {
+        const single = (key: KeyName) => alone.get(`${two.request}${SEP}${key}`);
+        judgements.push(verdictOf(two, single(two.bearer), single(two.xApiKey), evidence.get(seq)));
+      }
+      return judgements;
     },
   };
 }
+
+/** An entry number as a key that sorts as the number does. */
+const sequenceKey = (seq: number) => String(seq).padStart(12, '0');
 
 /** The catalogue's entry for these two keys, or the keys themselves as reports name them. */
 function pairOf(two: Two): Pick<Seen, 'family' | 'label' | 'transform'> {
@@ -113,25 +136,28 @@ function pairOf(two: Two): Pick<Seen, 'family' | 'label' | 'transform'> {
 /** Whether a two-key answer is what this key alone got: served alike, no item it was not served. */
 function followed(two: Two, single: Alone | undefined): boolean {
   if (!single?.served) return false;
-  return (two.ids ?? []).every((id) => single.ids.has(id));
+  return (two.ids ?? []).every((id) => single.ids.includes(id));
 }
 
-function verdictOf(two: Two, byKey: Map<KeyName, Alone> | undefined): Judgement {
-  const bearer = byKey?.get(two.bearer);
-  const xApiKey = byKey?.get(two.xApiKey);
-  if (!two.served) return holds(two.obs);
+function verdictOf(
+  two: Two,
+  bearer: Alone | undefined,
+  xApiKey: Alone | undefined,
+  evidence: Evidence | undefined,
+): Judgement {
+  if (!two.served) return holds(evidence);
   if (!bearer || !xApiKey)
     return unjudged(
       'a request with two keys was served, but not asked with each key alone to compare',
-      two.obs,
+      evidence,
     );
-  if (followed(two, bearer) || followed(two, xApiKey)) return holds(two.obs);
+  if (followed(two, bearer) || followed(two, xApiKey)) return holds(evidence);
   const eachAlone = `$${two.bearer} alone ${bearer.served ? 'was served other items' : 'was refused'}, $${two.xApiKey} alone ${xApiKey.served ? 'was served other items' : 'was refused'}`;
   // Neither key reads alone: one header authenticated, the other authorised.
   const owasp = reads(roleOf(two.bearer)) || reads(roleOf(two.xApiKey)) ? 'API1:2023' : 'API2:2023';
   return breaks(
-    `${trickLine(pairOf(two))} on ${requestLine(two.obs)}: answered ${two.status} with data, but ${eachAlone}; reproduce: ${two.obs.exchange.request.curl}`,
-    two.obs,
+    `${trickLine(pairOf(two))} on ${two.line}: answered ${two.status} with data, but ${eachAlone}; reproduce: ${two.curl}`,
+    evidence,
     undefined,
     owasp,
   );

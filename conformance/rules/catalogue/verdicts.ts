@@ -9,9 +9,11 @@
  * - links elsewhere (host and forwarding headers): a link whose origin no plain answer has, nor
  *   the configured web base URL.
  *
- * The verdicts wait for the whole source, so they do not depend on the order exchanges came in,
- * and keep a few facts per item, group or origin, never a body. Requests without a key are judged
- * only once a key header shows somewhere: a recording that shows none may be a sanitized export.
+ * The verdicts wait for the whole source, so they do not depend on the order exchanges came in.
+ * They keep a few facts per item, group or origin in tables of the run's state, never a body, each
+ * with how two shards' records of it join: a recording judged in shards and merged gets the
+ * verdicts it gets judged whole. Requests without a key are judged only once a key header shows
+ * somewhere: a recording that shows none may be a sanitized export.
  */
 import { describe, idsIn, isSuccess } from '../../core/answers.ts';
 import { isUnknownId } from '../../core/ids.ts';
@@ -21,21 +23,20 @@ import type { Campaign } from '../../core/roles.ts';
 import { roleOf } from '../../core/roles.ts';
 import type { Across, AcrossContext, Judgement, RuleContext } from '../../core/rule.ts';
 import { breaks, holds, unjudged } from '../../core/rule.ts';
-import type { StateTable } from '../../core/state.ts';
+import { EvidenceTable } from '../../core/evidence.ts';
+import type { Merge, StateTable } from '../../core/state.ts';
 import { isObject } from '../../../spec/json-value.ts';
 import { carriesData, HeldVerdicts, NO_KEY_HEADER_RECORDED } from '../auth-readings.ts';
 import type { Family } from './catalogue.ts';
 import { FAMILIES, SOURCES } from './catalogue.ts';
 import type { Seen } from './recognise.ts';
 import { recognise } from './recognise.ts';
-import type { Refusal, Target } from './targets.ts';
+import type { Refusal, RefusalKind, Target } from './targets.ts';
 import { refusalOf } from './targets.ts';
 
 /** Rate limiting says nothing of a trick: such an answer is not compared. */
 const TOO_MANY_REQUESTS = 429;
-/** Items, groups and origins kept per verdict (a recording can hold millions of exchanges). */
-const MAX_KEPT = 2000;
-/** Findings whose exchange is kept as evidence. */
+/** Findings whose exchange is kept as evidence, per verdict (a recording's earliest). */
 const MAX_EVIDENCE = 500;
 
 const CAMPAIGNS: readonly Campaign[] = ['primary', 'other', 'empty'];
@@ -73,33 +74,84 @@ function dataVerdict(obs: Observation, seen: Seen, refusal: Refusal): Judgement 
   );
 }
 
-/** Statuses of a few items each, by whether they exist. */
-class Existence {
-  private readonly byId = new Map<string, Set<number>>();
-  first?: Observation;
+/**
+ * A trick as its findings name it, from the earliest exchange that showed it (the lowest entry
+ * number, so shards joined name it as the whole recording does): plain data, for a table.
+ */
+interface TrickShown {
+  seq: number;
+  /** `trickLine` */
+  trick: string;
+  /** `routeLine` */
+  route: string;
+  label: string;
+  /** Whether the route names an item. */
+  item: boolean;
+  /** The reproduction of that exchange. */
+  curl: string;
+}
 
-  add(id: string, status: number, obs: Observation): void {
-    this.first ??= obs;
-    const known = this.byId.get(id);
-    if (known) known.add(status);
-    else if (this.byId.size < 16) this.byId.set(id, new Set([status]));
-  }
+const shownOf = (seen: Seen, obs: Observation): TrickShown => ({
+  seq: obs.exchange.seq,
+  trick: trickLine(seen),
+  route: routeLine(seen.target),
+  label: seen.label,
+  item: seen.target.item,
+  curl: obs.exchange.request.curl,
+});
 
-  /** The statuses of items that exist, and of ids the suite made up to name none. */
-  split(exists: (id: string) => boolean): { real: Set<number>; unknown: Set<number> } {
-    const real = new Set<number>();
-    const unknown = new Set<number>();
-    for (const [id, statuses] of this.byId) {
-      const into = isUnknownId(id) ? unknown : exists(id) ? real : undefined;
-      for (const status of statuses) into?.add(status);
-    }
-    return { real, unknown };
-  }
+/** The record of the earlier exchange: a merge of records that name what they first showed. */
+const earlier = <R extends { shown: TrickShown }>(kept: R, other: R): R =>
+  other.shown.seq < kept.shown.seq ? other : kept;
+
+/** Statuses, sorted, without repeats; a merge of statuses kept apart is their union. */
+const unionStatuses: Merge<number[]> = (kept, other) =>
+  [...new Set([...kept, ...other])].sort((a, b) => a - b);
+const joinBits: Merge<number> = (kept, other) => kept | other;
+
+/** An item a trick served to reading keys: the campaigns, and the trick. */
+interface ServedByTrick {
+  bits: number;
+  shown: TrickShown;
+}
+
+/** Answers of one trick, method, refusal and route: the item route its ids belong to. */
+interface TrickedGroup {
+  shown: TrickShown;
+  refusal: RefusalKind;
+  owasp: OwaspCategory;
+  /** The group of plain refusals of the same refusal and route (`refusedKey`). */
+  refused: string;
+  /** `itemRoute` */
+  itemRoute: string;
+}
+
+/** Links a trick's answers carried. */
+interface TrickOrigins {
+  origins: string[];
+  shown: TrickShown;
+}
+
+/** Separates a group from an item's id in a table's key: sorts before every other character. */
+const SEP = '\u0000';
+const refusedKey = (kind: RefusalKind, target: Target) => `${kind} ${target.template}`;
+
+/** Statuses of items, split by whether the item exists, and of ids the suite made up to name none. */
+interface Split {
+  real: Set<number>;
+  unknown: Set<number>;
 }
 
 const disjoint = (a: Set<number>, b: Set<number>) =>
   a.size > 0 && b.size > 0 && [...a].every((status) => !b.has(status));
 const statusesLine = (statuses: Set<number>) => [...statuses].sort().join(' or ');
+
+/** Adds a status to the record of `key` in a table of statuses, written only when it is new. */
+function addStatus(table: StateTable<number[]>, key: string, status: number): void {
+  const known = table.get(key);
+  if (known?.includes(status)) return;
+  table.set(key, unionStatuses(known ?? [], [status]));
+}
 
 /** The origins of the links an answer's data carries (absolute http(s) URLs, at any depth). */
 function linkOrigins(value: unknown, into: Set<string>, depth = 0): Set<string> {
@@ -121,16 +173,6 @@ function readingCampaignOf(obs: Observation): Campaign | undefined {
   return role.valid && role.scoped ? role.campaign : undefined;
 }
 
-/** A map that stops growing at `MAX_KEPT` entries: a recording can hold millions of exchanges. */
-function kept<V>(map: Map<string, V>, key: string, make: () => V): V | undefined {
-  const known = map.get(key);
-  if (known) return known;
-  if (map.size >= MAX_KEPT) return undefined;
-  const made = make();
-  map.set(key, made);
-  return made;
-}
-
 /**
  * The verdicts of one family's rule over a whole source: data to a refusal, existence told, another
  * campaign's item served, and (host and forwarding headers) links that point elsewhere.
@@ -140,20 +182,28 @@ export const familyAcross = (family: Family, ctx: AcrossContext): Across => new 
 class FamilyVerdicts implements Across {
   private readonly keyless: HeldVerdicts;
   private readonly keyed: HeldVerdicts;
-  /** Why answers were left unjudged, with how many: a table of the run's state, summed across shards. */
+  /** Why answers were left unjudged, with how many: summed across shards. */
   private readonly notJudged: StateTable<number>;
-  /** Whether any exchange showed a key header (one record, `''`), across shards. */
+  /** Whether any exchange showed a key header (one record, `''`). */
   private readonly keysShown: StateTable<boolean>;
-  /** Which campaigns plain answers listed or served each item to: `item route id` → bits. */
-  private readonly owners = new Map<string, number>();
-  /** Items a trick served to a reading key: `item route id` → the campaigns, and the first exchange. */
-  private readonly servedByTrick = new Map<string, { bits: number; obs: Observation; seen: Seen }>();
-  /** Statuses per trick, refusal and route; and per refusal and route without a trick. */
-  private readonly tricked = new Map<string, { existence: Existence; seen: Seen; refusal: Refusal }>();
-  private readonly plain = new Map<string, Existence>();
-  /** The origins of links in plain answers, and the origins trick answers showed. */
-  private readonly plainOrigins = new Set<string>();
-  private readonly trickOrigins = new Map<string, { origins: Set<string>; obs: Observation; seen: Seen }>();
+  /**
+   * Which campaigns plain answers listed or served each item to: `item route id` → bits. Every
+   * family keeps the same facts, so its rules share one table.
+   */
+  private readonly owners: StateTable<number>;
+  /** What plain refusals answered per item: `refusal route` SEP `id` → statuses; shared alike. */
+  private readonly refusals: StateTable<number[]>;
+  /** Items a trick served to a reading key: `item route id` → the campaigns, and the trick. */
+  private readonly served: StateTable<ServedByTrick>;
+  private readonly servedEvidence: EvidenceTable;
+  /** Answers to a trick per trick, method, refusal and route; their statuses per item. */
+  private readonly tricked: StateTable<TrickedGroup>;
+  private readonly trickedStatuses: StateTable<number[]>;
+  private readonly trickedEvidence: EvidenceTable;
+  /** The origins of links in plain answers, and the origins trick answers showed (host headers). */
+  private readonly plainOrigins: StateTable<boolean>;
+  private readonly trickOrigins: StateTable<TrickOrigins>;
+  private readonly originsEvidence: EvidenceTable;
 
   private readonly family: Family;
   private readonly ctx: RuleContext;
@@ -161,10 +211,24 @@ class FamilyVerdicts implements Across {
   constructor(family: Family, ctx: AcrossContext) {
     this.family = family;
     this.ctx = ctx;
-    this.keyless = new HeldVerdicts(ctx.state, `${ctx.ruleId} keyless`);
-    this.keyed = new HeldVerdicts(ctx.state, `${ctx.ruleId} keyed`);
-    this.notJudged = ctx.state.table<number>(`${ctx.ruleId} not judged`, (a, b) => a + b);
-    this.keysShown = ctx.state.table<boolean>(`${ctx.ruleId} keys shown`, (a, b) => a || b);
+    const { state, ruleId } = ctx;
+    this.keyless = new HeldVerdicts(state, `${ruleId} keyless`);
+    this.keyed = new HeldVerdicts(state, `${ruleId} keyed`);
+    this.notJudged = state.table<number>(`${ruleId} not judged`, (a, b) => a + b);
+    this.keysShown = state.table<boolean>(`${ruleId} keys shown`, (a, b) => a || b);
+    this.owners = state.table<number>('catalogue owners', joinBits);
+    this.refusals = state.table<number[]>('catalogue refusals', unionStatuses);
+    this.served = state.table<ServedByTrick>(`${ruleId} served by tricks`, (kept, other) => ({
+      ...earlier(kept, other),
+      bits: kept.bits | other.bits,
+    }));
+    this.servedEvidence = new EvidenceTable(state, `${ruleId} served by tricks evidence`, MAX_EVIDENCE);
+    this.tricked = state.table<TrickedGroup>(`${ruleId} tricked`, earlier);
+    this.trickedStatuses = state.table<number[]>(`${ruleId} tricked statuses`, unionStatuses);
+    this.trickedEvidence = new EvidenceTable(state, `${ruleId} tricked evidence`, MAX_EVIDENCE);
+    this.plainOrigins = state.table<boolean>(`${ruleId} plain origins`, (a, b) => a || b);
+    this.trickOrigins = state.table<TrickOrigins>(`${ruleId} trick origins`, earlier);
+    this.originsEvidence = new EvidenceTable(state, `${ruleId} trick origins evidence`, MAX_EVIDENCE);
   }
 
   see(obs: Observation): void {
@@ -193,17 +257,14 @@ class FamilyVerdicts implements Across {
     }
     for (const [reason, n] of this.notJudged.entries())
       judgements.push(unjudged(n > 1 ? `${reason} (${n} answers)` : reason));
-    for (const { existence, seen, refusal } of this.tricked.values()) {
-      const route = itemRoute(seen.target);
-      const exists = (id: string) => this.owners.has(`${route} ${id}`);
-      const refused = this.plain.get(`${refusal.kind} ${seen.target.template}`);
-      const verdict = existenceVerdict(existence, refused, exists, seen, refusal);
-      if (verdict) judgements.push(verdict);
-    }
-    judgements.push(...ownershipVerdicts(this.servedByTrick, this.owners));
-    if (this.family === 'host')
-      judgements.push(...linkVerdicts(this.trickOrigins, this.plainOrigins, this.ctx.webBaseUrl));
+    judgements.push(...this.existenceVerdicts());
+    judgements.push(...this.ownershipVerdicts());
+    if (this.family === 'host') judgements.push(...this.linkVerdicts());
     return judgements;
+  }
+
+  private exists(itemRoute: string, id: string): boolean {
+    return this.owners.get(`${itemRoute} ${id}`) !== undefined;
   }
 
   /** An answer without a trick: who holds which item, the links it shows, what a refusal answers. */
@@ -213,19 +274,21 @@ class FamilyVerdicts implements Across {
     const campaign = readingCampaignOf(obs);
     if (campaign && isSuccess(response.status) && aim.target.kind === 'operation') {
       const ids = aim.id !== undefined ? [aim.id] : obs.bodyless ? [] : idsIn(response);
+      const route = itemRoute(aim.target);
       for (const id of ids) {
-        const key = `${itemRoute(aim.target)} ${id}`;
-        if (this.owners.has(key) || this.owners.size < MAX_KEPT)
-          this.owners.set(key, (this.owners.get(key) ?? 0) | BIT[campaign]);
+        const key = `${route} ${id}`;
+        const bits = this.owners.get(key) ?? 0;
+        if ((bits & BIT[campaign]) === 0) this.owners.set(key, bits | BIT[campaign]);
       }
-      if (!obs.bodyless && this.plainOrigins.size < 64) linkOrigins(response.json, this.plainOrigins);
+      if (this.family === 'host' && !obs.bodyless)
+        for (const origin of linkOrigins(response.json, new Set()))
+          if (!this.plainOrigins.get(origin)) this.plainOrigins.set(origin, true);
       return;
     }
     const refusal = refusalOf(obs, aim.target);
     if (!refusal || refusal === 'reading' || !aim.target.item || aim.id === undefined) return;
     if (response.status === TOO_MANY_REQUESTS) return;
-    const key = `${refusal.kind} ${aim.target.template}`;
-    kept(this.plain, key, () => new Existence())?.add(aim.id, response.status, obs);
+    addStatus(this.refusals, `${refusedKey(refusal.kind, aim.target)}${SEP}${aim.id}`, response.status);
   }
 
   /** A trick's answer to a key that reads: the items it served, and (host headers) its links. */
@@ -233,15 +296,21 @@ class FamilyVerdicts implements Across {
     const response = obs.exchange.response;
     if (!response || !isSuccess(response.status) || obs.bodyless || !carriesData(response)) return;
     if (seen.target.kind !== 'operation') return;
+    const route = itemRoute(seen.target);
     for (const id of seen.id !== undefined ? [seen.id] : idsIn(response)) {
-      const key = `${itemRoute(seen.target)} ${id}`;
-      const entry = kept(this.servedByTrick, key, () => ({ bits: 0, obs, seen }));
-      if (entry) entry.bits |= BIT[campaign];
+      const key = `${route} ${id}`;
+      const known = this.served.get(key);
+      const shown = known && known.shown.seq <= obs.exchange.seq ? known.shown : shownOf(seen, obs);
+      this.served.set(key, { bits: (known?.bits ?? 0) | BIT[campaign], shown });
+      this.servedEvidence.keep(key, obs);
     }
     if (this.family === 'host') {
-      const origins = linkOrigins(response.json, new Set());
-      const key = `${seen.label} ${[...origins].sort().join(' ')}`;
-      kept(this.trickOrigins, key, () => ({ origins, obs, seen }));
+      const origins = [...linkOrigins(response.json, new Set())].sort();
+      const key = `${seen.label} ${origins.join(' ')}`;
+      const known = this.trickOrigins.get(key);
+      if (!known || obs.exchange.seq < known.shown.seq)
+        this.trickOrigins.set(key, { origins, shown: shownOf(seen, obs) });
+      this.originsEvidence.keep(key, obs);
     }
   }
 
@@ -250,14 +319,137 @@ class FamilyVerdicts implements Across {
     const response = obs.exchange.response;
     if (!response) return;
     if (seen.target.item && seen.id !== undefined && response.status !== TOO_MANY_REQUESTS) {
-      const key = `${seen.label} ${obs.exchange.request.method} ${refusal.kind} ${seen.target.template}`;
-      const group = kept(this.tricked, key, () => ({ existence: new Existence(), seen, refusal }));
-      group?.existence.add(seen.id, response.status, obs);
+      const group = `${seen.label} ${obs.exchange.request.method} ${refusal.kind} ${seen.target.template}`;
+      const known = this.tricked.get(group);
+      if (!known || obs.exchange.seq < known.shown.seq)
+        this.tricked.set(group, {
+          shown: shownOf(seen, obs),
+          refusal: refusal.kind,
+          owasp: refusal.owasp,
+          refused: refusedKey(refusal.kind, seen.target),
+          itemRoute: itemRoute(seen.target),
+        });
+      addStatus(this.trickedStatuses, `${group}${SEP}${seen.id}`, response.status);
+      this.trickedEvidence.keep(group, obs);
     }
     const verdict = dataVerdict(obs, seen, refusal);
     if (verdict?.verdict === 'unjudged')
       this.notJudged.set(verdict.reason, (this.notJudged.get(verdict.reason) ?? 0) + 1);
     else (obs.credential.kind === 'none' ? this.keyless : this.keyed).add(verdict, obs);
+  }
+
+  /**
+   * Statuses that tell items that exist from one that does not, per trick, method, refusal and
+   * route, where the refusal alone (the same request without the trick) does not.
+   */
+  private existenceVerdicts(): Judgement[] {
+    const groups = new Map<string, TrickedGroup & Split>();
+    for (const [key, group] of this.tricked.entries())
+      groups.set(key, { ...group, real: new Set(), unknown: new Set() });
+    if (groups.size === 0) return [];
+    const split = (into: Split, itemRoute: string, id: string, statuses: number[]) => {
+      const set = isUnknownId(id) ? into.unknown : this.exists(itemRoute, id) ? into.real : undefined;
+      for (const status of statuses) set?.add(status);
+    };
+    for (const [key, statuses] of this.trickedStatuses.entries()) {
+      const at = key.lastIndexOf(SEP);
+      const group = groups.get(key.slice(0, at));
+      if (group) split(group, group.itemRoute, key.slice(at + 1), statuses);
+    }
+    const telling = [...groups.values()].filter(({ real, unknown }) => disjoint(real, unknown));
+    // The refusals without a trick, of the groups whose statuses tell items apart.
+    const refused = new Map<string, Split & { itemRoute: string }>();
+    for (const group of telling)
+      refused.set(group.refused, { itemRoute: group.itemRoute, real: new Set(), unknown: new Set() });
+    if (refused.size > 0)
+      for (const [key, statuses] of this.refusals.entries()) {
+        const at = key.lastIndexOf(SEP);
+        const into = refused.get(key.slice(0, at));
+        if (into) split(into, into.itemRoute, key.slice(at + 1), statuses);
+      }
+    const judgements: Judgement[] = [];
+    for (const [key, group] of groups) {
+      const { real, unknown, shown } = group;
+      if (real.size === 0 || unknown.size === 0) continue;
+      const evidence = this.trickedEvidence.get(key);
+      const plain = refused.get(group.refused);
+      if (!disjoint(real, unknown) || (plain && disjoint(plain.real, plain.unknown))) {
+        judgements.push(holds(evidence));
+        continue;
+      }
+      const itself =
+        plain && plain.real.size > 0 ? `; the refusal itself answers ${statusesLine(plain.real)}` : '';
+      judgements.push(
+        breaks(
+          `${shown.trick} tells which items exist on ${shown.route} with ${group.refusal}: ${statusesLine(real)} for items that exist, ${statusesLine(unknown)} for one that does not${itself}; reproduce: ${shown.curl}`,
+          evidence,
+          undefined,
+          group.owasp,
+        ),
+      );
+    }
+    return judgements;
+  }
+
+  /**
+   * Items a trick served to a reading key, judged against the campaigns plain answers gave them to:
+   * one verdict per trick, and a finding per item served to a campaign that does not hold it.
+   */
+  private ownershipVerdicts(): Judgement[] {
+    const judgements: Judgement[] = [];
+    const held = new Map<string, string>();
+    const broken = new Set<string>();
+    for (const [key, { bits, shown }] of this.served.entries()) {
+      const owned = this.owners.get(key) ?? 0;
+      const strangers = campaignsIn(bits).filter((campaign) => owned !== 0 && (owned & BIT[campaign]) === 0);
+      if (strangers.length === 0) {
+        if (!held.has(shown.label)) held.set(shown.label, key);
+        continue;
+      }
+      broken.add(shown.label);
+      const item = key.slice(key.lastIndexOf(' ') + 1);
+      judgements.push(
+        breaks(
+          `${shown.trick} served ${shown.item ? 'item' : 'a listing with item'} ${item} of the ${campaignsIn(owned).join(' and ')} campaign to the ${strangers.join(' and ')} campaign's key; reproduce: ${shown.curl}`,
+          this.servedEvidence.get(key),
+          undefined,
+          'API1:2023' satisfies OwaspCategory,
+        ),
+      );
+    }
+    for (const [label, key] of held)
+      if (!broken.has(label)) judgements.push(holds(this.servedEvidence.get(key)));
+    return judgements;
+  }
+
+  /** Links of answers to host and forwarding headers, against the origins of plain answers' links. */
+  private linkVerdicts(): Judgement[] {
+    if (this.trickOrigins.size === 0) return [];
+    const known = new Set(this.plainOrigins.keys());
+    const webBaseUrl = this.ctx.webBaseUrl;
+    if (webBaseUrl && URL.canParse(webBaseUrl)) known.add(new URL(webBaseUrl).origin);
+    if (known.size === 0)
+      return [
+        unjudged(
+          'no answer without a host or forwarding header showed the deployment’s links to compare with',
+        ),
+      ];
+    const judgements: Judgement[] = [];
+    for (const [key, { origins, shown }] of this.trickOrigins.entries()) {
+      const evidence = this.originsEvidence.get(key);
+      const elsewhere = origins.filter((origin) => !known.has(origin));
+      judgements.push(
+        elsewhere.length === 0
+          ? holds(evidence)
+          : breaks(
+              `${shown.trick} moved the links of ${shown.route} to ${elsewhere.join(', ')} (the deployment's: ${[...known].join(', ')}); reproduce: ${shown.curl}`,
+              evidence,
+              undefined,
+              'API8:2023',
+            ),
+      );
+    }
+    return judgements;
   }
 }
 
@@ -266,87 +458,4 @@ function itemRoute(target: Target): string {
   const op = target.op;
   if (!op) return target.template;
   return op.kind === 'collection' ? (op.items[0]?.path ?? op.path) : op.path;
-}
-
-/** Statuses that tell items that exist from one that does not, where the refusal alone does not. */
-function existenceVerdict(
-  tricked: Existence,
-  plain: Existence | undefined,
-  exists: (id: string) => boolean,
-  seen: Seen,
-  refusal: Refusal,
-): Judgement | undefined {
-  const { real, unknown } = tricked.split(exists);
-  if (real.size === 0 || unknown.size === 0) return undefined;
-  if (!disjoint(real, unknown)) return holds(tricked.first);
-  const refused = plain?.split(exists);
-  if (refused && disjoint(refused.real, refused.unknown)) return holds(tricked.first);
-  const itself =
-    refused && refused.real.size > 0 ? `; the refusal itself answers ${statusesLine(refused.real)}` : '';
-  const obs = tricked.first;
-  return breaks(
-    `${trickLine(seen)} tells which items exist on ${routeLine(seen.target)} with ${refusal.kind}: ${statusesLine(real)} for items that exist, ${statusesLine(unknown)} for one that does not${itself}${obs ? `; ${reproduce(obs)}` : ''}`,
-    obs,
-    undefined,
-    refusal.owasp,
-  );
-}
-
-/**
- * Items a trick served to a reading key, judged against the campaigns plain answers gave them to:
- * one verdict per trick, and a finding per item served to a campaign that does not hold it.
- */
-function ownershipVerdicts(
-  served: Map<string, { bits: number; obs: Observation; seen: Seen }>,
-  owners: Map<string, number>,
-): Judgement[] {
-  const judgements: Judgement[] = [];
-  const held = new Map<string, Observation>();
-  const broken = new Set<string>();
-  let evidence = 0;
-  for (const [key, { bits, obs, seen }] of served) {
-    const owned = owners.get(key) ?? 0;
-    const strangers = campaignsIn(bits).filter((campaign) => owned !== 0 && (owned & BIT[campaign]) === 0);
-    if (strangers.length === 0) {
-      if (!held.has(seen.label)) held.set(seen.label, obs);
-      continue;
-    }
-    broken.add(seen.label);
-    const item = key.slice(key.lastIndexOf(' ') + 1);
-    judgements.push(
-      breaks(
-        `${trickLine(seen)} served ${seen.target.item ? 'item' : 'a listing with item'} ${item} of the ${campaignsIn(owned).join(' and ')} campaign to the ${strangers.join(' and ')} campaign's key; ${reproduce(obs)}`,
-        evidence++ < MAX_EVIDENCE ? obs : undefined,
-        undefined,
-        'API1:2023' satisfies OwaspCategory,
-      ),
-    );
-  }
-  for (const [label, obs] of held) if (!broken.has(label)) judgements.push(holds(obs));
-  return judgements;
-}
-
-/** Links of answers to host and forwarding headers, against the origins of plain answers' links. */
-function linkVerdicts(
-  tricks: Map<string, { origins: Set<string>; obs: Observation; seen: Seen }>,
-  plain: Set<string>,
-  webBaseUrl: string | undefined,
-): Judgement[] {
-  if (tricks.size === 0) return [];
-  const known = new Set(plain);
-  if (webBaseUrl && URL.canParse(webBaseUrl)) known.add(new URL(webBaseUrl).origin);
-  if (known.size === 0)
-    return [
-      unjudged('no answer without a host or forwarding header showed the deployment’s links to compare with'),
-    ];
-  return [...tricks.values()].map(({ origins, obs, seen }) => {
-    const elsewhere = [...origins].filter((origin) => !known.has(origin));
-    if (elsewhere.length === 0) return holds(obs);
-    return breaks(
-      `${trickLine(seen)} moved the links of ${routeLine(seen.target)} to ${elsewhere.join(', ')} (the deployment's: ${[...known].join(', ')}); ${reproduce(obs)}`,
-      obs,
-      undefined,
-      'API8:2023',
-    );
-  });
 }
