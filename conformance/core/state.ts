@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { ConfigError } from './config-error.ts';
 
 /** Joins two records of one key, kept apart (two shards of a recording): commutative and associative. */
 export type Merge<R> = (kept: R, other: R) => R;
@@ -148,9 +149,12 @@ export class BudgetedState implements RuleState {
   spilled = 0;
 
   private readonly budgetBytes: number;
+  private readonly loadSqlite: LoadSqlite;
 
-  constructor(budgetBytes: number) {
+  /** `loadSqlite`: how SQLite's binding is loaded on the first spill (better-sqlite3's, by default). */
+  constructor(budgetBytes: number, loadSqlite: LoadSqlite = loadBetterSqlite3) {
     this.budgetBytes = budgetBytes;
+    this.loadSqlite = loadSqlite;
   }
 
   table<R>(name: string, merge: Merge<R>): StateTable<R> {
@@ -181,7 +185,7 @@ export class BudgetedState implements RuleState {
       if (this.estimate <= this.budgetBytes * SPILL_TO) break;
       if (table.isSpilled) table.writeBack();
       else {
-        this.database ??= await openDatabase();
+        this.database ??= await openDatabase(this.loadSqlite, this.budgetBytes);
         table.spillTo(this.database, this.spilled++);
       }
       this.measure();
@@ -220,25 +224,42 @@ interface Database {
   close(): void;
 }
 
+/** Loads SQLite's binding: better-sqlite3's constructor. */
+export type LoadSqlite = () => Promise<typeof BetterSqlite3>;
+
+const loadBetterSqlite3: LoadSqlite = async () => (await import('better-sqlite3')).default;
+
 /**
  * A database in a temporary folder of its own, written without a journal: it lives as long as the
  * run. The native module is loaded here, on the first spill, so runs that never spill never load it.
+ * A binding that cannot load (installed with `--ignore-scripts`, or built for another Node) is a
+ * setting to fix, said in one line: the run cannot keep its state within the budget without it.
  */
-async function openDatabase(): Promise<Database> {
-  const { default: Sqlite } = await import('better-sqlite3');
-  const folder = mkdtempSync(join(tmpdir(), 'conformance-state-'));
-  const db = new Sqlite(join(folder, 'state.db'));
-  db.pragma('journal_mode = OFF');
-  db.pragma('synchronous = OFF');
-  // SQLite's page cache, in KiB (negative): what the spilled tables may hold in memory.
-  db.pragma('cache_size = -32768');
-  return {
-    db,
-    close() {
-      db.close();
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
+async function openDatabase(load: LoadSqlite, budgetBytes: number): Promise<Database> {
+  let folder: string | undefined;
+  try {
+    const Sqlite = await load();
+    folder = mkdtempSync(join(tmpdir(), 'conformance-state-'));
+    const db = new Sqlite(join(folder, 'state.db'));
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    // SQLite's page cache, in KiB (negative): what the spilled tables may hold in memory.
+    db.pragma('cache_size = -32768');
+    const made = folder;
+    return {
+      db,
+      close() {
+        db.close();
+        rmSync(made, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (folder) rmSync(folder, { recursive: true, force: true });
+    const why = String(error instanceof Error ? error.message : error).split('\n')[0];
+    throw new ConfigError(
+      `--traffic-memory: the cross-exchange state passed its budget (${Math.round(budgetBytes / 1024 / 1024)} MB) and spills to SQLite on disk, but SQLite cannot open (${why}): run \`npm rebuild better-sqlite3\` where the suite is installed (an install with --ignore-scripts leaves it unbuilt), or raise --traffic-memory`,
+    );
+  }
 }
 
 class BudgetedTable<R> implements StateTable<R> {

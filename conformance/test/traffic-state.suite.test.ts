@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../core/config-error.ts';
 import {
   BudgetedState,
   UnboundedState,
@@ -82,6 +83,27 @@ describe('state within a budget', () => {
     expect(stateFolders().length).toBe(before + 1);
     budgeted.close();
     expect(stateFolders().length).toBe(before);
+  });
+
+  it('refuses in one line, saying how to fix it, when SQLite cannot load, and leaves no folder behind', async () => {
+    const before = stateFolders().length;
+    const unbuilt = new BudgetedState(1024, async () => {
+      throw new Error('Could not locate the bindings file. Tried:\n → build/better_sqlite3.node');
+    });
+    const walks = unbuilt.table<Walk>('walks', joinWalks);
+    for (let i = 0; i < 100; i++) walks.set(`walk-${i}`, walk(i));
+    const refused = await unbuilt.relieve().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    const message = (refused as ConfigError).message;
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).toMatch(
+      /^--traffic-memory: .*Could not locate the bindings file.*npm rebuild better-sqlite3/,
+    );
+    expect(stateFolders().length).toBe(before);
+    unbuilt.close();
   });
 
   it('keeps small tables in memory, reads them in key order, and never makes a database', async () => {
