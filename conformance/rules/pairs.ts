@@ -105,25 +105,34 @@ const gap = (a: Seen, b: Seen) => Math.max(0, a.first - b.last, b.first - a.last
  * Each detail version with the summary versions it is judged against: in a live run, every summary
  * of the item (one pass over the data: two differing summaries are one fault each); in a recording,
  * the nearest in time among those that saw the same data (an item renamed between two answers is
- * not a fault).
+ * not a fault). Given item by item as they are read: a recording's items are millions, and their
+ * pairs held at once would take more memory than the state they are read from.
  */
-export function pairsOf<S, D>(
+export function* pairsOf<S, D>(
+  summaries: Versions<S>,
+  details: Versions<D>,
+  source: 'live' | 'traffic',
+): Generator<Pair<S, D>> {
+  for (const item of details.items()) yield* pairsOfItem(item, summaries, details, source);
+}
+
+/** The pairs of one item (`pairsOf`). */
+export function pairsOfItem<S, D>(
+  item: string,
   summaries: Versions<S>,
   details: Versions<D>,
   source: 'live' | 'traffic',
 ): Pair<S, D>[] {
   const pairs: Pair<S, D>[] = [];
-  for (const item of details.items()) {
-    const listed = summaries.of(item);
-    for (const detail of details.of(item)) {
-      const near = listed.filter((summary) => sameData(source, summary.seen, detail.seen));
-      if (source === 'live') {
-        for (const summary of near) pairs.push({ item, summary, detail });
-        continue;
-      }
-      const nearest = near.sort((a, b) => gap(a.seen, detail.seen) - gap(b.seen, detail.seen))[0];
-      if (nearest) pairs.push({ item, summary: nearest, detail });
+  const listed = summaries.of(item);
+  for (const detail of details.of(item)) {
+    const near = listed.filter((summary) => sameData(source, summary.seen, detail.seen));
+    if (source === 'live') {
+      for (const summary of near) pairs.push({ item, summary, detail });
+      continue;
     }
+    const nearest = near.sort((a, b) => gap(a.seen, detail.seen) - gap(b.seen, detail.seen))[0];
+    if (nearest) pairs.push({ item, summary: nearest, detail });
   }
   return pairs;
 }

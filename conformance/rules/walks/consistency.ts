@@ -11,7 +11,7 @@ import { askedId, idOf, itemOf, pageOf } from '../pages.ts';
 import { BodyMemo } from '../../core/body-memo.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Pair } from '../pairs.ts';
-import { canonical, fingerprint, pairsOf, Versions } from '../pairs.ts';
+import { canonical, fingerprint, pairsOf, pairsOfItem, Versions } from '../pairs.ts';
 import { sweepRequests } from '../requests.ts';
 import type { Point } from './centroid.ts';
 import {
@@ -56,6 +56,20 @@ function detailFactsOf(stops: unknown[]): DetailFacts {
 }
 
 type WalkPair = Pair<SummaryFacts, DetailFacts>;
+
+/**
+ * The walks' pairs as a consistency rule's verdicts read them: given walk by walk as they are read
+ * from the state (`pairsOf`), never all at once.
+ */
+interface WalkPairs {
+  /** Every pair, walk by walk. */
+  all(): Iterable<WalkPair>;
+  /** The pairs of one walk. */
+  of(item: string): WalkPair[];
+  summaries: Versions<SummaryFacts>;
+}
+
+type WalkJudge = (walks: WalkPairs) => Iterable<Judgement>;
 
 /** The summaries and details of every walk, read once for the three consistency rules of a run. */
 interface WalkVersions {
@@ -103,10 +117,7 @@ function sharedWalkVersions(ctx: RuleContext): WalkVersions {
 }
 
 /** The summaries and details of every walk, and the verdicts a rule draws from them. */
-function walkPairsAcross(
-  ctx: RuleContext,
-  judge: (pairs: WalkPair[], summaries: Versions<SummaryFacts>) => Judgement[],
-): Across {
+function walkPairsAcross(ctx: RuleContext, judge: WalkJudge): Across {
   const shared = sharedWalkVersions(ctx);
   const { summaries, details } = shared;
   return {
@@ -128,7 +139,12 @@ function walkPairsAcross(
       if (!stops || id === undefined) return;
       details.add(id, stops.digest, () => stops.facts, obs);
     },
-    finish: () => judge(pairsOf(summaries, details, ctx.source), summaries),
+    finish: () =>
+      judge({
+        all: () => pairsOf(summaries, details, ctx.source),
+        of: (item) => pairsOfItem(item, summaries, details, ctx.source),
+        summaries,
+      }),
   };
 }
 
@@ -152,39 +168,38 @@ function completeCounts(counts: unknown, statuses: readonly string[]): counts is
  */
 function countJudge(ctx: RuleContext) {
   const statuses = stopStatuses(ctx.spec);
-  return (pairs: WalkPair[], summaries: Versions<SummaryFacts>): Judgement[] => {
-    const paired = new Set(pairs.map((p) => `${p.item} ${p.summary.digest}`));
-    const judgements = pairs.map((pair) =>
-      verdict(
+  return function* (walks: WalkPairs): Generator<Judgement> {
+    for (const pair of walks.all())
+      yield verdict(
         pair,
         pair.summary.facts.count === pair.detail.facts.stops
           ? []
           : [
               `count ${JSON.stringify(pair.summary.facts.count)}, ${pair.detail.facts.stops} stops in its detail`,
             ],
-      ),
-    );
-    for (const id of summaries.items()) {
-      for (const summary of summaries.of(id)) {
+      );
+    for (const id of walks.summaries.items()) {
+      // The summaries of this walk paired with a detail: judged against it above.
+      let paired: Set<string> | undefined;
+      for (const summary of walks.summaries.of(id)) {
         const { count, counts } = summary.facts;
-        if (paired.has(`${id} ${summary.digest}`) || !completeCounts(counts, statuses)) continue;
+        if (!completeCounts(counts, statuses)) continue;
+        paired ??= new Set(walks.of(id).map((p) => p.summary.digest));
+        if (paired.has(summary.digest)) continue;
         const sum = statuses.reduce((total, s) => total + (counts[s] ?? 0), 0);
-        judgements.push(
-          sum === count
-            ? holds(summary.obs)
-            : breaks(`walk ${id}: counts add up to ${sum}, count is ${JSON.stringify(count)}`, summary.obs),
-        );
+        yield sum === count
+          ? holds(summary.obs)
+          : breaks(`walk ${id}: counts add up to ${sum}, count is ${JSON.stringify(count)}`, summary.obs);
       }
     }
-    return judgements;
   };
 }
 
 /** CONSISTENCY-002: counts[status] is the number of the detail's stops with that status. */
 function countsJudge(ctx: RuleContext) {
   const statuses = stopStatuses(ctx.spec);
-  return (pairs: WalkPair[]): Judgement[] =>
-    pairs.map((pair) => {
+  return function* (walks: WalkPairs): Generator<Judgement> {
+    for (const pair of walks.all()) {
       const counts: Record<string, unknown> = isObject(pair.summary.facts.counts)
         ? pair.summary.facts.counts
         : {};
@@ -196,25 +211,27 @@ function countsJudge(ctx: RuleContext) {
           ({ status, real }) =>
             `counts.${status} is ${JSON.stringify(counts[status])}, ${real} stops have it`,
         );
-      return verdict(pair, problems);
-    });
+      yield verdict(pair, problems);
+    }
+  };
 }
 
 /** CONSISTENCY-003: lat/lng is a centroid the located stops allow. */
-function centroidJudge(pairs: WalkPair[]): Judgement[] {
-  return pairs.map((pair) => {
+function* centroidJudge(walks: WalkPairs): Generator<Judgement> {
+  for (const pair of walks.all()) {
     const { lat, lng } = pair.summary.facts;
     const { centroids, tolerance } = pair.detail.facts;
-    if (matchesCentroid(lat, lng, centroids, tolerance)) return verdict(pair, []);
-    return verdict(pair, [
-      `lat/lng ${String(lat)}, ${String(lng)}; the stops give ${centroids.map(shownPoint).join(' or ')}`,
-    ]);
-  });
+    yield matchesCentroid(lat, lng, centroids, tolerance)
+      ? verdict(pair, [])
+      : verdict(pair, [
+          `lat/lng ${String(lat)}, ${String(lng)}; the stops give ${centroids.map(shownPoint).join(' or ')}`,
+        ]);
+  }
 }
 
 function consistencyRule(
   declaration: Pick<Rule, 'id' | 'section' | 'title' | 'expected' | 'hint'> & Partial<Pick<Rule, 'decision'>>,
-  judge: (ctx: RuleContext) => (pairs: WalkPair[], summaries: Versions<SummaryFacts>) => Judgement[],
+  judge: (ctx: RuleContext) => WalkJudge,
 ): Rule {
   return {
     ...declaration,
