@@ -6,6 +6,7 @@
  */
 import { answerOf } from '../client.ts';
 import type { Keyring } from '../../core/credentials.ts';
+import { parsedUrl } from '../../core/parsed-urls.ts';
 import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../../core/types.ts';
 import { codingsOf, decodeBody } from './codings.ts';
@@ -51,7 +52,7 @@ export function requestOf(entry: unknown): RecordedRequest | undefined {
   if (typeof request?.method !== 'string' || typeof request.url !== 'string') return undefined;
   let url: URL;
   try {
-    url = new URL(request.url);
+    url = parsedUrl(request.url);
   } catch {
     return undefined;
   }
