@@ -64,6 +64,32 @@ function forget({ sketch, entry }: { sketch: number; entry: Known }): void {
   else bySketch.set(sketch, bucket);
 }
 
+/** The parsed JSON of the latest bodies known, by their number. */
+const parsedById = new Map<number, unknown>();
+
+/**
+ * The JSON of an answer's body, parsed once for every answer with this very text: parsing a body
+ * costs more than knowing it again. Every such answer shares the one value, so it is frozen, to the
+ * last nested member: a rule that changed it would change what the next answers hold. Throws as
+ * `JSON.parse` throws.
+ */
+export function sharedJsonOf(response: ResponseData): unknown {
+  const id = bodyIdOf(response);
+  let json = parsedById.get(id);
+  if (json === undefined) {
+    json = deepFrozen(JSON.parse(response.body));
+    if (parsedById.size >= KNOWN_BODIES) parsedById.delete(parsedById.keys().next().value as number);
+    parsedById.set(id, json);
+  }
+  return json;
+}
+
+function deepFrozen(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  for (const member of Object.values(value)) deepFrozen(member);
+  return Object.freeze(value);
+}
+
 export class BodyMemo<T> {
   private readonly kept = new Map<number, T>();
 

@@ -640,11 +640,15 @@ export function responseOf(
   return answerOf(status, headers, content);
 }
 
-/** An answer from headers already in lower case, one value each (a recording's). */
+/**
+ * An answer from headers already in lower case, one value each (a recording's). `parse` reads the
+ * body's JSON: a recording's reader gives one that shares a parsed body among equal bodies.
+ */
 export function answerOf(
   status: number,
   headers: Record<string, string>,
   content: Buffer | string,
+  parse: (response: ResponseData) => unknown = (response) => JSON.parse(response.body),
 ): ResponseData {
   // A recording (`--traffic`) holds most bodies as text already.
   const body = typeof content === 'string' ? content : content.toString('utf8');
@@ -657,7 +661,7 @@ export function answerOf(
   }
   if (body.trim() !== '') {
     try {
-      response.json = JSON.parse(body);
+      response.json = parse(response);
     } catch (error) {
       response.jsonError = `not JSON (${(error as Error).message}); it starts ${JSON.stringify(body.slice(0, 60))}`;
     }

@@ -5,6 +5,7 @@
  * the header and the bytes).
  */
 import { answerOf } from '../client.ts';
+import { sharedJsonOf } from '../../core/body-memo.ts';
 import type { Keyring } from '../../core/credentials.ts';
 import { parsedUrl } from '../../core/parsed-urls.ts';
 import { curlOf } from '../curl.ts';
@@ -137,7 +138,8 @@ export function readEntry(
   const info = requestInfo(request, url, keyring, keptHeaders);
   const shown: Record<string, string> = {};
   for (const [name, value] of headers) if (!SECRET_HEADERS.has(name)) shown[name] = value;
-  const answer = answerOf(status, shown, content.content);
+  // A recording holds the same answers again and again: each distinct body is parsed once.
+  const answer = answerOf(status, shown, content.content, sharedJsonOf);
   if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
     // Some exporters keep the type only in `content.mimeType`.
     answer.contentType = response.content.mimeType;
