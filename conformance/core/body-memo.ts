@@ -18,6 +18,8 @@ const SKETCHED = 64;
 interface Known {
   text: string;
   id: number;
+  /** Its size in UTF-8, once asked (`sharedBytesOf`). */
+  bytes?: number;
 }
 
 /** The bodies known, by their sketch (texts with one sketch are told apart by comparing them). */
@@ -25,6 +27,8 @@ const bySketch = new Map<number, Known[]>();
 /** The bodies known, oldest first, to forget the oldest. */
 const known: { sketch: number; entry: Known }[] = [];
 const idOfAnswer = new WeakMap<ResponseData, number>();
+/** The bodies known, by number. */
+const byId = new Map<number, Known>();
 let nextId = 0;
 
 /**
@@ -48,10 +52,11 @@ export function bodyIdOf(response: ResponseData): number {
   let id = bucket?.find((entry) => entry.text === text)?.id;
   if (id === undefined) {
     id = nextId++;
-    const entry = { text, id };
+    const entry: Known = { text, id };
     if (bucket) bucket.push(entry);
     else bySketch.set(sketch, [entry]);
     known.push({ sketch, entry });
+    byId.set(id, entry);
     if (known.length > KNOWN_BODIES) forget(known.shift() as { sketch: number; entry: Known });
   }
   idOfAnswer.set(response, id);
@@ -59,6 +64,7 @@ export function bodyIdOf(response: ResponseData): number {
 }
 
 function forget({ sketch, entry }: { sketch: number; entry: Known }): void {
+  byId.delete(entry.id);
   const bucket = bySketch.get(sketch)?.filter((e) => e !== entry) ?? [];
   if (bucket.length === 0) bySketch.delete(sketch);
   else bySketch.set(sketch, bucket);
@@ -82,6 +88,14 @@ export function sharedJsonOf(response: ResponseData): unknown {
     parsedById.set(id, json);
   }
   return json;
+}
+
+/** The size in UTF-8 of an answer's body, counted once for every answer with this very text. */
+export function sharedBytesOf(response: ResponseData): number {
+  const entry = byId.get(bodyIdOf(response));
+  if (!entry) return Buffer.byteLength(response.body);
+  entry.bytes ??= Buffer.byteLength(entry.text);
+  return entry.bytes;
 }
 
 function deepFrozen(value: unknown): unknown {

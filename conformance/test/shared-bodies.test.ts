@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyIdOf, sharedJsonOf } from '../core/body-memo.ts';
+import { bodyIdOf, sharedBytesOf, sharedJsonOf } from '../core/body-memo.ts';
 import type { ResponseData } from '../core/types.ts';
 
 const answer = (body: string): ResponseData => ({ status: 200, headers: {}, body, bytes: body.length });
@@ -23,6 +23,12 @@ describe('the JSON of a recorded body, shared among answers with the same text',
     expect(Object.isFrozen(json)).toBe(true);
     expect(Object.isFrozen(json.data.stops[0])).toBe(true);
     expect(() => json.data.stops.push({ n: 2 })).toThrow(TypeError);
+  });
+
+  it('counts the size of a text in UTF-8, as sent', () => {
+    const text = '{"name":"Elm St — Precinct 4"}';
+    expect(sharedBytesOf(answer(text))).toBe(Buffer.byteLength(text));
+    expect(sharedBytesOf(answer(`${text} `))).toBe(text.length + 3);
   });
 
   it('throws for a body that is not JSON, as JSON.parse does, and knows the answer by its body', () => {

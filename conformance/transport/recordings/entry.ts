@@ -4,8 +4,8 @@
  * decoded when the recorder kept it content-coded (gzip, deflate, br; `codings.ts` tells which by
  * the header and the bytes).
  */
-import { answerOf } from '../client.ts';
-import { sharedJsonOf } from '../../core/body-memo.ts';
+import { answerOf, type BodyReader } from '../client.ts';
+import { sharedBytesOf, sharedJsonOf } from '../../core/body-memo.ts';
 import type { Keyring } from '../../core/credentials.ts';
 import { parsedUrl } from '../../core/parsed-urls.ts';
 import { curlOf } from '../curl.ts';
@@ -122,7 +122,7 @@ export function readEntry(
   ledger: SecretNotes,
   keyring: Keyring,
   attached?: Buffer,
-  keptHeaders: ReadonlySet<string> = new Set(),
+  keptHeaders: ReadonlySet<string> = NO_HEADERS,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   const url = shownUrl(request.written, ledger, request.url);
@@ -138,8 +138,7 @@ export function readEntry(
   const info = requestInfo(request, url, keyring, keptHeaders);
   const shown: Record<string, string> = {};
   for (const [name, value] of headers) if (!SECRET_HEADERS.has(name)) shown[name] = value;
-  // A recording holds the same answers again and again: each distinct body is parsed once.
-  const answer = answerOf(status, shown, content.content, sharedJsonOf);
+  const answer = answerOf(status, shown, content.content, SHARED_BODIES);
   if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
     // Some exporters keep the type only in `content.mimeType`.
     answer.contentType = response.content.mimeType;
@@ -173,9 +172,7 @@ function requestInfo(
   keptHeaders: ReadonlySet<string>,
 ): RequestInfo {
   const headers: Record<string, string> = {};
-  const kept = ['accept', 'accept-encoding', 'content-type', 'origin', 'if-none-match', ...keptHeaders];
-  for (const name of kept) {
-    if (SECRET_HEADERS.has(name)) continue;
+  for (const name of shownHeadersOf(keptHeaders)) {
     const value = request.headers.get(name);
     if (value !== undefined) headers[name] = value;
   }
@@ -184,6 +181,22 @@ function requestInfo(
   const apiKey = request.headers.get('x-api-key');
   if (apiKey !== undefined) headers['x-api-key'] = keyring.shownValue('x-api-key', apiKey);
   return withCurl({ method: request.method, url, keys: [], headers });
+}
+
+/** No request header beyond those every rule may read. */
+const NO_HEADERS: ReadonlySet<string> = new Set();
+
+/** The request headers shown besides the key headers, by the headers the rules read: listed once a run. */
+const shownHeaders = new WeakMap<ReadonlySet<string>, readonly string[]>();
+function shownHeadersOf(keptHeaders: ReadonlySet<string>): readonly string[] {
+  let names = shownHeaders.get(keptHeaders);
+  if (!names) {
+    names = ['accept', 'accept-encoding', 'content-type', 'origin', 'if-none-match', ...keptHeaders].filter(
+      (name) => !SECRET_HEADERS.has(name),
+    );
+    shownHeaders.set(keptHeaders, names);
+  }
+  return names;
 }
 
 /** A request without its curl: the curl is written only for the few exchanges a report shows. */
@@ -205,6 +218,9 @@ export function withCurl(info: PlainRequest): RequestInfo {
     },
   };
 }
+
+/** A recording holds the same answers again and again: each distinct body is parsed and measured once. */
+const SHARED_BODIES: BodyReader = { json: sharedJsonOf, bytes: sharedBytesOf };
 
 /** Statuses and methods whose answers carry no body at all. */
 const NO_BODY_STATUSES = new Set([204, 304]);
