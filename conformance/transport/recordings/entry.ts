@@ -108,7 +108,30 @@ export function noteSecretsOf(entry: RawEntry, request: RecordedRequest, ledger:
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   for (const [name, value] of headerMap(entry.response?.headers))
     if (SECRET_HEADERS.has(name)) ledger.note(value);
-  shownUrl(request.written, ledger, request.url);
+  shownUrlOf(request, ledger);
+}
+
+/** URLs shown lately, kept per ledger of secrets. */
+const SHOWN_URLS = 256;
+const shownUrls = new WeakMap<SecretNotes, Map<string, string>>();
+
+/**
+ * The URL of a request as reports show it (`shownUrl`), worked out once for the latest URLs a
+ * ledger noted the secrets of: a recording asks the same URLs again and again.
+ */
+function shownUrlOf(request: RecordedRequest, ledger: SecretNotes): string {
+  let shown = shownUrls.get(ledger);
+  if (!shown) {
+    shown = new Map();
+    shownUrls.set(ledger, shown);
+  }
+  let url = shown.get(request.written);
+  if (url === undefined) {
+    url = shownUrl(request.written, ledger, request.url);
+    if (shown.size >= SHOWN_URLS) shown.clear();
+    shown.set(request.written, url);
+  }
+  return url;
 }
 
 /**
@@ -125,7 +148,7 @@ export function readEntry(
   keptHeaders: ReadonlySet<string> = NO_HEADERS,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
-  const url = shownUrl(request.written, ledger, request.url);
+  const url = shownUrlOf(request, ledger);
   const response = entry.response;
   const status = response?.status;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599)
