@@ -20,6 +20,8 @@ interface Known {
   id: number;
   /** Its size in UTF-8, once asked (`sharedBytesOf`). */
   bytes?: number;
+  /** Answers seen with this text. */
+  answers: number;
 }
 
 /** The bodies known, by their sketch (texts with one sketch are told apart by comparing them). */
@@ -49,10 +51,12 @@ export function bodyIdOf(response: ResponseData): number {
   const text = response.body;
   const sketch = sketchOf(text);
   const bucket = bySketch.get(sketch);
-  let id = bucket?.find((entry) => entry.text === text)?.id;
+  const seen = bucket?.find((entry) => entry.text === text);
+  let id = seen?.id;
+  if (seen) seen.answers++;
   if (id === undefined) {
     id = nextId++;
-    const entry: Known = { text, id };
+    const entry: Known = { text, id, answers: 1 };
     if (bucket) bucket.push(entry);
     else bySketch.set(sketch, [entry]);
     known.push({ sketch, entry });
@@ -74,19 +78,20 @@ function forget({ sketch, entry }: { sketch: number; entry: Known }): void {
 const parsedById = new Map<number, unknown>();
 
 /**
- * The JSON of an answer's body, parsed once for every answer with this very text: parsing a body
- * costs more than knowing it again. Every such answer shares the one value, so it is frozen, to the
- * last nested member: a rule that changed it would change what the next answers hold. Throws as
- * `JSON.parse` throws.
+ * The JSON of an answer's body, parsed once for every later answer with this very text: parsing a
+ * body costs more than knowing it again. A text is kept parsed from its second answer on, so a
+ * recording whose bodies are all distinct keeps none. The answers that share the one value get it
+ * frozen, to the last nested member: a rule that changed it would change what the next answers
+ * hold. Throws as `JSON.parse` throws.
  */
 export function sharedJsonOf(response: ResponseData): unknown {
   const id = bodyIdOf(response);
-  let json = parsedById.get(id);
-  if (json === undefined) {
-    json = deepFrozen(JSON.parse(response.body));
-    if (parsedById.size >= KNOWN_BODIES) parsedById.delete(parsedById.keys().next().value as number);
-    parsedById.set(id, json);
-  }
+  const kept = parsedById.get(id);
+  if (kept !== undefined) return kept;
+  const json = JSON.parse(response.body) as unknown;
+  if ((byId.get(id)?.answers ?? 0) < 2) return json;
+  if (parsedById.size >= KNOWN_BODIES) parsedById.delete(parsedById.keys().next().value as number);
+  parsedById.set(id, deepFrozen(json));
   return json;
 }
 

@@ -5,21 +5,30 @@ import type { ResponseData } from '../core/types.ts';
 const answer = (body: string): ResponseData => ({ status: 200, headers: {}, body, bytes: body.length });
 
 describe('the JSON of a recorded body, shared among answers with the same text', () => {
-  it('parses a text once: equal texts share one value, other texts get their own', () => {
+  // Each entry of a recording gives its body as a string of its own: copies made apart.
+  const copy = (text: string) => Buffer.from(text).toString('utf8');
+
+  it('keeps a text parsed from its second answer on: later answers share that value', () => {
     const text = JSON.stringify({ ok: true, data: [{ id: 'a', counts: { visited: 1 } }] });
     const first = sharedJsonOf(answer(text));
-    // A copy of the text made apart, as each entry of a recording gives its own string.
-    const again = sharedJsonOf(answer(Buffer.from(text).toString('utf8')));
-    const other = sharedJsonOf(answer(text.replace('"a"', '"b"')));
-    expect(again).toBe(first);
-    expect(other).not.toBe(first);
-    expect(other).toEqual({ ok: true, data: [{ id: 'b', counts: { visited: 1 } }] });
+    const second = sharedJsonOf(answer(copy(text)));
+    const third = sharedJsonOf(answer(copy(text)));
+    expect(Object.isFrozen(first)).toBe(false);
+    expect(third).toBe(second);
+    expect(second).toEqual(first);
+    const other = text.replace('"a"', '"b"');
+    sharedJsonOf(answer(other));
+    expect(sharedJsonOf(answer(copy(other)))).not.toBe(second);
+    expect(sharedJsonOf(answer(copy(other)))).toEqual({
+      ok: true,
+      data: [{ id: 'b', counts: { visited: 1 } }],
+    });
   });
 
   it('freezes the shared value to its last member, so no rule can change what later answers hold', () => {
-    const json = sharedJsonOf(answer('{"ok":true,"data":{"stops":[{"n":1}]}}')) as {
-      data: { stops: { n: number }[] };
-    };
+    const text = '{"ok":true,"data":{"stops":[{"n":1}]}}';
+    sharedJsonOf(answer(text));
+    const json = sharedJsonOf(answer(copy(text))) as { data: { stops: { n: number }[] } };
     expect(Object.isFrozen(json)).toBe(true);
     expect(Object.isFrozen(json.data.stops[0])).toBe(true);
     expect(() => json.data.stops.push({ n: 2 })).toThrow(TypeError);
