@@ -100,7 +100,9 @@ export class DriftTally {
     const { ctx, seen, judgedBy } = this;
     const { operationId, status } = drift;
     this.judged++;
-    judgedBy.set(`${operationId} ${status}`, (judgedBy.get(`${operationId} ${status}`) ?? 0) + 1);
+    const answer = `${operationId} ${status}`;
+    judgedBy.set(answer, (judgedBy.get(answer) ?? 0) + 1);
+    if (drift.differences.length === 0) return;
     const here = new Set<string>();
     for (const difference of drift.differences) {
       const key = [operationId, status, difference.kind, difference.where, difference.message].join('\u0000');
@@ -200,16 +202,39 @@ export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift 
   const known = analysedAnswers.get(exchange);
   if (known !== undefined) return known ?? undefined;
   const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
+  const response = exchange.response;
   const drift =
-    operationId && exchange.response
+    operationId && response
       ? {
           operationId,
-          status: exchange.response.status,
-          differences: differencesOf(exchange, operationId, ctx),
+          status: response.status,
+          differences: bodyDifferences(
+            ctx.contract,
+            `${operationId} ${response.status} ${response.mediaType}`,
+          ).of(response, () => differencesOf(exchange, operationId, ctx)),
         }
       : undefined;
   analysedAnswers.set(exchange, drift ?? null);
   return drift;
+}
+
+/**
+ * The differences of the answers an operation gave with a status and a media type, remembered by
+ * the body: they depend on nothing else, and a recording holds the same answers again and again.
+ */
+const differencesByAnswer = new WeakMap<ContractValidator, Map<string, BodyMemo<Difference[]>>>();
+function bodyDifferences(contract: ContractValidator, answer: string): BodyMemo<Difference[]> {
+  let byAnswer = differencesByAnswer.get(contract);
+  if (!byAnswer) {
+    byAnswer = new Map();
+    differencesByAnswer.set(contract, byAnswer);
+  }
+  let memo = byAnswer.get(answer);
+  if (!memo) {
+    memo = new BodyMemo();
+    byAnswer.set(answer, memo);
+  }
+  return memo;
 }
 
 /**
