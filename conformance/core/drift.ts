@@ -223,25 +223,33 @@ export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift 
  * the body: they depend on nothing else, and a recording holds the same answers again and again.
  */
 const differencesByAnswer = new WeakMap<ContractValidator, Map<string, BodyMemo<Difference[]>>>();
-function bodyDifferences(contract: ContractValidator, answer: string): BodyMemo<Difference[]> {
-  let byAnswer = differencesByAnswer.get(contract);
-  if (!byAnswer) {
-    byAnswer = new Map();
-    differencesByAnswer.set(contract, byAnswer);
-  }
-  let memo = byAnswer.get(answer);
-  if (!memo) {
-    memo = new BodyMemo();
-    byAnswer.set(answer, memo);
-  }
-  return memo;
-}
+const bodyDifferences = (contract: ContractValidator, answer: string) =>
+  memoOfAnswer(differencesByAnswer, contract, answer);
 
 /**
  * Each answer is analysed once: the drift rules and the report's drift section read the same
  * analysis (schema validation is the dearest part of judging an answer).
  */
 const analysedAnswers = new WeakMap<Exchange, AnswerDrift | null>();
+
+/** The memo of one kind of answer (`operation status ...`) of a contract, made on first use. */
+function memoOfAnswer<T>(
+  memos: WeakMap<ContractValidator, Map<string, BodyMemo<T>>>,
+  contract: ContractValidator,
+  answer: string,
+): BodyMemo<T> {
+  let byAnswer = memos.get(contract);
+  if (!byAnswer) {
+    byAnswer = new Map();
+    memos.set(contract, byAnswer);
+  }
+  let memo = byAnswer.get(answer);
+  if (!memo) {
+    memo = new BodyMemo<T>();
+    byAnswer.set(answer, memo);
+  }
+  return memo;
+}
 
 /**
  * An answer's body validated against its schema as ENVELOPE-005 chooses it (the documented JSON
@@ -307,24 +315,8 @@ function validate(
  * recording holds the same answers again and again, and validation is the dearest part of judging one.
  */
 const validationsByAnswer = new WeakMap<ContractValidator, Map<string, BodyMemo<AnswerValidation | null>>>();
-function bodyValidations(
-  contract: ContractValidator,
-  operationId: string,
-  status: number,
-): BodyMemo<AnswerValidation | null> {
-  let byAnswer = validationsByAnswer.get(contract);
-  if (!byAnswer) {
-    byAnswer = new Map();
-    validationsByAnswer.set(contract, byAnswer);
-  }
-  const key = `${operationId} ${status}`;
-  let memo = byAnswer.get(key);
-  if (!memo) {
-    memo = new BodyMemo();
-    byAnswer.set(key, memo);
-  }
-  return memo;
-}
+const bodyValidations = (contract: ContractValidator, operationId: string, status: number) =>
+  memoOfAnswer(validationsByAnswer, contract, `${operationId} ${status}`);
 
 /** Whether every body a spec's closed schemas accept its open schemas accept too (no keyword that turns on fewer matches). */
 const monotone = new WeakMap<ContractValidator, boolean>();
