@@ -18,6 +18,10 @@ const SKETCHED = 64;
 interface Known {
   text: string;
   id: number;
+  /** Its size in UTF-8, once asked (`sharedBytesOf`). */
+  bytes?: number;
+  /** Answers seen with this text. */
+  answers: number;
 }
 
 /** The bodies known, by their sketch (texts with one sketch are told apart by comparing them). */
@@ -25,6 +29,8 @@ const bySketch = new Map<number, Known[]>();
 /** The bodies known, oldest first, to forget the oldest. */
 const known: { sketch: number; entry: Known }[] = [];
 const idOfAnswer = new WeakMap<ResponseData, number>();
+/** The bodies known, by number. */
+const byId = new Map<number, Known>();
 let nextId = 0;
 
 /**
@@ -45,13 +51,16 @@ export function bodyIdOf(response: ResponseData): number {
   const text = response.body;
   const sketch = sketchOf(text);
   const bucket = bySketch.get(sketch);
-  let id = bucket?.find((entry) => entry.text === text)?.id;
+  const seen = bucket?.find((entry) => entry.text === text);
+  let id = seen?.id;
+  if (seen) seen.answers++;
   if (id === undefined) {
     id = nextId++;
-    const entry = { text, id };
+    const entry: Known = { text, id, answers: 1 };
     if (bucket) bucket.push(entry);
     else bySketch.set(sketch, [entry]);
     known.push({ sketch, entry });
+    byId.set(id, entry);
     if (known.length > KNOWN_BODIES) forget(known.shift() as { sketch: number; entry: Known });
   }
   idOfAnswer.set(response, id);
@@ -59,9 +68,45 @@ export function bodyIdOf(response: ResponseData): number {
 }
 
 function forget({ sketch, entry }: { sketch: number; entry: Known }): void {
+  byId.delete(entry.id);
   const bucket = bySketch.get(sketch)?.filter((e) => e !== entry) ?? [];
   if (bucket.length === 0) bySketch.delete(sketch);
   else bySketch.set(sketch, bucket);
+}
+
+/** The parsed JSON of the latest bodies known, by their number. */
+const parsedById = new Map<number, unknown>();
+
+/**
+ * The JSON of an answer's body, parsed once for every later answer with this very text: parsing a
+ * body costs more than knowing it again. A text is kept parsed from its second answer on, so a
+ * recording whose bodies are all distinct keeps none. The answers that share the one value get it
+ * frozen, to the last nested member: a rule that changed it would change what the next answers
+ * hold. Throws as `JSON.parse` throws.
+ */
+export function sharedJsonOf(response: ResponseData): unknown {
+  const id = bodyIdOf(response);
+  const kept = parsedById.get(id);
+  if (kept !== undefined) return kept;
+  const json = JSON.parse(response.body) as unknown;
+  if ((byId.get(id)?.answers ?? 0) < 2) return json;
+  if (parsedById.size >= KNOWN_BODIES) parsedById.delete(parsedById.keys().next().value as number);
+  parsedById.set(id, deepFrozen(json));
+  return json;
+}
+
+/** The size in UTF-8 of an answer's body, counted once for every answer with this very text. */
+export function sharedBytesOf(response: ResponseData): number {
+  const entry = byId.get(bodyIdOf(response));
+  if (!entry) return Buffer.byteLength(response.body);
+  entry.bytes ??= Buffer.byteLength(entry.text);
+  return entry.bytes;
+}
+
+function deepFrozen(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  for (const member of Object.values(value)) deepFrozen(member);
+  return Object.freeze(value);
 }
 
 export class BodyMemo<T> {

@@ -51,6 +51,15 @@ export class Keyring {
   private readonly keyPrefix: string | undefined;
   /** What each recent token was read as, by header (hashing a key costs more than the rest of reading it). */
   private readonly read = new Map<string, Credential>();
+  /** What each recent value of a key header was read as, and shown as, by header. */
+  private readonly byValue = {
+    authorization: new Map<string, Credential>(),
+    'x-api-key': new Map<string, Credential>(),
+  };
+  private readonly shown = {
+    authorization: new Map<string, string>(),
+    'x-api-key': new Map<string, string>(),
+  };
 
   constructor(options: KeyringOptions) {
     for (const name of KEY_NAMES) {
@@ -74,8 +83,16 @@ export class Keyring {
       if (lower === 'authorization') authorization = value;
       else if (lower === 'x-api-key') apiKey = value;
     }
-    const bearer = authorization === undefined ? undefined : this.fromAuthorization(authorization.trim());
-    const xApiKey = apiKey === undefined ? undefined : this.fromApiKey(apiKey.trim());
+    const bearer =
+      authorization === undefined
+        ? undefined
+        : remembered(this.byValue.authorization, authorization, () =>
+            this.fromAuthorization(authorization.trim()),
+          );
+    const xApiKey =
+      apiKey === undefined
+        ? undefined
+        : remembered(this.byValue['x-api-key'], apiKey, () => this.fromApiKey(apiKey.trim()));
     if (bearer && xApiKey) {
       if (bearer.kind === 'key' && xApiKey.kind === 'key' && bearer.key === xApiKey.key) return bearer;
       return { kind: 'two', bearer, xApiKey };
@@ -125,6 +142,10 @@ export class Keyring {
    * its hashed id, anything else as its scheme alone. What was a placeholder already stays one.
    */
   shownValue(name: 'authorization' | 'x-api-key', value: string): string {
+    return remembered(this.shown[name], value, () => this.newShownValue(name, value));
+  }
+
+  private newShownValue(name: 'authorization' | 'x-api-key', value: string): string {
     const trimmed = value.trim();
     const token = name === 'authorization' ? /^Bearer\s+(\S.*)$/i.exec(trimmed)?.[1] : trimmed;
     // A scheme inside x-api-key is shown like one in Authorization: the word, never what follows.
@@ -143,6 +164,17 @@ export class Keyring {
             : REDACTED_TOKEN;
     return name === 'authorization' ? `Bearer ${shown}` : shown;
   }
+}
+
+/** What a memo of the latest values holds for `value`: remembered, or worked out now. */
+function remembered<T>(memo: Map<string, T>, value: string, work: () => T): T {
+  let known = memo.get(value);
+  if (known === undefined) {
+    if (memo.size >= REMEMBERED_TOKENS) memo.clear();
+    known = work();
+    memo.set(value, known);
+  }
+  return known;
 }
 
 /** How a recorded key this run does not know is shown: its hashed id. */

@@ -100,7 +100,9 @@ export class DriftTally {
     const { ctx, seen, judgedBy } = this;
     const { operationId, status } = drift;
     this.judged++;
-    judgedBy.set(`${operationId} ${status}`, (judgedBy.get(`${operationId} ${status}`) ?? 0) + 1);
+    const answer = `${operationId} ${status}`;
+    judgedBy.set(answer, (judgedBy.get(answer) ?? 0) + 1);
+    if (drift.differences.length === 0) return;
     const here = new Set<string>();
     for (const difference of drift.differences) {
       const key = [operationId, status, difference.kind, difference.where, difference.message].join('\u0000');
@@ -200,12 +202,16 @@ export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift 
   const known = analysedAnswers.get(exchange);
   if (known !== undefined) return known ?? undefined;
   const operationId = exchange.response ? documentedOperation(exchange, ctx) : undefined;
+  const response = exchange.response;
   const drift =
-    operationId && exchange.response
+    operationId && response
       ? {
           operationId,
-          status: exchange.response.status,
-          differences: differencesOf(exchange, operationId, ctx),
+          status: response.status,
+          differences: bodyDifferences(
+            ctx.contract,
+            `${operationId} ${response.status} ${response.mediaType}`,
+          ).of(response, () => differencesOf(exchange, operationId, ctx)),
         }
       : undefined;
   analysedAnswers.set(exchange, drift ?? null);
@@ -213,10 +219,37 @@ export function answerDrift(exchange: Exchange, ctx: DriftContext): AnswerDrift 
 }
 
 /**
+ * The differences of the answers an operation gave with a status and a media type, remembered by
+ * the body: they depend on nothing else, and a recording holds the same answers again and again.
+ */
+const differencesByAnswer = new WeakMap<ContractValidator, Map<string, BodyMemo<Difference[]>>>();
+const bodyDifferences = (contract: ContractValidator, answer: string) =>
+  memoOfAnswer(differencesByAnswer, contract, answer);
+
+/**
  * Each answer is analysed once: the drift rules and the report's drift section read the same
  * analysis (schema validation is the dearest part of judging an answer).
  */
 const analysedAnswers = new WeakMap<Exchange, AnswerDrift | null>();
+
+/** The memo of one kind of answer (`operation status ...`) of a contract, made on first use. */
+function memoOfAnswer<T>(
+  memos: WeakMap<ContractValidator, Map<string, BodyMemo<T>>>,
+  contract: ContractValidator,
+  answer: string,
+): BodyMemo<T> {
+  let byAnswer = memos.get(contract);
+  if (!byAnswer) {
+    byAnswer = new Map();
+    memos.set(contract, byAnswer);
+  }
+  let memo = byAnswer.get(answer);
+  if (!memo) {
+    memo = new BodyMemo<T>();
+    byAnswer.set(answer, memo);
+  }
+  return memo;
+}
 
 /**
  * An answer's body validated against its schema as ENVELOPE-005 chooses it (the documented JSON
@@ -282,24 +315,8 @@ function validate(
  * recording holds the same answers again and again, and validation is the dearest part of judging one.
  */
 const validationsByAnswer = new WeakMap<ContractValidator, Map<string, BodyMemo<AnswerValidation | null>>>();
-function bodyValidations(
-  contract: ContractValidator,
-  operationId: string,
-  status: number,
-): BodyMemo<AnswerValidation | null> {
-  let byAnswer = validationsByAnswer.get(contract);
-  if (!byAnswer) {
-    byAnswer = new Map();
-    validationsByAnswer.set(contract, byAnswer);
-  }
-  const key = `${operationId} ${status}`;
-  let memo = byAnswer.get(key);
-  if (!memo) {
-    memo = new BodyMemo();
-    byAnswer.set(key, memo);
-  }
-  return memo;
-}
+const bodyValidations = (contract: ContractValidator, operationId: string, status: number) =>
+  memoOfAnswer(validationsByAnswer, contract, `${operationId} ${status}`);
 
 /** Whether every body a spec's closed schemas accept its open schemas accept too (no keyword that turns on fewer matches). */
 const monotone = new WeakMap<ContractValidator, boolean>();

@@ -8,6 +8,7 @@ import type { Keyring } from './credentials.ts';
 import type { Observation } from './observation.ts';
 import { answerKindOf } from './observation.ts';
 import type { SpecModel } from './spec-model.ts';
+import { parsedUrl } from './parsed-urls.ts';
 
 export interface ObserveOptions {
   spec: SpecModel;
@@ -29,21 +30,6 @@ export interface ProbeTags {
 export function pathBelow(url: URL, basePath: string): string {
   const path = url.pathname;
   return basePath && path.startsWith(basePath) ? path.slice(basePath.length) || '/' : path;
-}
-
-/** URLs parsed lately, by their text: a recording asks the same few URLs again and again. */
-const parsedUrls = new Map<string, URL>();
-const PARSED_URLS = 256;
-
-/** A URL parsed, or remembered; observations only read it (its query included). */
-function parsedUrl(text: string): URL {
-  let url = parsedUrls.get(text);
-  if (!url) {
-    if (parsedUrls.size >= PARSED_URLS) parsedUrls.delete(parsedUrls.keys().next().value as string);
-    url = new URL(text);
-    parsedUrls.set(text, url);
-  }
-  return url;
 }
 
 export function observe(

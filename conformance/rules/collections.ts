@@ -247,17 +247,30 @@ function listedFoundAcross(ctx: RuleContext): Across {
   const listed = ctx.state.table<Seen>('WALK-DETAIL-001 listed', joinSeen);
   const answered = ctx.state.table<Answered>('WALK-DETAIL-001 answered', joinAnswered);
   const evidence = new EvidenceTable(ctx.state, 'WALK-DETAIL-001 evidence', EVIDENCE_KEPT * 2);
+  // The keys of a page's items, by its body and holder: a recording lists the same pages again and again.
+  const listedKeys = new Map<string, BodyMemo<Map<string, string[]>>>();
   return {
     see(obs) {
       const holder = holderOf(obs.credential);
       const op = obs.op;
       if (!holder || !op) return;
       if (op.kind === 'collection') {
-        for (const id of (pageOf(obs) ?? []).map(idOf)) {
-          if (id === undefined) continue;
-          const key = `${op.operationId} ${holder} ${id}`;
-          listed.set(key, widen(listed.get(key), sentAt(obs)));
+        const page = pageOf(obs);
+        if (!page) return;
+        const byHolder = memoOf(listedKeys, op).of(
+          obs.exchange.response as ResponseData,
+          () => new Map<string, string[]>(),
+        );
+        let keys = byHolder.get(holder);
+        if (!keys) {
+          keys = page.flatMap((item) => {
+            const id = idOf(item);
+            return id === undefined ? [] : [`${op.operationId} ${holder} ${id}`];
+          });
+          byHolder.set(holder, keys);
         }
+        const at = sentAt(obs);
+        for (const key of keys) listed.set(key, widen(listed.get(key), at));
         return;
       }
       const id = askedId(obs);

@@ -95,15 +95,17 @@ function pairIdOf(obs: Observation, identity: string): string {
 }
 
 function newPairIdOf(obs: Observation, identity: string): string {
-  const query = [...obs.query]
-    .map(([k, v]) => `${k}=${v}`)
-    .sort()
-    .join('&');
-  const headers = Object.entries(obs.exchange.request.headers)
-    .map(([name, value]) => [name.toLowerCase(), value] as const)
-    .filter(([name]) => ANSWER_HEADERS.includes(name))
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, value]) => `${name}: ${value}`);
+  const parameters: string[] = [];
+  for (const [k, v] of obs.query) parameters.push(`${k}=${v}`);
+  const asked: (readonly [string, string])[] = [];
+  for (const [name, value] of Object.entries(obs.exchange.request.headers)) {
+    const lower = name.toLowerCase();
+    if (ANSWER_HEADERS.includes(lower)) asked.push([lower, value]);
+  }
+  // Most requests carry no query and none of these headers: nothing to sort.
+  const query = parameters.length > 1 ? parameters.sort().join('&') : (parameters[0] ?? '');
+  if (asked.length > 1) asked.sort(([a], [b]) => a.localeCompare(b));
+  const headers = asked.map(([name, value]) => `${name}: ${value}`);
   return JSON.stringify([obs.exchange.request.method, obs.path, query, headers, identity]);
 }
 

@@ -10,6 +10,7 @@
  * seen, whatever their order; per item the rules keep a few bits and short strings, never a body.
  */
 import { answered, answersAs, errorOf, idsIn, isSuccess, requestLine } from '../core/answers.ts';
+import { BodyMemo } from '../core/body-memo.ts';
 import { EvidenceTable } from '../core/evidence.ts';
 import type { Evidence, Observation } from '../core/observation.ts';
 import type { Campaign, KeyName } from '../core/roles.ts';
@@ -48,14 +49,22 @@ const joinBits = (kept: number, other: number) => kept | other;
 /** Exchanges kept as evidence of who was listed or served an item (the earliest items'). */
 const MAX_HOLDING_EVIDENCE = 1000;
 
+/** The ids a collection's answer lists, by its body: a recording lists the same pages again and again. */
+const listedIds = new BodyMemo<string[]>();
+
 /** The collection an exchange belongs to (an item operation's own), and the item ids it answered about. */
 function itemsOf(
   obs: Observation,
 ): { collection: OperationModel; ids: string[]; asItem: boolean } | undefined {
   const op = obs.op;
   if (!op) return undefined;
+  const response = obs.exchange.response;
   if (op.kind === 'collection')
-    return { collection: op, ids: obs.bodyless ? [] : idsIn(obs.exchange.response), asItem: false };
+    return {
+      collection: op,
+      ids: obs.bodyless || !response ? [] : listedIds.of(response, () => idsIn(response)),
+      asItem: false,
+    };
   if (op.kind !== 'item' || !op.collection) return undefined;
   const name = op.pathParameters.at(-1);
   const id = name === undefined ? undefined : obs.params[name];

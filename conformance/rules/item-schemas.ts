@@ -17,8 +17,21 @@ export interface ItemSchema {
   name?: string;
 }
 
+/** The item schemas of a spec's operations, read once: rules ask for one with every answer. */
+const itemSchemas = new WeakMap<SpecModel, Map<OperationModel, ItemSchema | undefined>>();
+
 /** One item's schema: `data.items` of a collection, `data` of an item operation. */
 export function itemSchemaOf(spec: SpecModel, op: OperationModel): ItemSchema | undefined {
+  let known = itemSchemas.get(spec);
+  if (!known) {
+    known = new Map();
+    itemSchemas.set(spec, known);
+  }
+  if (!known.has(op)) known.set(op, readItemSchema(spec, op));
+  return known.get(op);
+}
+
+function readItemSchema(spec: SpecModel, op: OperationModel): ItemSchema | undefined {
   const data = successProperty(spec.doc, op, 'data');
   if (!data) return undefined;
   const node = op.kind === 'collection' ? (data as { items?: unknown }).items : data;

@@ -38,10 +38,18 @@ export function byReadingKey(obs: Observation): boolean {
 /** Headers that ask for something else than the current representation (a 304, a part, a status). */
 const ASKING_FOR_OTHER = ['if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'range'];
 
-function requestHeader(obs: Observation, name: string): string | undefined {
+/**
+ * A request's headers by lower-case name, for several look-ups: a name as given first, else the
+ * first header whose name is that in another case.
+ */
+function requestHeaders(obs: Observation): (name: string) => string | undefined {
   const headers = obs.exchange.request.headers;
-  if (name in headers) return headers[name];
-  return Object.entries(headers).find(([n]) => n.toLowerCase() === name)?.[1];
+  const byLowerName = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!byLowerName.has(lower)) byLowerName.set(lower, value);
+  }
+  return (name) => (name in headers ? headers[name] : byLowerName.get(name));
 }
 
 /** Whether an Accept header admits JSON (no header admits anything). */
@@ -73,10 +81,12 @@ const plainReads = new WeakMap<Observation, boolean>();
 function plainRead(obs: Observation): boolean {
   const { op } = obs;
   if (!op || obs.exchange.request.method !== 'GET') return false;
-  if (ASKING_FOR_OTHER.some((name) => requestHeader(obs, name) !== undefined)) return false;
-  if (/\bcode=/.test(requestHeader(obs, 'prefer') ?? '')) return false;
-  if (!acceptsJson(requestHeader(obs, 'accept'))) return false;
-  return [...obs.query.keys()].every((name) => name === op.limit?.name) && limitAsked(obs).kind !== 'bad';
+  const requestHeader = requestHeaders(obs);
+  if (ASKING_FOR_OTHER.some((name) => requestHeader(name) !== undefined)) return false;
+  if (/\bcode=/.test(requestHeader('prefer') ?? '')) return false;
+  if (!acceptsJson(requestHeader('accept'))) return false;
+  for (const name of obs.query.keys()) if (name !== op.limit?.name) return false;
+  return limitAsked(obs).kind !== 'bad';
 }
 
 /** The `limit` a request asked for: none, one valid value, or a bad one (`badLimitOf` says which). */

@@ -43,7 +43,9 @@ export class Judge {
   private readonly tallies: Tally[];
   private readonly acrosses: { tally: Tally; across: Across }[] = [];
   private readonly byId = new Map<string, Tally>();
-  /** The tallies of the rules that judge an operation's exchanges, by operation (`undefined`: none matched). */
+  /** The tallies of the rules that apply to an operation's exchanges, by operation (`undefined`: none matched). */
+  private readonly applying = new Map<OperationModel | undefined, Tally[]>();
+  /** Of those, the rules that judge single exchanges (`judge`): all an unplanned observation needs. */
   private readonly judging = new Map<OperationModel | undefined, Tally[]>();
 
   private readonly ctx: RuleContext;
@@ -119,13 +121,20 @@ export class Judge {
   private candidates(obs: Observation): readonly Tally[] {
     const { plannedBy } = obs;
     if (obs.private) return this.tallies.filter((t) => plannedBy?.has(t.rule.id));
-    let applying = this.judging.get(obs.op);
+    let applying = this.applying.get(obs.op);
     if (!applying) {
       const op = obs.op;
       applying = op ? this.tallies.filter((t) => ruleAppliesTo(t.rule, op)) : this.tallies;
-      this.judging.set(op, applying);
+      this.applying.set(op, applying);
+      // A rule without `judge` gives no verdict on one exchange: only a rule that planned the
+      // request must see it, to be told why it was left unjudged.
+      this.judging.set(
+        op,
+        applying.filter((t) => t.rule.judge),
+      );
     }
-    if (!plannedBy || plannedBy.size === 0 || applying === this.tallies) return applying;
+    if (!plannedBy || plannedBy.size === 0) return this.judging.get(obs.op) as Tally[];
+    if (applying === this.tallies) return applying;
     const others = this.tallies.filter((t) => plannedBy.has(t.rule.id) && !applying.includes(t));
     return others.length === 0
       ? applying

@@ -640,16 +640,32 @@ export function responseOf(
   return answerOf(status, headers, content);
 }
 
-/** An answer from headers already in lower case, one value each (a recording's). */
+/** How an answer's body is read: its JSON, and the size in bytes of a body given as text. */
+export interface BodyReader {
+  json(response: ResponseData): unknown;
+  bytes(response: ResponseData): number;
+}
+
+/** Each answer's body read afresh. */
+const EACH_BODY: BodyReader = {
+  json: (response) => JSON.parse(response.body),
+  bytes: (response) => Buffer.byteLength(response.body),
+};
+
+/**
+ * An answer from headers already in lower case, one value each (a recording's). A recording's
+ * reader gives a `reader` that reads each distinct body once for all the answers that carry it.
+ */
 export function answerOf(
   status: number,
   headers: Record<string, string>,
   content: Buffer | string,
+  reader: BodyReader = EACH_BODY,
 ): ResponseData {
   // A recording (`--traffic`) holds most bodies as text already.
   const body = typeof content === 'string' ? content : content.toString('utf8');
-  const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
-  const response: ResponseData = { status, headers, body, bytes };
+  const response: ResponseData = { status, headers, body, bytes: 0 };
+  response.bytes = typeof content === 'string' ? reader.bytes(response) : content.length;
   const contentType = headers['content-type'];
   if (contentType !== undefined) {
     response.contentType = contentType;
@@ -657,7 +673,7 @@ export function answerOf(
   }
   if (body.trim() !== '') {
     try {
-      response.json = JSON.parse(body);
+      response.json = reader.json(response);
     } catch (error) {
       response.jsonError = `not JSON (${(error as Error).message}); it starts ${JSON.stringify(body.slice(0, 60))}`;
     }

@@ -4,8 +4,10 @@
  * decoded when the recorder kept it content-coded (gzip, deflate, br; `codings.ts` tells which by
  * the header and the bytes).
  */
-import { answerOf } from '../client.ts';
+import { answerOf, type BodyReader } from '../client.ts';
+import { sharedBytesOf, sharedJsonOf } from '../../core/body-memo.ts';
 import type { Keyring } from '../../core/credentials.ts';
+import { parsedUrl } from '../../core/parsed-urls.ts';
 import { curlOf } from '../curl.ts';
 import type { Exchange, RequestInfo } from '../../core/types.ts';
 import { codingsOf, decodeBody } from './codings.ts';
@@ -51,7 +53,7 @@ export function requestOf(entry: unknown): RecordedRequest | undefined {
   if (typeof request?.method !== 'string' || typeof request.url !== 'string') return undefined;
   let url: URL;
   try {
-    url = new URL(request.url);
+    url = parsedUrl(request.url);
   } catch {
     return undefined;
   }
@@ -106,7 +108,30 @@ export function noteSecretsOf(entry: RawEntry, request: RecordedRequest, ledger:
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
   for (const [name, value] of headerMap(entry.response?.headers))
     if (SECRET_HEADERS.has(name)) ledger.note(value);
-  shownUrl(request.written, ledger, request.url);
+  shownUrlOf(request, ledger);
+}
+
+/** URLs shown lately, kept per ledger of secrets. */
+const SHOWN_URLS = 256;
+const shownUrls = new WeakMap<SecretNotes, Map<string, string>>();
+
+/**
+ * The URL of a request as reports show it (`shownUrl`), worked out once for the latest URLs a
+ * ledger noted the secrets of: a recording asks the same URLs again and again.
+ */
+function shownUrlOf(request: RecordedRequest, ledger: SecretNotes): string {
+  let shown = shownUrls.get(ledger);
+  if (!shown) {
+    shown = new Map();
+    shownUrls.set(ledger, shown);
+  }
+  let url = shown.get(request.written);
+  if (url === undefined) {
+    url = shownUrl(request.written, ledger, request.url);
+    if (shown.size >= SHOWN_URLS) shown.clear();
+    shown.set(request.written, url);
+  }
+  return url;
 }
 
 /**
@@ -120,10 +145,10 @@ export function readEntry(
   ledger: SecretNotes,
   keyring: Keyring,
   attached?: Buffer,
-  keptHeaders: ReadonlySet<string> = new Set(),
+  keptHeaders: ReadonlySet<string> = NO_HEADERS,
 ): Reading {
   for (const [name, value] of request.headers) if (SECRET_HEADERS.has(name)) ledger.note(value);
-  const url = shownUrl(request.written, ledger, request.url);
+  const url = shownUrlOf(request, ledger);
   const response = entry.response;
   const status = response?.status;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599)
@@ -136,7 +161,7 @@ export function readEntry(
   const info = requestInfo(request, url, keyring, keptHeaders);
   const shown: Record<string, string> = {};
   for (const [name, value] of headers) if (!SECRET_HEADERS.has(name)) shown[name] = value;
-  const answer = answerOf(status, shown, content.content);
+  const answer = answerOf(status, shown, content.content, SHARED_BODIES);
   if (!answer.contentType && typeof response?.content?.mimeType === 'string' && answer.bytes > 0) {
     // Some exporters keep the type only in `content.mimeType`.
     answer.contentType = response.content.mimeType;
@@ -170,9 +195,7 @@ function requestInfo(
   keptHeaders: ReadonlySet<string>,
 ): RequestInfo {
   const headers: Record<string, string> = {};
-  const kept = ['accept', 'accept-encoding', 'content-type', 'origin', 'if-none-match', ...keptHeaders];
-  for (const name of kept) {
-    if (SECRET_HEADERS.has(name)) continue;
+  for (const name of shownHeadersOf(keptHeaders)) {
     const value = request.headers.get(name);
     if (value !== undefined) headers[name] = value;
   }
@@ -181,6 +204,22 @@ function requestInfo(
   const apiKey = request.headers.get('x-api-key');
   if (apiKey !== undefined) headers['x-api-key'] = keyring.shownValue('x-api-key', apiKey);
   return withCurl({ method: request.method, url, keys: [], headers });
+}
+
+/** No request header beyond those every rule may read. */
+const NO_HEADERS: ReadonlySet<string> = new Set();
+
+/** The request headers shown besides the key headers, by the headers the rules read: listed once a run. */
+const shownHeaders = new WeakMap<ReadonlySet<string>, readonly string[]>();
+function shownHeadersOf(keptHeaders: ReadonlySet<string>): readonly string[] {
+  let names = shownHeaders.get(keptHeaders);
+  if (!names) {
+    names = ['accept', 'accept-encoding', 'content-type', 'origin', 'if-none-match', ...keptHeaders].filter(
+      (name) => !SECRET_HEADERS.has(name),
+    );
+    shownHeaders.set(keptHeaders, names);
+  }
+  return names;
 }
 
 /** A request without its curl: the curl is written only for the few exchanges a report shows. */
@@ -202,6 +241,9 @@ export function withCurl(info: PlainRequest): RequestInfo {
     },
   };
 }
+
+/** A recording holds the same answers again and again: each distinct body is parsed and measured once. */
+const SHARED_BODIES: BodyReader = { json: sharedJsonOf, bytes: sharedBytesOf };
 
 /** Statuses and methods whose answers carry no body at all. */
 const NO_BODY_STATUSES = new Set([204, 304]);
