@@ -24,7 +24,7 @@ import { roleOf } from '../../core/roles.ts';
 import type { Across, AcrossContext, Judgement, RuleContext } from '../../core/rule.ts';
 import { breaks, holds, unjudged } from '../../core/rule.ts';
 import { EvidenceTable } from '../../core/evidence.ts';
-import type { Merge, StateTable } from '../../core/state.ts';
+import type { Merge, RuleState, StateTable } from '../../core/state.ts';
 import { isObject } from '../../../spec/json-value.ts';
 import { carriesData, HeldVerdicts, NO_KEY_HEADER_RECORDED } from '../auth-readings.ts';
 import type { Family } from './catalogue.ts';
@@ -174,6 +174,60 @@ function readingCampaignOf(obs: Observation): Campaign | undefined {
 }
 
 /**
+ * What plain answers (no trick) show, shared by the families' rules of a run: which campaigns each
+ * item was listed or served to (`item route id` → bits), and what a refusal answered per item
+ * (`refusal route` SEP `id` → statuses). Each rule is shown every exchange; the first to be shown
+ * one records it.
+ */
+class PlainFacts {
+  readonly owners: StateTable<number>;
+  readonly refusals: StateTable<number[]>;
+  private last: Observation | undefined;
+
+  constructor(state: RuleState) {
+    this.owners = state.table<number>('catalogue owners', joinBits);
+    this.refusals = state.table<number[]>('catalogue refusals', unionStatuses);
+  }
+
+  see(obs: Observation, aim: { target: Target; id?: string }): void {
+    if (this.last === obs) return;
+    this.last = obs;
+    const response = obs.exchange.response;
+    if (!response) return;
+    const campaign = readingCampaignOf(obs);
+    if (campaign && isSuccess(response.status) && aim.target.kind === 'operation') {
+      const ids = aim.id !== undefined ? [aim.id] : obs.bodyless ? [] : idsIn(response);
+      const route = itemRoute(aim.target);
+      for (const id of ids) {
+        const key = `${route} ${id}`;
+        const bits = this.owners.get(key) ?? 0;
+        if ((bits & BIT[campaign]) === 0) this.owners.set(key, bits | BIT[campaign]);
+      }
+      return;
+    }
+    const refusal = refusalOf(obs, aim.target);
+    if (!refusal || refusal === 'reading' || !aim.target.item || aim.id === undefined) return;
+    if (response.status === TOO_MANY_REQUESTS) return;
+    addStatus(this.refusals, `${refusedKey(refusal.kind, aim.target)}${SEP}${aim.id}`, response.status);
+  }
+
+  exists(itemRoute: string, id: string): boolean {
+    return this.owners.get(`${itemRoute} ${id}`) !== undefined;
+  }
+}
+
+const plainFactsOf = new WeakMap<RuleState, PlainFacts>();
+
+function sharedPlainFacts(state: RuleState): PlainFacts {
+  let facts = plainFactsOf.get(state);
+  if (!facts) {
+    facts = new PlainFacts(state);
+    plainFactsOf.set(state, facts);
+  }
+  return facts;
+}
+
+/**
  * The verdicts of one family's rule over a whole source: data to a refusal, existence told, another
  * campaign's item served, and (host and forwarding headers) links that point elsewhere.
  */
@@ -186,13 +240,8 @@ class FamilyVerdicts implements Across {
   private readonly notJudged: StateTable<number>;
   /** Whether any exchange showed a key header (one record, `''`). */
   private readonly keysShown: StateTable<boolean>;
-  /**
-   * Which campaigns plain answers listed or served each item to: `item route id` → bits. Every
-   * family keeps the same facts, so its rules share one table.
-   */
-  private readonly owners: StateTable<number>;
-  /** What plain refusals answered per item: `refusal route` SEP `id` → statuses; shared alike. */
-  private readonly refusals: StateTable<number[]>;
+  /** Who holds which item, and what refusals answered: the same for every family. */
+  private readonly plain: PlainFacts;
   /** Items a trick served to a reading key: `item route id` → the campaigns, and the trick. */
   private readonly served: StateTable<ServedByTrick>;
   private readonly servedEvidence: EvidenceTable;
@@ -216,8 +265,7 @@ class FamilyVerdicts implements Across {
     this.keyed = new HeldVerdicts(state, `${ruleId} keyed`);
     this.notJudged = state.table<number>(`${ruleId} not judged`, (a, b) => a + b);
     this.keysShown = state.table<boolean>(`${ruleId} keys shown`, (a, b) => a || b);
-    this.owners = state.table<number>('catalogue owners', joinBits);
-    this.refusals = state.table<number[]>('catalogue refusals', unionStatuses);
+    this.plain = sharedPlainFacts(state);
     this.served = state.table<ServedByTrick>(`${ruleId} served by tricks`, (kept, other) => ({
       ...earlier(kept, other),
       bits: kept.bits | other.bits,
@@ -263,32 +311,15 @@ class FamilyVerdicts implements Across {
     return judgements;
   }
 
-  private exists(itemRoute: string, id: string): boolean {
-    return this.owners.get(`${itemRoute} ${id}`) !== undefined;
-  }
-
-  /** An answer without a trick: who holds which item, the links it shows, what a refusal answers. */
+  /** An answer without a trick: who holds which item, what a refusal answers, the links it shows. */
   private seePlain(obs: Observation, aim: { target: Target; id?: string } | undefined): void {
     const response = obs.exchange.response;
     if (!response || !aim) return;
-    const campaign = readingCampaignOf(obs);
-    if (campaign && isSuccess(response.status) && aim.target.kind === 'operation') {
-      const ids = aim.id !== undefined ? [aim.id] : obs.bodyless ? [] : idsIn(response);
-      const route = itemRoute(aim.target);
-      for (const id of ids) {
-        const key = `${route} ${id}`;
-        const bits = this.owners.get(key) ?? 0;
-        if ((bits & BIT[campaign]) === 0) this.owners.set(key, bits | BIT[campaign]);
-      }
-      if (this.family === 'host' && !obs.bodyless)
-        for (const origin of linkOrigins(response.json, new Set()))
-          if (!this.plainOrigins.get(origin)) this.plainOrigins.set(origin, true);
-      return;
-    }
-    const refusal = refusalOf(obs, aim.target);
-    if (!refusal || refusal === 'reading' || !aim.target.item || aim.id === undefined) return;
-    if (response.status === TOO_MANY_REQUESTS) return;
-    addStatus(this.refusals, `${refusedKey(refusal.kind, aim.target)}${SEP}${aim.id}`, response.status);
+    this.plain.see(obs, aim);
+    if (this.family !== 'host' || obs.bodyless || !isSuccess(response.status)) return;
+    if (aim.target.kind !== 'operation' || !readingCampaignOf(obs)) return;
+    for (const origin of linkOrigins(response.json, new Set()))
+      if (!this.plainOrigins.get(origin)) this.plainOrigins.set(origin, true);
   }
 
   /** A trick's answer to a key that reads: the items it served, and (host headers) its links. */
@@ -348,7 +379,7 @@ class FamilyVerdicts implements Across {
       groups.set(key, { ...group, real: new Set(), unknown: new Set() });
     if (groups.size === 0) return [];
     const split = (into: Split, itemRoute: string, id: string, statuses: number[]) => {
-      const set = isUnknownId(id) ? into.unknown : this.exists(itemRoute, id) ? into.real : undefined;
+      const set = isUnknownId(id) ? into.unknown : this.plain.exists(itemRoute, id) ? into.real : undefined;
       for (const status of statuses) set?.add(status);
     };
     for (const [key, statuses] of this.trickedStatuses.entries()) {
@@ -362,7 +393,7 @@ class FamilyVerdicts implements Across {
     for (const group of telling)
       refused.set(group.refused, { itemRoute: group.itemRoute, real: new Set(), unknown: new Set() });
     if (refused.size > 0)
-      for (const [key, statuses] of this.refusals.entries()) {
+      for (const [key, statuses] of this.plain.refusals.entries()) {
         const at = key.lastIndexOf(SEP);
         const into = refused.get(key.slice(0, at));
         if (into) split(into, into.itemRoute, key.slice(at + 1), statuses);
@@ -400,7 +431,7 @@ class FamilyVerdicts implements Across {
     const held = new Map<string, string>();
     const broken = new Set<string>();
     for (const [key, { bits, shown }] of this.served.entries()) {
-      const owned = this.owners.get(key) ?? 0;
+      const owned = this.plain.owners.get(key) ?? 0;
       const strangers = campaignsIn(bits).filter((campaign) => owned !== 0 && (owned & BIT[campaign]) === 0);
       if (strangers.length === 0) {
         if (!held.has(shown.label)) held.set(shown.label, key);
