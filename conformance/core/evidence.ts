@@ -52,6 +52,9 @@ export function evidenceOf(obs: Evidence): Evidence {
   return obs.source === 'live' ? obs : { exchange: shownExchange(obs.exchange), source: obs.source };
 }
 
+/** An exchange's entry number as a table's key that sorts as the number does: entries earliest first. */
+export const entryKey = (obs: Evidence) => String(obs.exchange.seq).padStart(16, '0');
+
 /** The earlier of two pieces of evidence: a merge of evidence kept apart. */
 export const earlier = <E extends Evidence>(kept: E, other: E): E =>
   other.exchange.seq < kept.exchange.seq ? other : kept;

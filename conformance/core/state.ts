@@ -26,6 +26,11 @@ import { ConfigError } from './config-error.ts';
 /** Joins two records of one key, kept apart (two shards of a recording): commutative and associative. */
 export type Merge<R> = (kept: R, other: R) => R;
 
+/** Merges most tables need: counts added, flags or bits joined. */
+export const sum: Merge<number> = (kept, other) => kept + other;
+export const either: Merge<boolean> = (kept, other) => kept || other;
+export const joinBits: Merge<number> = (kept, other) => kept | other;
+
 /** One table of records by key; a Map's manners, within the run's budget. */
 export interface StateTable<R> {
   get(key: string): R | undefined;
@@ -43,6 +48,22 @@ export interface RuleState {
    * details`, made when the rule's judge is made, so that a merge knows every table by its name.
    */
   table<R>(name: string, merge: Merge<R>): StateTable<R>;
+}
+
+const sharedByState = new WeakMap<RuleState, Map<(state: RuleState) => unknown, unknown>>();
+
+/**
+ * The one object `make` makes for a run's state, shared by every rule that asks for it (facts
+ * several rules keep alike, recorded once per exchange).
+ */
+export function sharedBy<T>(state: RuleState, make: (state: RuleState) => T): T {
+  let made = sharedByState.get(state);
+  if (!made) {
+    made = new Map();
+    sharedByState.set(state, made);
+  }
+  if (!made.has(make)) made.set(make, make(state));
+  return made.get(make) as T;
 }
 
 /**

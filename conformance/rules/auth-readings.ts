@@ -22,6 +22,7 @@ import type { Across, AcrossContext, Ask, Judgement, Probe, World } from '../cor
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
+import { either, sum } from '../core/state.ts';
 import { EvidenceTable } from '../core/evidence.ts';
 import type { OwaspCategory } from '../core/owasp.ts';
 import type { MockMode, ResponseData } from '../core/types.ts';
@@ -192,7 +193,6 @@ const joinHeld = (kept: Held, other: Held): Held => ({
   ...(kept.hint === undefined && other.hint !== undefined ? { hint: other.hint } : {}),
   ...(kept.owasp === undefined && other.owasp !== undefined ? { owasp: other.owasp } : {}),
 });
-const sum = (kept: number, other: number) => kept + other;
 
 /** Problems whose exchange is kept as evidence (the earliest). */
 const MAX_HELD_EVIDENCE = 500;
@@ -281,7 +281,7 @@ export function keylessAcross(
   judgeKeyless: (obs: Observation) => Judgement | undefined,
 ): Across {
   const name = `${ctx.ruleId} keyless`;
-  const keysShown = ctx.state.table<boolean>(`${name} keys shown`, (a, b) => a || b);
+  const keysShown = ctx.state.table<boolean>(`${name} keys shown`, either);
   const verdicts = new HeldVerdicts(ctx.state, name);
   return {
     see(obs) {

@@ -6,7 +6,7 @@
  */
 import { answered, answersAs, describe, errorOf, idsIn, isClientError, isSuccess } from '../core/answers.ts';
 import { credentialLabel } from '../core/credentials.ts';
-import { EvidenceTable } from '../core/evidence.ts';
+import { entryKey, EvidenceTable } from '../core/evidence.ts';
 import type { Evidence, Observation } from '../core/observation.ts';
 import type { Campaign } from '../core/roles.ts';
 import { NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, REVOKED_KEY, reads, roleOf } from '../core/roles.ts';
@@ -372,9 +372,6 @@ const unionOf = <T>(kept: Set<T>, other: Set<T>): Set<T> => {
   for (const value of other) kept.add(value);
   return kept;
 };
-
-/** A key in the order of entries: a recording's requests read back earliest first. */
-const entryKey = (obs: Observation) => String(obs.exchange.seq).padStart(16, '0');
 
 /**
  * D-AUTH-BOTH: what a deployment does with two different keys, one per header: refuses (with what),

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, requestLine } from '../core/answers.ts';
-import { EvidenceTable } from '../core/evidence.ts';
+import { entryKey, EvidenceTable } from '../core/evidence.ts';
 import type { Observation } from '../core/observation.ts';
 import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Across, Rule } from '../core/rule.ts';
@@ -131,7 +131,7 @@ function retaggedAcross(state: RuleState): Across {
       }
       const tags = tagsOf(sent);
       if (etag !== undefined && tags.includes(weak(etag))) return;
-      const key = String(obs.exchange.seq).padStart(16, '0');
+      const key = entryKey(obs);
       retagged.set(key, { tags, digest: digestOf(response), line: requestLine(obs) });
       evidence.keep(key, obs);
     },

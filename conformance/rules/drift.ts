@@ -7,7 +7,8 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { resolveRef } from '../../spec/contract.ts';
 import { errorOf, requestLine } from '../core/answers.ts';
-import { EvidenceTable } from '../core/evidence.ts';
+import { entryKey, EvidenceTable } from '../core/evidence.ts';
+import { either } from '../core/state.ts';
 import type { Observation } from '../core/observation.ts';
 import { hasBody } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
@@ -160,7 +161,7 @@ interface Pending {
  * carry the stated code; a key never answered with data may be refused any way.
  */
 function recordedKeyPairs(ctx: RuleContext): Across {
-  const valid = ctx.state.table<boolean>('ENVELOPE-014 valid keys', (a, b) => a || b);
+  const valid = ctx.state.table<boolean>('ENVELOPE-014 valid keys', either);
   const pending = ctx.state.table<Pending>('ENVELOPE-014 pending', (kept) => kept);
   const evidence = new EvidenceTable(ctx.state, 'ENVELOPE-014 evidence', MAX_PENDING);
   let held = 0;
@@ -178,7 +179,7 @@ function recordedKeyPairs(ctx: RuleContext): Across {
       const code = errorOf(response).code;
       const statuses = typeof code === 'string' ? statedPairs(ctx.spec).statusesOf.get(code) : undefined;
       if (statuses || held++ >= MAX_PENDING) return;
-      const key = String(obs.exchange.seq).padStart(16, '0');
+      const key = entryKey(obs);
       pending.set(
         key,
         typeof code === 'string' && codes.has(code)

@@ -19,6 +19,7 @@ import type { Across, Judgement, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
+import { joinBits, sharedBy } from '../core/state.ts';
 import { isObject } from '../../spec/json-value.ts';
 import { MOCK_CAMPAIGNS, onTargets, readingCampaign } from './auth-readings.ts';
 import { fingerprint } from './pairs.ts';
@@ -44,7 +45,6 @@ const joinHoldings = (kept: Holding, other: Holding): Holding => ({
   listed: kept.listed | other.listed,
   served: kept.served | other.served,
 });
-const joinBits = (kept: number, other: number) => kept | other;
 
 /** Exchanges kept as evidence of who was listed or served an item (the earliest items'). */
 const MAX_HOLDING_EVIDENCE = 1000;
@@ -146,17 +146,9 @@ class Holdings {
   }
 }
 
-const holdingsOf = new WeakMap<RuleState, Holdings>();
-
 /** The one record of holdings of a run, shared by its isolation rules. */
-function sharedHoldings(state: RuleState): Holdings {
-  let holdings = holdingsOf.get(state);
-  if (!holdings) {
-    holdings = new Holdings(state);
-    holdingsOf.set(state, holdings);
-  }
-  return holdings;
-}
+const sharedHoldings = (state: RuleState): Holdings => sharedBy(state, makeHoldings);
+const makeHoldings = (state: RuleState) => new Holdings(state);
 
 const servedData = (json: unknown) => isObject(json) && json.ok === true && json.data !== undefined;
 

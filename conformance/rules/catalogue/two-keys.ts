@@ -10,7 +10,7 @@
  * run's state, so a recording judged in shards and merged gets the verdicts it gets judged whole.
  */
 import { idsIn, isClientError, isSuccess, requestLine } from '../../core/answers.ts';
-import { EvidenceTable } from '../../core/evidence.ts';
+import { entryKey, EvidenceTable } from '../../core/evidence.ts';
 import type { Evidence, Observation } from '../../core/observation.ts';
 import type { KeyName } from '../../core/roles.ts';
 import { reads, roleOf } from '../../core/roles.ts';
@@ -95,7 +95,7 @@ export function twoKeysAcross(state: RuleState): Across {
       }
       if (credential.kind !== 'two' || credential.bearer.kind !== 'key' || credential.xApiKey.kind !== 'key')
         return;
-      const seq = sequenceKey(obs.exchange.seq);
+      const seq = entryKey(obs);
       twos.set(seq, {
         request: requestIdOf(obs),
         bearer: credential.bearer.key,
@@ -118,9 +118,6 @@ export function twoKeysAcross(state: RuleState): Across {
     },
   };
 }
-
-/** An entry number as a key that sorts as the number does. */
-const sequenceKey = (seq: number) => String(seq).padStart(12, '0');
 
 /** The catalogue's entry for these two keys, or the keys themselves as reports name them. */
 function pairOf(two: Two): Pick<Seen, 'family' | 'label' | 'transform'> {

@@ -25,6 +25,7 @@ import type { Across, AcrossContext, Judgement, RuleContext } from '../../core/r
 import { breaks, holds, unjudged } from '../../core/rule.ts';
 import { EvidenceTable } from '../../core/evidence.ts';
 import type { Merge, RuleState, StateTable } from '../../core/state.ts';
+import { either, joinBits, sharedBy, sum } from '../../core/state.ts';
 import { isObject } from '../../../spec/json-value.ts';
 import { carriesData, HeldVerdicts, NO_KEY_HEADER_RECORDED } from '../auth-readings.ts';
 import type { Family } from './catalogue.ts';
@@ -107,7 +108,6 @@ const earlier = <R extends { shown: TrickShown }>(kept: R, other: R): R =>
 /** Statuses, sorted, without repeats; a merge of statuses kept apart is their union. */
 const unionStatuses: Merge<number[]> = (kept, other) =>
   [...new Set([...kept, ...other])].sort((a, b) => a - b);
-const joinBits: Merge<number> = (kept, other) => kept | other;
 
 /** An item a trick served to reading keys: the campaigns, and the trick. */
 interface ServedByTrick {
@@ -216,16 +216,7 @@ class PlainFacts {
   }
 }
 
-const plainFactsOf = new WeakMap<RuleState, PlainFacts>();
-
-function sharedPlainFacts(state: RuleState): PlainFacts {
-  let facts = plainFactsOf.get(state);
-  if (!facts) {
-    facts = new PlainFacts(state);
-    plainFactsOf.set(state, facts);
-  }
-  return facts;
-}
+const makePlainFacts = (state: RuleState) => new PlainFacts(state);
 
 /**
  * The verdicts of one family's rule over a whole source: data to a refusal, existence told, another
@@ -263,9 +254,9 @@ class FamilyVerdicts implements Across {
     const { state, ruleId } = ctx;
     this.keyless = new HeldVerdicts(state, `${ruleId} keyless`);
     this.keyed = new HeldVerdicts(state, `${ruleId} keyed`);
-    this.notJudged = state.table<number>(`${ruleId} not judged`, (a, b) => a + b);
-    this.keysShown = state.table<boolean>(`${ruleId} keys shown`, (a, b) => a || b);
-    this.plain = sharedPlainFacts(state);
+    this.notJudged = state.table<number>(`${ruleId} not judged`, sum);
+    this.keysShown = state.table<boolean>(`${ruleId} keys shown`, either);
+    this.plain = sharedBy(state, makePlainFacts);
     this.served = state.table<ServedByTrick>(`${ruleId} served by tricks`, (kept, other) => ({
       ...earlier(kept, other),
       bits: kept.bits | other.bits,
@@ -274,7 +265,7 @@ class FamilyVerdicts implements Across {
     this.tricked = state.table<TrickedGroup>(`${ruleId} tricked`, earlier);
     this.trickedStatuses = state.table<number[]>(`${ruleId} tricked statuses`, unionStatuses);
     this.trickedEvidence = new EvidenceTable(state, `${ruleId} tricked evidence`, MAX_EVIDENCE);
-    this.plainOrigins = state.table<boolean>(`${ruleId} plain origins`, (a, b) => a || b);
+    this.plainOrigins = state.table<boolean>(`${ruleId} plain origins`, either);
     this.trickOrigins = state.table<TrickOrigins>(`${ruleId} trick origins`, earlier);
     this.originsEvidence = new EvidenceTable(state, `${ruleId} trick origins evidence`, MAX_EVIDENCE);
   }
