@@ -8,8 +8,6 @@ import type { KeyUse } from './types.ts';
 
 /** The campaign under test, `walks:read` (`CONFORMANCE_API_KEY`), as a Bearer token. */
 export const PRIMARY = { key: 'CONFORMANCE_API_KEY', via: 'bearer' } as const satisfies KeyUse;
-/** The same key in `x-api-key`. */
-export const PRIMARY_X_API_KEY = { ...PRIMARY, via: 'x-api-key' } as const satisfies KeyUse;
 /** A second campaign, `walks:read`: what isolation is judged against. */
 export const OTHER = { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'bearer' } as const satisfies KeyUse;
 /** The primary campaign's key without `walks:read`. */

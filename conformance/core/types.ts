@@ -277,26 +277,6 @@ export type Area = (typeof AREAS)[number];
 /** How a check behaves under `--profile mock` (a Prism mock answering from the spec's examples). */
 export type MockMode = 'run' | { skip: string };
 
-/** What a check's `run` returns: the verdict and the evidence behind it. */
-export interface Outcome {
-  status: Status;
-  expected: string;
-  actual: string;
-  /** The exchange that showed it, if one did. */
-  exchange?: Exchange;
-  /** Overrides the check's general hint when the failure calls for a more precise one. */
-  hint?: string;
-  /** Further findings, one line each (e.g. every walk that broke the rule, bounded). */
-  details?: string[];
-  /** What the check looked at: the coverage section counts it. */
-  judged?: Judged;
-  /**
-   * Where the deployment decided an open point otherwise than spec/DECISIONS.md: `true` for the
-   * check's own decision, or the ids of those of its decisions that differ.
-   */
-  differs?: boolean | string[];
-}
-
 /** How much of the deployment a check judged: requests, and records of a kind (`of` when sampled). */
 export interface Judged {
   requests: number;

@@ -2,17 +2,15 @@
  * One module decides what the suite talks to and how: the embedded reference server when no base
  * URL is given (in the package, the sandbox package's, when it is installed), or the configured
  * deployment; under `--profile mock`, a Prism mock with placeholder keys. It decides which keys a
- * target needs, states as data how each profile asks for the answers the checks need (a mock serves
- * a 403 or an empty list only when asked with `Prefer`) and which checks a profile cannot judge, and
- * tells when a "live" target answers like a mock. No other module tests the profile.
+ * target needs and tells when a "live" target answers like a mock.
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../../spec/contract.ts';
 import { resolveRef } from '../../spec/contract.ts';
 import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { ConfigError } from '../core/config-error.ts';
-import { EMPTY_CAMPAIGN, NO_SCOPE, PRIMARY } from '../core/key-uses.ts';
-import type { Exchange, KeyName, MockMode, RequestSpec, SuiteConfig } from '../core/types.ts';
+import { PRIMARY } from '../core/key-uses.ts';
+import type { Exchange, KeyName, RequestSpec, SuiteConfig } from '../core/types.ts';
 
 /** What the configuration says of the target before it is resolved: no base URL means embedded. */
 export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
@@ -31,45 +29,6 @@ export const EMBEDDED_SERVER_PACKAGE = 'canvassing-sandbox';
 
 /** Credentials and headers of a request, without its path. */
 export type Asking = Omit<RequestSpec, 'path' | 'query'>;
-
-/** How the target is asked for the answers the checks judge. */
-export interface TargetProfile {
-  /** A key that lacks `walks:read` (live: the no-scope key; mock: `Prefer: code=403`). */
-  noScope: Asking;
-  /** A campaign without walks (live: the empty campaign's key; mock: the `empty` example). */
-  emptyCampaign: Asking;
-  /** Extra headers for an id that names no walk (mock: `Prefer: code=404`). */
-  unknownWalkHeaders?: Record<string, string>;
-  /**
-   * Headers that fetch this walk's detail, or undefined when the target cannot serve it (the mock
-   * serves only the spec's detail examples, each on `Prefer: example=NAME`).
-   */
-  detailHeaders(id: string): Record<string, string> | undefined;
-  /** Why a check that declares `mock` cannot be judged on this target; undefined when it runs. */
-  notApplicable(mock: MockMode): string | undefined;
-}
-
-export function profileOf(config: Pick<SuiteConfig, 'profile'>, contract: ContractValidator): TargetProfile {
-  if (config.profile === 'live') {
-    return {
-      noScope: { auth: NO_SCOPE },
-      emptyCampaign: { auth: EMPTY_CAMPAIGN },
-      detailHeaders: () => ({}),
-      notApplicable: () => undefined,
-    };
-  }
-  const examples = detailExamplesOf(contract);
-  return {
-    noScope: { auth: PRIMARY, headers: { Prefer: 'code=403' } },
-    emptyCampaign: { auth: PRIMARY, headers: { Prefer: 'example=empty' } },
-    unknownWalkHeaders: { Prefer: 'code=404' },
-    detailHeaders: (id) => {
-      const name = examples.get(id);
-      return name === undefined ? undefined : { Prefer: `example=${name}` };
-    },
-    notApplicable: (mock) => (mock === 'run' ? undefined : `not applicable to the mock: ${mock.skip}`),
-  };
-}
 
 /**
  * Which keys the target needs before anything is sent: a deployment checked live needs the primary
@@ -169,21 +128,4 @@ function exampleWalkIds(contract: ContractValidator): Set<string> {
     for (const walk of Array.isArray(data) ? data : []) ids.add(String((walk as { id?: unknown }).id));
   }
   return ids;
-}
-
-/** Walk id → name of the spec's detail example for it (Prism serves it on `Prefer: example=`). */
-function detailExamplesOf(contract: ContractValidator): Map<string, string> {
-  const map = new Map<string, string>();
-  const response = contract.operation('getWalk').definition.responses?.['200'];
-  if (!response) return map;
-  const examples = resolveRef<OpenAPIV3_1.ResponseObject>(contract.doc, response).content?.[
-    'application/json'
-  ]?.examples;
-  for (const [name, ref] of Object.entries(examples ?? {})) {
-    const value = resolveRef<OpenAPIV3_1.ExampleObject>(contract.doc, ref).value as {
-      data?: { id?: unknown };
-    };
-    if (typeof value?.data?.id === 'string') map.set(value.data.id, name);
-  }
-  return map;
 }
