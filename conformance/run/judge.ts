@@ -242,7 +242,7 @@ export function lostReason(obs: Observation): string {
     case 'timeout':
       return 'no complete answer within the timeout (--timeout)';
     case 'cut':
-      return 'the answer arrived cut (ENVELOPE-016 judges it)';
+      return 'no whole answer: it arrived cut (see ENVELOPE-016)';
     case 'too-large':
       return overCap(failure)
         ? 'the answer was larger than --max-response-bytes'

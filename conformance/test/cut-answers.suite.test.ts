@@ -53,12 +53,9 @@ async function gateway(cut: Cut) {
   return part;
 }
 
-const result_ = (report: Report) => JSON.stringify(resultOf(report, 'ENVELOPE-016'), null, 1);
-
 /** The run failed on ENVELOPE-016 alone among the rules about answers, and no request went unsent. */
 function expectCutFailure(outcome: Awaited<ReturnType<typeof fullRun>>, finding: RegExp): string[] {
   const { run, report } = outcome;
-  if (process.env.SHOW_CUTS) console.log(run.stdout, run.stderr, result_(report));
   expect(run.status, run.stderr + run.stdout.slice(-2000)).toBe(1);
   const result = resultOf(report, 'ENVELOPE-016');
   expect(result.status).toBe('fail');
