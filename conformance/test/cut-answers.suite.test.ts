@@ -38,12 +38,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A loaded test machine answers slowly: a timeout would leave rules unjudged for no fault of the target's. */
+const LOADED = ['--timeout', '60000'];
+
 /** A whole run against `baseUrl`: its exit status, what it printed, and its JSON report. */
 async function fullRun(baseUrl: string, flags: string[] = []) {
   const json = join(dir, `${parts.length}-${Math.random().toString(36).slice(2)}.json`);
-  const run = await runCli(['--base-url', baseUrl, '--reporter', 'json', '--output', json, ...flags], {
-    ...reference.credentials,
-  });
+  const run = await runCli(
+    ['--base-url', baseUrl, ...LOADED, '--reporter', 'json', '--output', json, ...flags],
+    {
+      ...reference.credentials,
+    },
+  );
   return { run, report: JSON.parse(readFileSync(json, 'utf8')) as Report };
 }
 

@@ -79,11 +79,25 @@ afterAll(async () => {
 const portOf = (watched: Watched) => new URL(watched.part.baseUrl).port;
 const identity = () => ['--cert', pki.clientCertFile, '--key', pki.clientKeyFile];
 
+/** A loaded test machine answers slowly: a timeout would leave rules unjudged for no fault of the target's. */
+const LOADED = ['--timeout', '60000'];
+
 /** A whole run (every rule) against `baseUrl`: its exit status, what it printed, its JSON report. */
 async function fullRun(baseUrl: string, flags: string[], env: Record<string, string> = {}) {
   const json = join(dir, `${Math.random().toString(36).slice(2)}.json`);
   const run = await runCli(
-    ['--base-url', baseUrl, '--ca-file', pki.caFile, '--reporter', 'json', '--output', json, ...flags],
+    [
+      '--base-url',
+      baseUrl,
+      '--ca-file',
+      pki.caFile,
+      ...LOADED,
+      '--reporter',
+      'json',
+      '--output',
+      json,
+      ...flags,
+    ],
     { ...keys, ...env },
   );
   const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
