@@ -210,6 +210,11 @@ export interface Rule extends RuleDeclaration {
    * met is a fault even if a retry would have succeeded. Every other rule judges final attempts only.
    */
   judgesEveryAttempt?: true;
+  /**
+   * Its cross-exchange judge (`across`) also sees the requests that got no whole answer (a cut, a
+   * reset, a target gone): the transport's faults, which every other rule leaves unjudged.
+   */
+  seesLost?: true;
   /** The operations it applies to; every live GET operation when absent. */
   appliesTo?(op: OperationModel): boolean;
   /** The requests a live run needs for this rule on one operation. */

@@ -197,6 +197,8 @@ export type FailureKind =
   | 'refused'
   | 'dns'
   | 'reset'
+  /** The status and headers arrived, the body did not arrive whole (`NetworkFailure.cut`). */
+  | 'cut'
   | 'protocol'
   | 'too-large'
   /** The answer declares a `Content-Encoding` its body does not decode from (or one no client knows). */
@@ -224,6 +226,19 @@ export interface NetworkFailure {
   message: string;
   /** The error code behind it (`ECONNRESET`, `CERT_HAS_EXPIRED`...), when one was given. */
   code?: string;
+  /** A `cut` answer: what it declared, and what arrived. */
+  cut?: CutAnswer;
+}
+
+/** An answer that began and did not arrive whole. */
+export interface CutAnswer {
+  status: number;
+  /** Its Content-Length, when it declared one. */
+  declared?: number;
+  /** It came in chunks (Transfer-Encoding: chunked). */
+  chunked?: true;
+  /** Body bytes that arrived before it ended. */
+  arrived: number;
 }
 
 /**

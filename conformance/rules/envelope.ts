@@ -5,13 +5,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../../spec/json-value.ts';
 import { describe, errorEnvelopeProblem, isSuccess, requestLine } from '../core/answers.ts';
-import type { Observation } from '../core/observation.ts';
+import type { Evidence, Observation } from '../core/observation.ts';
 import { hasBody, jsonOf } from '../core/observation.ts';
 import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
-import { breaks, chose, holds } from '../core/rule.ts';
+import { breaks, chose, holds, unjudged } from '../core/rule.ts';
+import { earlier, entryKey, evidenceOf } from '../core/evidence.ts';
+import { type RuleState, sum } from '../core/state.ts';
 import type { OperationModel } from '../core/spec-model.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { FailureKind, ResponseData } from '../core/types.ts';
 import { collectionRequest, isPlannedPath } from './requests.ts';
 import { validationOf } from '../core/drift.ts';
 
@@ -356,7 +358,61 @@ export const envelopeRules: Rule[] = [
       };
     },
   },
+  {
+    id: 'ENVELOPE-016',
+    section: '§4',
+    title: 'Every answer arrives whole: no reset, no body short of its Content-Length, no broken framing',
+    area: 'envelope',
+    level: 'required',
+    mock: 'run',
+    seesLost: true,
+    unit: 'requests',
+    expected: 'every request gets a whole answer: its status, headers and the body they declare',
+    hint: 'Find what cuts answers on the way (a gateway’s body size limit, a proxy’s buffer, a worker that dies mid-answer): a client cannot read an answer that is reset, shorter than its Content-Length, or badly chunked.',
+    across: (ctx) => wholeAnswersAcross(ctx.state),
+  },
 ];
+
+/** Failures that show the target cut an answer: a reset before it, or a break in it (`client.ts`). */
+const CUT_KINDS: ReadonlySet<FailureKind> = new Set(['cut', 'reset', 'protocol']);
+
+/**
+ * ENVELOPE-016: every request whose answer was cut fails, with what it declared and what arrived,
+ * as long as the target answered other requests whole; a target that never answered whole, or
+ * that stopped answering (the client gave up), leaves the cuts unjudged: they may be its going down.
+ */
+function wholeAnswersAcross(state: RuleState): Across {
+  const cuts = state.table<Evidence>('ENVELOPE-016 cuts', earlier);
+  const counts = state.table<number>('ENVELOPE-016 counts', sum);
+  const add = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
+  return {
+    see(obs) {
+      if (obs.private) return;
+      if (obs.answer !== 'lost') return add('whole');
+      const kind = obs.failure?.kind;
+      if (kind === 'gave-up') return add('gone');
+      if (kind === undefined || !CUT_KINDS.has(kind)) return;
+      add('cut');
+      cuts.set(entryKey(obs), evidenceOf(obs));
+    },
+    *finish() {
+      const whole = counts.get('whole') ?? 0;
+      const cut = counts.get('cut') ?? 0;
+      if (cut > 0 && (whole === 0 || (counts.get('gone') ?? 0) > 0)) {
+        const why =
+          whole === 0
+            ? 'the target answered no request whole'
+            : 'the target stopped answering afterwards, which may be what cut it';
+        yield unjudged(`${cut} answers arrived cut, and ${why}`);
+        return;
+      }
+      for (let i = 0; i < whole; i++) yield holds();
+      for (const [, obs] of cuts.entries()) {
+        yield breaks(`${requestLine(obs)}: ${obs.exchange.error?.message ?? 'the answer was cut'}`, obs);
+      }
+    },
+  };
+}
 
 const GZIP_CONTENT_HINT =
   'A gzip answer must decode to exactly the JSON the identity answer carries: compress the same body you would send uncompressed.';

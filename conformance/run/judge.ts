@@ -5,7 +5,8 @@
  *
  * Who judges an observation:
  * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
- * - a lost one (not sent, timed out, cut): nobody; the rules that planned it are left unjudged;
+ * - a lost one (not sent, timed out, cut): the rules that see lost requests (`seesLost`: the
+ *   transport's, about cut answers); the rules that planned it are left unjudged;
  * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
  *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
  *   about every answer alone. The other rules that planned it are left unjudged, so one cause is
@@ -78,6 +79,7 @@ export class Judge {
     if (obs.answer === 'lost') {
       const reason = lostReason(obs);
       for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);
+      for (const { tally, across } of this.acrosses) if (tally.rule.seesLost) across.see(obs);
       return;
     }
     const usable = obs.answer === 'usable';
@@ -239,6 +241,8 @@ export function lostReason(obs: Observation): string {
       return 'not sent: the target stopped answering';
     case 'timeout':
       return 'no complete answer within the timeout (--timeout)';
+    case 'cut':
+      return 'no whole answer: it arrived cut (see ENVELOPE-016)';
     case 'too-large':
       return overCap(failure)
         ? 'the answer was larger than --max-response-bytes'

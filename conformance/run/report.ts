@@ -104,7 +104,10 @@ export function notJudgedLine(
   } else if (timeouts > 0) {
     cause = `the target timed out ${timeouts} times at --timeout ${input.timeoutMs ?? '?'}; raise --timeout, or check the target's load`;
   } else if ((kinds.get('gave-up') ?? 0) > 0) {
-    cause = `the target stopped answering and ${kinds.get('gave-up')} requests were not sent`;
+    // The client's evidence that the target is gone (`liveness.ts`): the streak, and the request asked again.
+    const gone = input.exchanges.find((e) => e.error?.kind === 'gave-up')?.error?.message;
+    const evidence = gone?.replace(/^not sent: /, '') ?? 'the target stopped answering';
+    cause = `${evidence}; ${kinds.get('gave-up')} requests were not sent`;
   } else if (kinds.size > 0) {
     const [kind, n] = [...kinds].sort((a, b) => b[1] - a[1])[0] as [string, number];
     cause = `${n} requests got no answer (${kind})`;

@@ -97,6 +97,7 @@ export const NOT_IN_TRAFFIC: Record<string, string> = {
   'wrong-web-base':
     'the expected web base URL is configuration, not traffic (a recording judged with CONFORMANCE_WEB_BASE_URL set shows it)',
   'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',
+  'short-404-bodies': 'a recording holds the answers that arrived whole; a cut one is no answer in it',
   'key-echoed-in-header':
     'the key values are not in a recording: exporters and our own --har replace keys before they are written, so an echo cannot be matched',
 };

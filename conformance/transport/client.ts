@@ -26,7 +26,6 @@ import type {
   Exchange,
   Report,
   RetryReason,
-  FailureKind,
   KeyName,
   KeyUse,
   NetworkFailure,
@@ -38,23 +37,13 @@ import type {
 import { USER_AGENT } from '../core/tool.ts';
 import { curlOf, curlReachArgs } from './curl.ts';
 import { routeOf } from './dispatcher.ts';
-import { safeDecode, shownProxy } from './reach.ts';
+import { cutOf, failureOf } from './failures.ts';
+import { type KnownRequest, TargetWatch } from './liveness.ts';
 import type { ProxySetting } from '../core/types.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
 export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;
 
-/** Consecutive failures of these kinds make the client stop asking a target that is gone. */
-const DEAD_TARGET_KINDS: ReadonlySet<FailureKind> = new Set([
-  'connect',
-  'timeout',
-  'refused',
-  'dns',
-  'reset',
-  'tls',
-  'proxy',
-]);
-const GIVE_UP_AFTER = 3;
 /** Errors of the suite's own side (no socket, no file descriptor): the request never reached the target. */
 const LOCAL_ERRORS: ReadonlySet<string> = new Set([
   'EADDRNOTAVAIL',
@@ -113,7 +102,8 @@ export class HttpClient {
   private readonly waiting: (() => void)[] = [];
   private inFlight = 0;
   private seq = 0;
-  private deadInARow = 0;
+  /** Whether the target is gone (`liveness.ts`). */
+  private readonly watch = new TargetWatch();
   /** Request starts per window, and the pauses 429s ask for. */
   private readonly pace: Pace;
   /** Attempts tried again, by why. */
@@ -122,7 +112,6 @@ export class HttpClient {
   private readonly options: ClientOptions;
   /** Random per run; reports show it as a shell expression that makes another one. Public for the echo check. */
   readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
-  private lastDeadMessage = '';
   /** The base URL's origin and path, for a path sent as written (`asWrittenOf`). */
   private readonly base: { origin: string; path: string };
 
@@ -204,7 +193,7 @@ export class HttpClient {
         );
         const retry = this.retryOf(method, outcome, exchange.retries, local);
         if (!retry) {
-          this.judgeTarget(outcome);
+          this.watch.settled(outcome);
           this.settled(exchange);
           return exchange;
         }
@@ -310,9 +299,22 @@ export class HttpClient {
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<AttemptOutcome> {
-    const refused = this.notSending();
+    const refused = await this.notSending();
     if (refused) return refused;
     this.sent++;
+    const outcome = await this.bounded(method, target, headers, body);
+    if (!('kind' in outcome))
+      this.watch.answered({ method, target, headers, line: lineOf(method, target) }, outcome);
+    return outcome;
+  }
+
+  /** One attempt already counted as sent, bounded by `--timeout` (`attempt`). */
+  private async bounded(
+    method: string,
+    target: string | AsWritten,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<AttemptOutcome> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => {
@@ -363,21 +365,23 @@ export class HttpClient {
     return this.contentOf(answer, wire, method);
   }
 
-  /** Why a request is not sent at all: the target is gone, or the budget is spent. */
-  private notSending(): NetworkFailure | undefined {
-    if (this.deadInARow >= GIVE_UP_AFTER) {
-      return {
-        kind: 'gave-up',
-        message: `not sent: the target stopped answering (${this.deadInARow} requests in a row failed; last: ${this.lastDeadMessage})`,
-      };
-    }
+  /**
+   * Why a request is not sent at all: the target is gone (asked once more after a streak of
+   * failures, `liveness.ts`), or the budget is spent.
+   */
+  private async notSending(): Promise<NetworkFailure | undefined> {
+    if (this.watch.gone) return { kind: 'gave-up', message: this.watch.gone };
     if (this.sent >= this.options.maxRequests) {
       return {
         kind: 'budget',
         message: `not sent: the request budget of ${this.options.maxRequests} is spent (raise --max-requests)`,
       };
     }
-    return undefined;
+    const gone = await this.watch.goneBefore((known: KnownRequest) => {
+      this.sent++;
+      return this.bounded(known.method, known.target, known.headers, undefined);
+    });
+    return gone === undefined ? undefined : { kind: 'gave-up', message: gone };
   }
 
   /** The bytes on the wire, cut off (and the request aborted) past `maxResponseBytes`. */
@@ -387,16 +391,22 @@ export class HttpClient {
   ): Promise<Buffer | NetworkFailure> {
     const chunks: Buffer[] = [];
     let bytes = 0;
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-      bytes += chunk.length;
-      if (bytes > this.options.maxResponseBytes) {
-        controller.abort();
-        return {
-          kind: 'too-large',
-          message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
-        };
+    try {
+      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (bytes > this.options.maxResponseBytes) {
+          controller.abort();
+          return {
+            kind: 'too-large',
+            message: `the answer (status ${answer.statusCode}) exceeded ${this.options.maxResponseBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
+          };
+        }
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+    } catch (error) {
+      // The status and headers came: the target answered, and the answer broke off (`failures.ts`).
+      if (controller.signal.aborted) throw error;
+      return cutOf(error, { status: answer.statusCode, headers: answer.headers, arrived: bytes });
     }
     return Buffer.concat(chunks);
   }
@@ -455,22 +465,6 @@ export class HttpClient {
       }
     }
     return content;
-  }
-
-  /**
-   * How the request ended tells whether the target is still there: requests that end, one after the
-   * other, with no connection or no answer make the client stop asking (an attempt that was tried
-   * again counts once, with its request).
-   */
-  private judgeTarget(outcome: AttemptOutcome): void {
-    if (!('kind' in outcome)) {
-      this.deadInARow = 0;
-    } else if (DEAD_TARGET_KINDS.has(outcome.kind)) {
-      this.deadInARow++;
-      this.lastDeadMessage = outcome.message;
-    } else if (outcome.kind !== 'budget' && outcome.kind !== 'gave-up') {
-      this.deadInARow = 0;
-    }
   }
 
   /**
@@ -612,6 +606,11 @@ function changedByParsing(origin: string, path: string): boolean {
   }
 }
 
+/** How a request to ask again is named in a message: its method and URL, never a header. */
+function lineOf(method: string, target: string | AsWritten): string {
+  return `${method} ${typeof target === 'string' ? target : `${target.origin}${target.path}`}`;
+}
+
 /** curl's flags for a path sent as written: dot segments kept, and a `#` sent as the target's. */
 function asWrittenCurlArgs(asWritten: AsWritten): string[] {
   if (!asWritten.path.includes('#')) return ['--path-as-is'];
@@ -679,105 +678,4 @@ export function answerOf(
     }
   }
   return response;
-}
-
-function failureOf(error: unknown, proxy: ProxySetting | undefined): NetworkFailure {
-  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = err.code ?? err.cause?.code ?? '';
-  const message = err.message ?? String(error);
-  return (
-    proxyFailureOf(code, message, proxy) ??
-    tlsFailureOf(code, message) ??
-    plainFailureOf(error, code, message)
-  );
-}
-
-/**
- * Through a proxy the suite connects only to the proxy: a refused, unknown or silent address is the
- * proxy's, and a refused CONNECT (or a 407) is the proxy saying no.
- */
-function proxyFailureOf(
-  code: string,
-  message: string,
-  proxy: ProxySetting | undefined,
-): NetworkFailure | undefined {
-  if (!proxy) return undefined;
-  const where = `the proxy ${shownProxy(proxy)} (${proxy.from})`;
-  if (PROXY_CONNECT_CODES.has(code)) {
-    return { kind: 'proxy', code, message: `${where} cannot be reached (${code})` };
-  }
-  const refused = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(message);
-  const status = refused?.[1] ?? refused?.[2];
-  if (status === undefined) return undefined;
-  // A 407 to credentials sent is a wrong user or password: the user is named, never the password.
-  const user = new URL(proxy.url).username;
-  const what =
-    status !== '407'
-      ? `answered ${status} to CONNECT`
-      : user
-        ? `refused the credentials of user ${JSON.stringify(safeDecode(user))} (407)`
-        : 'asks for credentials (407)';
-  return { kind: 'proxy', code: `PROXY_${status}`, message: `${where} ${what}` };
-}
-const PROXY_CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EHOSTUNREACH',
-]);
-
-/** Node's codes of a certificate it does not accept, and OpenSSL's of a handshake that failed. */
-function tlsFailureOf(code: string, message: string): NetworkFailure | undefined {
-  if (CERTIFICATE_CODES.has(code))
-    return { kind: 'tls', code, message: `the TLS certificate is not accepted: ${message} (${code})` };
-  if (code.startsWith('ERR_SSL_'))
-    return { kind: 'tls', code, message: `the TLS handshake failed (${code})` };
-  return undefined;
-}
-const CERTIFICATE_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_REVOKED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-function plainFailureOf(error: unknown, code: string, message: string): NetworkFailure {
-  if (code === 'ECONNREFUSED')
-    return { kind: 'refused', message: 'connection refused: nothing listens there' };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', message: 'host name not found' };
-  if (
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  ) {
-    return { kind: 'timeout', message: `no complete answer in time (${code})` };
-  }
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
-    return { kind: 'reset', code, message: `the connection was closed before a complete answer (${code})` };
-  }
-  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-    return {
-      kind: 'too-large',
-      message: `the answer's headers exceeded the client's limit and were refused (${code})`,
-    };
-  }
-  if (
-    code.startsWith('HPE_') ||
-    code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
-    (error as Error).name === 'HTTPParserError'
-  ) {
-    return {
-      kind: 'protocol',
-      message: `the answer is not valid HTTP (${code ? `${code}: ` : ''}${message})`,
-    };
-  }
-  return { kind: 'network', message: code ? `${code}: ${message}` : message };
 }

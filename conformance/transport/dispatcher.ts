@@ -5,12 +5,16 @@
  * https target through CONNECT, as curl does. TLS options (extra trusted roots, no verification, a
  * client certificate) apply to the target's connection, inside the tunnel when there is one.
  * The client talks to one origin only (it never follows a redirect), so the proxy is chosen once.
+ * TLS always names the base URL's host (SNI and the certificate's check), whatever `Host` a request
+ * sends: undici would otherwise take the name from the `Host` header, and the attacker's catalogue
+ * sends a made-up one, which is about the HTTP layer only (a gateway reading `Host`), not the TLS.
  * Every connection undici opens, to the target or to the proxy, has `--timeout` for its headers and
  * body (a proxy's answer to CONNECT included), so no attempt the client gave up on lingers.
  */
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
-import { Agent, type Dispatcher, Pool, ProxyAgent } from 'undici';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
 import { proxyFor } from './reach.ts';
 import type { ProxySetting, Reach, SuiteConfig } from '../core/types.ts';
 
@@ -40,10 +44,12 @@ export function routeOf(options: DispatcherOptions): Route {
     // Short: a reset on a pooled socket the server already closed would read as the target's fault.
     keepAliveTimeout: 2_000,
   };
-  const targetTls = tlsOf(options.reach);
+  const targetTls = { ...tlsOf(options.reach), ...serverNameOf(options.baseUrl) };
   // The embedded reference server is in this process: no proxy stands between.
   const proxy = options.embedded ? undefined : proxyFor(options.baseUrl, options.reach);
-  if (!proxy) return { dispatcher: new Agent({ ...pool, connect: { timeout, ...targetTls } }) };
+  if (!proxy) {
+    return { dispatcher: new Agent({ ...pool, connect: byTargetName({ timeout, ...targetTls }) }) };
+  }
   // Pools of undici's own, given the run's timeouts: its defaults wait five minutes for a proxy's
   // answer to CONNECT (`clientFactory`) and for an answer through a proxy without a tunnel (`factory`).
   const bounded = (origin: string | URL, options: Pool.Options) => new Pool(origin, { ...pool, ...options });
@@ -57,6 +63,28 @@ export function routeOf(options: DispatcherOptions): Route {
     proxyTls: { timeout, ...proxyTlsOf(targetTls) },
   });
   return { dispatcher, proxy };
+}
+
+/**
+ * The name TLS asks for and checks (`servername`): the base URL's host, none for an IP address
+ * (SNI carries no address; Node then checks the certificate against the address itself).
+ */
+function serverNameOf(baseUrl: string): { servername?: string } {
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) === 0 ? { servername: host } : {};
+}
+
+/**
+ * undici's own connector, told the target's name on every connection: undici hands a connector the
+ * name it took from the request's `Host` header, and that would win over the connector's options.
+ * Without a name (an IP target) the connector falls back to the origin's host, never `Host`.
+ */
+function byTargetName(
+  options: buildConnector.BuildOptions & { servername?: string },
+): buildConnector.connector {
+  const connect = buildConnector(options);
+  const { servername } = options;
+  return (connection, callback) => connect({ ...connection, servername }, callback);
 }
 
 /** An https proxy is trusted as the target is; the client certificate is the target's alone. */

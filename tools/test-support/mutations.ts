@@ -56,6 +56,8 @@ export interface Answer {
   status: number;
   headers: OutgoingHttpHeaders;
   body: Buffer;
+  /** Cut: the whole body's Content-Length declared, half the body sent, and the connection closed. */
+  cut?: true;
 }
 
 export interface Mutation {
@@ -1001,6 +1003,12 @@ export const MUTATIONS: Mutation[] = [
     ),
   },
   {
+    name: 'short-404-bodies',
+    breaks: 'ENVELOPE-016',
+    description: 'a gateway sends 404 bodies shorter than their Content-Length and closes the connection',
+    response: (a) => (a.status === 404 ? { ...a, cut: true } : undefined),
+  },
+  {
     name: 'gzip-label-on-plain-body',
     breaks: 'ENVELOPE-012',
     description: 'list answers say Content-Encoding: gzip over a plain JSON body',
@@ -1158,6 +1166,10 @@ function relay(from: IncomingMessage, res: ServerResponse, rewrite: (answer: Ans
     const bodyless = res.req.method === 'HEAD' || out.status === 304;
     const sent = bodyless ? out.headers : { ...out.headers, 'content-length': out.body.length };
     res.writeHead(out.status, sent);
+    if (out.cut && !bodyless) {
+      res.write(out.body.subarray(0, Math.floor(out.body.length / 2)), () => res.destroy());
+      return;
+    }
     res.end(bodyless ? undefined : out.body);
   });
 }
