@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
-import { installOfficialNodes, OFFICIAL_NODES } from '../../tools/packaging/packed.ts';
+import { installOfficialNodes, OFFICIAL_NODES } from '../../tools/test-support/official-nodes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'node_modules', '.bin');
