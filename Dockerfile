@@ -7,7 +7,8 @@
 #   docker run --rm -p 8080:8080 -p 4010:4010 canvassing-sandbox --clock --variant 3
 #
 # Arguments after the image name are `npm start`'s flags (docs/partners.md). The base is a build
-# argument: any image with Node 22 and npm (`--build-arg BASE=...`). Building fetches packages
+# argument: any image with Node 22 and npm (`--build-arg BASE=...`: a mirror's copy, or the one
+# `npm run sandbox:base` imports into podman where no registry is reachable). Building fetches packages
 # from the npm registry; behind a proxy with its own certificate authority, make its certificate
 # readable to the build and name it in NODE_EXTRA_CA_CERTS (a build argument, not kept in the image).
 ARG BASE=node:22-slim
@@ -45,5 +46,6 @@ COPY --from=page /sandbox/spec/generated spec/generated
 RUN node command-line/launch.js --build-only sandbox/main.ts
 USER node
 EXPOSE 8080 4010
-# Inside a container both servers listen on every address, so the published ports reach them.
+# Inside a container both servers listen on every address, so the published ports reach them; the
+# banner names them on the host (http://localhost:8080 and :4010), where partners reach them.
 ENTRYPOINT ["node", "command-line/launch.js", "sandbox/main.ts", "--", "--host", "0.0.0.0"]

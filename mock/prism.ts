@@ -1,11 +1,12 @@
 /**
  * Runs Prism (`@stoplight/prism-cli`) as a child process serving one of our specs, and waits until
- * it answers. The mock launcher, the sandbox and the tests all start Prism through this module so
+ * it listens. The mock launcher, the sandbox and the tests all start Prism through this module so
  * the flags that make the mock honest (`--errors`, no CORS) are written once.
  */
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { execa, type Subprocess } from 'execa';
+import { listenUrl } from '../command-line/listen-url.ts';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/facts.ts';
 
 /** The package's documented entry (`main`, which is also its `prism` bin), not a path inside it. */
@@ -109,7 +110,7 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
   const host = options.host ?? DEFAULT_MOCK_HOST;
   const port = options.port ?? DEFAULT_MOCK_PORT;
   const output = options.output ?? 'capture';
-  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = listenUrl(host, port);
 
   const args = prismArguments(options.specPath ?? SPEC_PATHS[spec], host, port, options.logLevel);
   const shown = output === 'inherit' ? 'inherit' : 'pipe';
@@ -135,7 +136,7 @@ export async function startPrism(options: PrismOptions = {}): Promise<RunningPri
     exit = value;
   });
   try {
-    await waitUntilAnswering(baseUrl, { timeoutMs: options.startTimeoutMs ?? 30_000, gaveUp: exited });
+    await waitUntilListening(host, port, { timeoutMs: options.startTimeoutMs ?? 30_000, gaveUp: exited });
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
@@ -166,26 +167,41 @@ export interface WaitOptions {
   gaveUp?: Promise<unknown>;
 }
 
-/** Polls `url` until any HTTP answer comes back; bounded in time and in attempts. */
-export async function waitUntilAnswering(url: string, options: WaitOptions): Promise<void> {
+/**
+ * Polls host:port until a connection is accepted; bounded in time and in attempts. Prism listens
+ * only once it has loaded the spec, and a connection (unlike a request) is not in its request log,
+ * so nobody sees a probe of a path the spec does not have.
+ */
+export async function waitUntilListening(host: string, port: number, options: WaitOptions): Promise<void> {
   const intervalMs = options.intervalMs ?? 150;
   const deadline = Date.now() + options.timeoutMs;
   let gaveUp: string | undefined;
   void options.gaveUp?.then((value) => {
-    gaveUp = `the process exited (${String(value)}) before answering`;
+    gaveUp = `the process exited (${String(value)}) before listening`;
   });
   const maxAttempts = Math.ceil(options.timeoutMs / intervalMs) + 1;
   for (let attempt = 0; attempt < maxAttempts && Date.now() < deadline; attempt++) {
     if (gaveUp) throw new Error(gaveUp);
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      await response.body?.cancel();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    }
+    if (await accepts(host, port)) return;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  throw new Error(gaveUp ?? `no answer within ${options.timeoutMs} ms`);
+  throw new Error(gaveUp ?? `not listening within ${options.timeoutMs} ms`);
+}
+
+/** Whether a TCP connection to host:port is accepted (then closed at once). */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 2_000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /** Whether something already listens on host:port (checked before starting, for a clear message). */

@@ -1,7 +1,7 @@
 /**
  * `npm run reference-server -- [flags]`: the only place that listens on a fixed port. The flags and
  * what the command prints instead of serving are `command.ts`'s; see `--help`, and
- * `../shared/CONTRACT.md` for the commands it must keep.
+ * `docs/contract.md` for the commands it must keep.
  */
 import type { Logger } from 'pino';
 import { onStopSignal } from '../command-line/signals.ts';

@@ -21,6 +21,7 @@ import { answerForSocket } from './envelope.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
 import type { ClockConfig } from './clock/sandbox-clock.ts';
 import type { Variant } from './variants/variant.ts';
+import { listenUrl } from '../command-line/listen-url.ts';
 
 export interface StartOptions extends DatasetOptions {
   host?: string;
@@ -39,7 +40,7 @@ export interface StartOptions extends DatasetOptions {
 }
 
 export interface RunningServer {
-  /** For example `http://127.0.0.1:43123` (no trailing slash). */
+  /** For example `http://127.0.0.1:43123` (no trailing slash); `localhost` when it listens on every address. */
   baseUrl: string;
   /** The demo keys and the `{web_base_url}`, by their contract names (`spec/facts.ts`). */
   credentials: DemoCredentials & Record<typeof WEB_BASE_URL_NAME, string>;
@@ -86,9 +87,8 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     });
   });
   const address = server.address() as AddressInfo;
-  const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    baseUrl: `http://${hostInUrl}:${address.port}`,
+    baseUrl: listenUrl(address.address, address.port),
     credentials: {
       ...demoCredentials({ seed: dataset.seed }),
       [WEB_BASE_URL_NAME]: normalizeWebBaseUrl(webBaseUrl),

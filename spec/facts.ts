@@ -27,7 +27,7 @@ export const LISTS_READ_SCOPE = 'lists:read';
 export const SCOPES = [WALKS_READ_SCOPE, LISTS_READ_SCOPE, 'outdoor:read', 'sms:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** The five demo keys' variable names (`../shared/CONTRACT.md`), in the contract's order. */
+/** The five demo keys' variable names (`docs/contract.md`), in the contract's order. */
 export const CREDENTIAL_KEY_NAMES = [
   'CONFORMANCE_API_KEY',
   'CONFORMANCE_NO_SCOPE_KEY',
@@ -85,20 +85,6 @@ export const LIMIT: Readonly<LimitFacts> = Object.freeze({
 export const WALKS_PATH = pathOfOperation('listWalks');
 /** The path template of one walk, operation `getWalk` of the spec: `/api/v1/walks/{id}`. */
 export const WALK_PATH_TEMPLATE = pathOfOperation('getWalk');
-
-/**
- * The planned, not active endpoints (written spec §4.4), as `spec/planned.openapi.yaml` lists them.
- * Named here, since the conformance package ships only the live spec; a test holds the list to the
- * planned document's paths.
- */
-export const PLANNED_PATH_TEMPLATES = [
-  '/api/v1/lists',
-  '/api/v1/lists/{id}',
-  '/api/v1/sms/campaigns',
-  '/api/v1/sms/campaigns/{id}',
-  '/api/v1/signs',
-  '/api/v1/signs/{id}',
-] as const;
 
 /** The path of one walk: the template's only parameter filled with the id, percent-encoded. */
 export function walkPath(id: string): string {

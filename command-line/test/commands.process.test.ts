@@ -60,6 +60,7 @@ const COMMANDS = [
   { name: 'canvassing-conformance-summary', entry: 'conformance/cli/job-summary.ts' },
   { name: 'conformance:traffic-bench', entry: 'tools/bench/traffic-main.ts' },
   { name: 'bench:tests', entry: 'tools/bench/tests-main.ts' },
+  { name: 'sandbox:base', entry: 'tools/packaging/sandbox-base.ts' },
 ] as const;
 
 const usage = (name: string, problem: string) => `${name}: ${problem}\nRun with --help for the options.\n`;

@@ -1,5 +1,5 @@
 /**
- * The key roles a run knows, by their variables (`../shared/CONTRACT.md`). A role says which
+ * The key roles a run knows, by their variables (`docs/contract.md`). A role says which
  * campaign a key reads, whether it holds the scopes of the live operations, and whether it is
  * still valid; every rule about keys is written against these facts, never against an endpoint.
  */

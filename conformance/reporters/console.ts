@@ -9,7 +9,15 @@ import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../core/types.ts';
 import { AREAS } from '../core/types.ts';
 import * as sections from './sections.ts';
-import { comparisonLines, decisionLines, driftLines, expectationLines, runText } from './sections.ts';
+import {
+  comparisonLines,
+  decisionLines,
+  driftLines,
+  expectationLines,
+  citationOf,
+  runText,
+  specJudged,
+} from './sections.ts';
 
 /** `--quiet`: the summary line and the failures; `--verbose`: every section, every example. */
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
@@ -87,7 +95,7 @@ function failureLines(report: Report, verbosity: Verbosity, paint: Paint, more: 
   );
   if (failures.length === 0) return [];
   const lines = ['', paint.bad('FAILURES')];
-  for (const result of failures) lines.push(...failureBlock(result, verbosity, paint, more));
+  for (const result of failures) lines.push(...failureBlock(result, report, verbosity, paint, more));
   return lines;
 }
 
@@ -130,7 +138,7 @@ function driftSummary(report: Report, verbosity: Verbosity, more: More): string[
   if (drift.findings.length === 0 || verbosity === 'verbose') return driftLines(report);
   if (!failing) {
     return [
-      `DRIFT: ${drift.findings.length} difference(s) from spec/openapi.yaml, advisory (--verbose or the reports list them)`,
+      `DRIFT: ${drift.findings.length} difference(s) from ${specJudged(report)}, advisory (--verbose or the reports list them)`,
     ];
   }
   const shown = drift.findings.slice(0, EXAMPLES);
@@ -214,13 +222,20 @@ function areaTable(results: CheckResult[]): string {
   return [header, ...rows].join('\n');
 }
 
-function failureBlock(r: CheckResult, verbosity: Verbosity, paint: Paint, more: More): string[] {
+function failureBlock(
+  r: CheckResult,
+  report: Report,
+  verbosity: Verbosity,
+  paint: Paint,
+  more: More,
+): string[] {
   const block = [
     paint.bad(`✗ ${r.id} [${r.effectiveLevel}, ${r.section}] ${r.title}`),
     `    expected:  ${r.expected}`,
     `    actual:    ${r.actual}`,
   ];
   if (r.hint) block.push(`    hint:      ${r.hint}`);
+  block.push(`    cites:     ${citationOf(r, report)}`);
   if (r.drift) {
     block.push('    details:   every difference is listed under DRIFT');
   } else if (r.details && r.details.length > 1) {

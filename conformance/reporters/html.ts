@@ -8,7 +8,7 @@
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import type { CheckResult, Report } from '../core/types.ts';
 import { AREAS, type CheckChange, type DriftFinding } from '../core/types.ts';
-import { answers, coverageHeadline, groupDrift, judgedText, runText } from './sections.ts';
+import { answers, coverageHeadline, groupDrift, judgedText, runText, specJudged } from './sections.ts';
 
 export function htmlReport(report: Report): string {
   const { target, summary } = report;
@@ -228,7 +228,7 @@ function driftSection(report: Report): string {
     return section(
       'drift',
       'Drift',
-      `<p class="good">None: the ${drift.judged} answers of documented operations match spec/openapi.yaml.</p>`,
+      `<p class="good">None: the ${drift.judged} answers of documented operations match ${esc(specJudged(report))}.</p>`,
     );
   }
   const groups = groupDrift(drift.findings).map(
@@ -244,7 +244,7 @@ function driftSection(report: Report): string {
   return section(
     'drift',
     `Drift (${drift.findings.length + drift.omitted})`,
-    `<p>Every difference of the ${drift.judged} answers of documented operations from spec/openapi.yaml, once each, grouped by operation and status.${report.target.strict ? '' : ' Undocumented fields, statuses and content types fail the run only under --strict.'}</p>${groups.join('')}${omitted}`,
+    `<p>Every difference of the ${drift.judged} answers of documented operations from ${esc(specJudged(report))}, once each, grouped by operation and status.${report.target.strict ? '' : ' Undocumented fields, statuses and content types fail the run only under --strict.'}</p>${groups.join('')}${omitted}`,
   );
 }
 

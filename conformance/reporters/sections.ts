@@ -4,6 +4,9 @@
  */
 import type {
   CheckChange,
+  CheckResult,
+  OperationCoverage,
+  RequestInfo,
   DriftFinding,
   Coverage,
   Judged,
@@ -11,6 +14,7 @@ import type {
   RetryReason,
   TrafficCoverage,
 } from '../core/types.ts';
+import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
 
 /**
  * "profile live · strict off · 120 requests (budget 1500)", with the attempts tried again and the
@@ -145,13 +149,51 @@ export function groupDrift(findings: readonly DriftFinding[]): DriftGroup[] {
 export const answers = (f: Pick<DriftFinding, 'responses' | 'of'>): string =>
   `${f.responses} of ${f.of} answer${f.of === 1 ? '' : 's'}`;
 
+/** The spec the run judged against, as a tester named it: the project's own by its place in the repository. */
+export function specJudged(report: Pick<Report, 'spec'>): string {
+  return report.spec.path === LIVE_SPEC_PATH ? 'spec/openapi.yaml' : report.spec.path;
+}
+
+/** The operation of the spec a request was for: its method, and its path ending as a template says. */
+function operationOf(
+  request: Pick<RequestInfo, 'method' | 'url'>,
+  operations: readonly Pick<OperationCoverage, 'operationId' | 'method' | 'path'>[],
+): Pick<OperationCoverage, 'operationId' | 'method' | 'path'> | undefined {
+  const path = URL.canParse(request.url) ? new URL(request.url).pathname : request.url.split('?')[0];
+  return operations.find((op) => {
+    if (op.method.toUpperCase() !== request.method.toUpperCase()) return false;
+    const pattern = op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+    return new RegExp(`${pattern}$`).test(path ?? '');
+  });
+}
+
+/**
+ * Where a result leads in the repository: the OpenAPI operation its evidence was an answer of,
+ * and the decision of spec/DECISIONS.md it reports on; the written spec's section is a label.
+ */
+export function citationOf(
+  result: Pick<CheckResult, 'section' | 'decision' | 'request'>,
+  report: Pick<Report, 'spec'> & {
+    coverage?: { operations: readonly Pick<OperationCoverage, 'operationId' | 'method' | 'path'>[] };
+  },
+): string {
+  const operations = report.coverage?.operations ?? [];
+  const op = result.request ? operationOf(result.request, operations) : undefined;
+  return [
+    ...(op ? [`${op.operationId} (${op.method.toUpperCase()} ${op.path}) in ${specJudged(report)}`] : []),
+    ...(result.decision ? [`${result.decision} in spec/DECISIONS.md`] : []),
+    `written spec ${result.section}`,
+  ].join('; ');
+}
+
 export function driftLines(report: Report): string[] {
   const { drift } = report;
+  const spec = specJudged(report);
   if (drift.findings.length === 0) {
-    return [`DRIFT: none — the ${drift.judged} answers of documented operations match spec/openapi.yaml`];
+    return [`DRIFT: none — the ${drift.judged} answers of documented operations match ${spec}`];
   }
   const lines = [
-    `DRIFT (${drift.findings.length} difference(s) from spec/openapi.yaml in ${drift.judged} answers, each listed once)`,
+    `DRIFT (${drift.findings.length} difference(s) from ${spec} in ${drift.judged} answers, each listed once)`,
   ];
   for (const group of groupDrift(drift.findings)) {
     lines.push(`  ${group.method} ${group.path} (${group.operationId}) → ${group.status}`);

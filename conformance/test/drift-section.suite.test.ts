@@ -160,6 +160,15 @@ describe('drift section', () => {
     );
   });
 
+  it('names the spec the run judged against, not the project spec, when --spec named another', () => {
+    const next = { ...clean, spec: { ...clean.spec, path: 'next.yaml' } };
+    for (const format of ['console', 'html'] as const) {
+      const text = formatReport(format, next, redactorFor(server.credentials));
+      expect(text, format).toContain(`answers of documented operations match next.yaml`);
+      expect(text, format).not.toContain('match spec/openapi.yaml');
+    }
+  });
+
   it('--strict exits 1 on drift; without it the run passes and still counts the drift', async () => {
     const run = (argv: string[]) =>
       runCli(['--base-url', server.urlOf({}), ...argv], { ...server.credentials });

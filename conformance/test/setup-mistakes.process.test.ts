@@ -134,6 +134,16 @@ describe(
       expect(lines[1]).toBe('Run with --help for the options.');
     });
 
+    it('--traffic naming a missing recording: what is wrong with the file in words, exit 2', async () => {
+      const missing = join(dir, 'missing.har');
+      const run = await conformance(['--traffic', missing]);
+      expect(run.status).toBe(2);
+      expect(linesOf(run.stderr)).toEqual([
+        `conformance: --traffic ${missing}: no such file (ENOENT)`,
+        'Run with --help for the options.',
+      ]);
+    });
+
     it('--env-file naming a missing file, through npm run conformance: env file not found', () => {
       const missing = join(dir, 'missing.env');
       const run = spawnSync('npm', ['run', '--silent', 'conformance', '--', '--env-file', missing], {

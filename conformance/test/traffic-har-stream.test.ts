@@ -153,6 +153,8 @@ describe('reading HAR entries as a stream', () => {
   });
 
   it('refuses a file that does not exist, naming the error', async () => {
-    await expect(entriesOf(join(dir, 'missing.har'))).rejects.toThrow(/--traffic .*missing\.har: ENOENT/);
+    await expect(entriesOf(join(dir, 'missing.har'))).rejects.toThrow(
+      /--traffic .*missing\.har: no such file \(ENOENT\)$/,
+    );
   });
 });

@@ -5,7 +5,7 @@
  * written after it a flag that command's `--help` lists. The rules are proven on made-up pages
  * first, so a rule that cannot fail is seen to.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ const PAGES = [
   'docs/partners.md',
   'docs/qa.md',
   'docs/api-team.md',
+  'docs/contract.md',
   'tools/bench/README.md',
   'conformance/README.md',
   'examples/partner-client/README.md',
@@ -134,6 +135,16 @@ describe('the rules, on made-up pages', () => {
 
 describe("the repository's pages", () => {
   const pages = PAGES.map((page) => ({ page, text: readFileSync(join(ROOT, page), 'utf8') }));
+
+  it('and every file outside the tests stand alone: none names the team folder beside the clone', () => {
+    const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+    const test = /(^|\/)test\/|\.test\.ts$|^tools\/test-support\//;
+    const outside = `..${'/'}shared`;
+    const naming = files
+      .filter((file) => file !== '' && !test.test(file) && existsSync(join(ROOT, file)))
+      .filter((file) => readFileSync(join(ROOT, file), 'utf8').includes(outside));
+    expect(naming).toEqual([]);
+  });
 
   it('start with a root README of at most 150 lines', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(150);

@@ -2,34 +2,50 @@
  * The contract as the sandbox serves it, loaded by the generators partners and API teams reach for:
  * @hey-api/openapi-ts and orval (from the served URL, as a partner points them), and
  * openapi-to-postmanv2. Each must load it without a warning and aim what it makes at the server it
- * came from, not at the sandbox's default port.
+ * came from, not at the sandbox's default port. Orval needs Node 22.18 or later, above the
+ * repository's floor: it comes from its own folder (tools/client-generators), installed and run
+ * with the official Node 22 build.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
+import { installOfficialNodes, OFFICIAL_NODES } from '../../tools/test-support/official-nodes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'node_modules', '.bin');
+const GENERATORS = join(ROOT, 'tools', 'client-generators');
+const NODE_22 = OFFICIAL_NODES['node 22'] as string;
 const dir = mkdtempSync(join(tmpdir(), 'client-generators-'));
 let server: RunningServer;
 
 beforeAll(async () => {
   server = await startReferenceServer({ log: false });
-});
+  await installOfficialNodes();
+  // npm runs on Node 22 (first on the path), so the engines it checks are Node 22's.
+  await promisify(execFile)(
+    'npm',
+    ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', GENERATORS],
+    {
+      env: { ...process.env, PATH: `${dirname(NODE_22)}${delimiter}${process.env.PATH ?? ''}` },
+      timeout: 300_000,
+    },
+  );
+}, 600_000);
 
 afterAll(async () => {
   await server?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function generate(command: string, args: string[]): Promise<string> {
-  const { stdout, stderr } = await promisify(execFile)(join(BIN, command), args, {
+async function generate(command: string, args: string[], node?: string): Promise<string> {
+  const [file, argv] = node ? [node, [command, ...args]] : [join(BIN, command), args];
+  const { stdout, stderr } = await promisify(execFile)(file, argv, {
     cwd: dir,
     timeout: 60_000,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
@@ -62,7 +78,8 @@ describe('client generators on the served contract', { timeout: 120_000 }, () =>
       },
     };
     writeFileSync(join(dir, 'orval.config.mjs'), `export default ${JSON.stringify(config)};\n`);
-    const output = await generate('orval', ['--config', 'orval.config.mjs']);
+    const orval = join(GENERATORS, 'node_modules', 'orval', 'dist', 'bin', 'orval.mjs');
+    const output = await generate(orval, ['--config', 'orval.config.mjs'], NODE_22);
     expect(complaints(output)).toEqual([]);
     expect(readFileSync(join(dir, 'orval', 'client.ts'), 'utf8')).toContain(
       `\`${server.baseUrl}/api/v1/walks/\${id}\``,

@@ -1,5 +1,5 @@
 /**
- * `npm run spec:check -- --base-ref REF [--spec PATH] [--accepted FILE] [--format F] [--report-dir DIR]`:
+ * `npm run spec:check -- [--base-ref REF] [--spec PATH] [--accepted FILE] [--format F] [--report-dir DIR]`:
  * the pull-request gate of a spec change, in three parts — lint, the breaking-change diff against
  * REF with the acknowledged breaks, and strict conformance of the reference server against the new
  * spec — and one verdict. Exit status: 0 every part passes, 1 a part fails, 2 a part cannot judge
@@ -19,7 +19,7 @@ import type { CheckResult } from './types.ts';
 const COMMAND = {
   name: 'spec:check',
   usage:
-    'npm run spec:check -- --base-ref REF [--spec PATH] [--accepted FILE] [--format text|markdown|json] [--report-dir DIR]',
+    'npm run spec:check -- [--base-ref REF] [--spec PATH] [--accepted FILE] [--format text|markdown|json] [--report-dir DIR]',
   summary: `Judges a spec change before it merges, in three parts, and prints one verdict:
   lint          Spectral and Redocly lint the new spec (and planned.openapi.yaml beside it)
   diff          spec:diff against the spec at REF, with the breaks accepted in --accepted
@@ -27,7 +27,11 @@ const COMMAND = {
   conformance   the reference server, judged strictly against the new spec
                 (npm run conformance -- --spec PATH --strict)`,
   flags: {
-    'base-ref': { type: 'string', value: 'REF', help: 'The branch or commit to compare with (required)' },
+    'base-ref': {
+      type: 'string',
+      value: 'REF',
+      help: 'The branch or commit to compare with (default HEAD: the spec as last committed)',
+    },
     spec: { type: 'string', value: 'PATH', help: 'The new spec (default spec/openapi.yaml)' },
     accepted: {
       type: 'string',
@@ -56,9 +60,10 @@ interface CheckOptions {
 function parseOptions(argv: string[]): CheckOptions | 'help' {
   const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
-  const baseRef = values['base-ref'];
+  // A change not yet committed is judged against the last commit; CI names the branch it merges into.
+  const baseRef = values['base-ref'] ?? 'HEAD';
   if (!baseRef || baseRef.startsWith('-'))
-    throw new UsageError('--base-ref REF is required (the branch or commit to compare with)');
+    throw new UsageError('--base-ref REF names the branch or commit to compare with');
   const format: CheckFormat = choiceFlag('--format', values.format ?? 'text', FORMATS);
   return {
     baseRef,

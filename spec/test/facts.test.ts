@@ -11,8 +11,6 @@ import {
   KEY_PREFIX,
   LIMIT,
   LIVE_SCOPES,
-  PLANNED_PATH_TEMPLATES,
-  PLANNED_SPEC_PATH,
   statusOfError,
   WALKS_READ_SCOPE,
 } from '../facts.ts';
@@ -89,12 +87,6 @@ describe('the facts named in spec/facts.ts agree with the spec', () => {
   it('KEY_PREFIX is the prefix of the bearer format the spec documents', () => {
     const bearer = doc.components?.securitySchemes?.bearerAuth as OpenAPIV3_1.HttpSecurityScheme;
     expect(bearer.bearerFormat).toBe(`${KEY_PREFIX}<KEY_BODY>`);
-  });
-
-  it('PLANNED_PATH_TEMPLATES are the paths of spec/planned.openapi.yaml', () => {
-    expect([...PLANNED_PATH_TEMPLATES].sort()).toEqual(
-      Object.keys(loadSpec(PLANNED_SPEC_PATH).paths ?? {}).sort(),
-    );
   });
 
   it('WALKS_READ_SCOPE is the one scope each live operation requires', () => {

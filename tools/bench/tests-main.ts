@@ -1,13 +1,13 @@
 /**
- * `npm run bench:tests`: what a contributor waits for. A fresh clone of the commit (with
- * `../shared` beside it, as CI has it) and `npm ci`, not timed; then `npm run test:quick` and
+ * `npm run bench:tests`: what a contributor waits for. A fresh clone of the commit (alone, as a
+ * new contributor has it) and `npm ci`, not timed; then `npm run test:quick` and
  * `npm test`, each timed, with the tests vitest counted. With `--against REF`, that commit's
  * `npm test` is timed the same way right after, so the two figures are taken together. Printed
  * beside the figures: their thresholds, the machine's load while they were taken, and the source
  * lines of each commit by top-level folder, tests and generated files apart. Figures are printed,
  * never asserted; the exit status says whether every run passed.
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync } from 'execa';
@@ -20,7 +20,7 @@ const COMMAND = {
   name: 'bench:tests',
   usage: 'npm run bench:tests [-- --commit REF] [--against REF]',
   summary: `Times the tests as a contributor waits for them: a fresh clone of the commit (HEAD, or --commit)
-with ../shared beside it, npm ci (not timed), then npm run test:quick and npm test, timed, with the
+alone, npm ci (not timed), then npm run test:quick and npm test, timed, with the
 tests vitest counted. With --against, that commit's npm test is timed right after. Prints the
 figures beside their thresholds, the load average, and the source lines by top-level folder.
 Commits are measured, not the working tree. Takes minutes.`,
@@ -148,7 +148,7 @@ async function timed(script: string, repo: string, log: string): Promise<Timed> 
   };
 }
 
-/** A fresh clone of the commit with `../shared` beside it and `npm ci` done; removed by `done()`. */
+/** A fresh clone of the commit, alone as a new contributor has it, `npm ci` done; removed by `done()`. */
 async function cloned({ hash }: Commit, log: string): Promise<{ repo: string; done: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-tests-'));
   const done = () => rmSync(dir, { recursive: true, force: true });
@@ -156,8 +156,6 @@ async function cloned({ hash }: Commit, log: string): Promise<{ repo: string; do
     const repo = join(dir, 'repo');
     git(['clone', '--quiet', '--no-checkout', ROOT, repo]);
     git(['checkout', '--quiet', '--detach', hash], repo);
-    const shared = join(ROOT, '..', 'shared');
-    if (existsSync(shared)) symlinkSync(realpathSync(shared), join(dir, 'shared'));
     const installed = await npm(['ci', '--no-audit', '--no-fund'], repo, log);
     if (installed.exitCode !== 0)
       throw new Error(`npm ci failed in the clone of ${hash.slice(0, 9)}; see ${log}`);

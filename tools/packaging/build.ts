@@ -54,9 +54,14 @@ export async function buildPackage(definition: PackageDefinition): Promise<strin
   }
   const imported = new Set<string>(definition.resolvedAtRunTime);
   const inlined = new Set<string>();
+  const shipped = new Set<string>(definition.files);
   const entries = [...Object.values(definition.bins), ...definition.modules];
   for (const entry of entries) {
-    const { packages, inlined: copied } = await bundle({
+    const {
+      packages,
+      inlined: copied,
+      readAtRunTime,
+    } = await bundle({
       entry,
       distDir,
       inlineDependencies: definition.inlineDependencies,
@@ -65,11 +70,13 @@ export async function buildPackage(definition: PackageDefinition): Promise<strin
     });
     for (const name of packages) imported.add(name);
     for (const folder of copied) inlined.add(folder);
+    for (const file of readAtRunTime) shipped.add(file);
   }
   if (inlined.size > 0)
     writeThirdPartyLicences(join(distDir, 'THIRD-PARTY-LICENSES.txt'), [...inlined].sort());
   checkDependencies(definition, manifest, [...imported].sort());
-  for (const file of definition.files) {
+  // What the code reads beside itself ships beside it, so a packed run judges as the repository's does.
+  for (const file of [...shipped].sort()) {
     mkdirSync(dirname(join(distDir, file)), { recursive: true });
     copyFileSync(join(REPO_ROOT, file), join(distDir, file));
   }

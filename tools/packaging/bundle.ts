@@ -8,7 +8,7 @@
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { REPO_ROOT } from './packages.ts';
 
 export interface BundleOptions {
@@ -31,6 +31,11 @@ export interface BundleResult {
   packages: string[];
   /** Folders (relative to the repository) of the npm packages copied into the bundle. */
   inlined: string[];
+  /**
+   * Repository files (relative to it) a bundled module names by `new URL('…', import.meta.url)`:
+   * what the code reads at run time from beside itself, so the package must ship them.
+   */
+  readAtRunTime: string[];
 }
 
 /** What a bundle with inlined CommonJS dependencies needs to `require` Node's own modules. */
@@ -58,7 +63,37 @@ export async function bundle(options: BundleOptions): Promise<BundleResult> {
     logLevel: 'error',
     plugins: [placedModuleUrls(outfile, options.distDir, options.replacements ?? {})],
   });
-  return { outfile, packages: importedPackages(result.metafile), inlined: inlinedPackages(result.metafile) };
+  return {
+    outfile,
+    packages: importedPackages(result.metafile),
+    inlined: inlinedPackages(result.metafile),
+    readAtRunTime: filesNamedByModules(result.metafile, options.replacements ?? {}),
+  };
+}
+
+/** A literal path resolved from the module's own URL: `new URL('./planned.openapi.yaml', import.meta.url)`. */
+const NAMED_FILE = /new URL\(\s*(['"])([^'"]+)\1\s*,\s*import\.meta\.url\s*\)/g;
+
+/**
+ * The repository files the bundled modules name beside themselves: data (a spec, a page), never a
+ * module (bundled) or a folder. `package.json` is left out: the build writes the package's own. A
+ * name that leads to no file of the repository fails the build: the package would miss it too.
+ */
+function filesNamedByModules(metafile: Metafile, replacements: Readonly<Record<string, string>>): string[] {
+  const files = new Set<string>();
+  for (const input of Object.keys(metafile.inputs)) {
+    if (input.includes('node_modules/') || !input.endsWith('.ts')) continue;
+    const source = replacements[input] ?? readFileSync(join(REPO_ROOT, input), 'utf8');
+    for (const [, , target] of source.matchAll(NAMED_FILE)) {
+      if (!target || /\.(?:[cm]?[jt]s)$|\/$|^\.\.?$|package\.json$/.test(target)) continue;
+      const file = join(dirname(input), target).split(sep).join('/');
+      if (file.startsWith('..') || !existsSync(join(REPO_ROOT, file))) {
+        throw new Error(`${input} reads ${target} beside itself, and ${file} is not in the repository`);
+      }
+      if (statSync(join(REPO_ROOT, file)).isFile()) files.add(file);
+    }
+  }
+  return [...files].sort();
 }
 
 /**

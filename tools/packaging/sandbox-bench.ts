@@ -5,7 +5,8 @@
  * answers): the whole day's wall time and the slowest step, median of the rounds. Then, where
  * podman can run, the image of the repository's Dockerfile on a base made here
  * (`sandbox-image.ts`): the time to build it, its size, and the time from `podman run` to the
- * first answer of both servers.
+ * first answer of both servers. Each stage says on stderr what it is doing (the build takes
+ * minutes); the images it built, under tags of this run's own, are removed at the end.
  */
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,8 +22,12 @@ import {
   imageBytes,
   podmanEnv,
   podmanMissing,
+  removeImages,
   runSandboxImage,
 } from './sandbox-image.ts';
+
+/** A stage of the bench, on stderr so the figures alone go to stdout. */
+const progress = (what: string) => process.stderr.write(`sandbox:bench: ${what}\n`);
 
 const COMMAND = {
   name: 'sandbox:bench',
@@ -65,20 +70,35 @@ async function imageFigures(): Promise<Record<string, number | string>> {
   const missing = await podmanMissing();
   if (missing) return { image: `not measured: ${missing}` };
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
+  const env = podmanEnv(dir);
+  const run = `bench-${process.pid}`;
+  const tags = {
+    base: `localhost/canvassing-node-base:${run}`,
+    image: `localhost/canvassing-sandbox:${run}`,
+  };
   try {
-    const env = podmanEnv(dir);
     const started = performance.now();
-    await buildNodeBase(env);
-    await buildSandboxImage(env);
+    progress(`building the base image ${tags.base} (Debian's libraries, Node 22 from npm)`);
+    await buildNodeBase(env, tags.base);
+    progress(`building the sandbox image ${tags.image} from the Dockerfile (minutes)`);
+    await buildSandboxImage(env, tags.base, tags.image);
     const buildMs = performance.now() - started;
-    const running = await runSandboxImage(env, { sandbox: await freePort(), mock: await freePort() });
+    progress(`built in ${round(buildMs / 1000)} s; running it until both servers answer`);
+    const running = await runSandboxImage(
+      env,
+      { sandbox: await freePort(), mock: await freePort() },
+      [],
+      tags.image,
+    );
     await running.stop();
     return {
       image_build_s: round(buildMs / 1000),
-      image_mb: round((await imageBytes(env)) / 1e6),
+      image_mb: round((await imageBytes(env, tags.image)) / 1e6),
       image_first_answer_ms: Math.round(running.firstAnswerMs),
     };
   } finally {
+    progress(`removing ${tags.image} and ${tags.base}`);
+    await removeImages(env, [tags.image, tags.base]);
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -98,7 +118,10 @@ async function main(argv: string[]): Promise<number> {
   });
   if (typeof options === 'number') return options;
   const days = [];
-  for (let round = 0; round < options.rounds; round++) days.push(await oneDay());
+  for (let round = 0; round < options.rounds; round++) {
+    progress(`canvassing day ${round + 1} of ${options.rounds}, in ${HOURS} one-hour steps`);
+    days.push(await oneDay());
+  }
   const figures: Record<string, number | string> = {
     day_in_24_steps_ms: Math.round(median(days.map((day) => day.dayMs))),
     slowest_step_ms: Math.round(median(days.map((day) => day.slowestStepMs))),

@@ -156,11 +156,29 @@ export async function buildSandboxImage(
         ]
       : [];
   const file = join(ROOT, 'Dockerfile');
+  // No layer cache: each stage's image goes when the build ends, so the tag is all it leaves.
   await podman(
-    ['build', '--network=host', ...trust, '--build-arg', `BASE=${base}`, '-t', tag, '-f', file, ROOT],
+    [
+      'build',
+      '--layers=false',
+      '--network=host',
+      ...trust,
+      '--build-arg',
+      `BASE=${base}`,
+      '-t',
+      tag,
+      '-f',
+      file,
+      ROOT,
+    ],
     env,
     1_800_000,
   );
+}
+
+/** Removes the images of these tags (and their layers no other image uses); a tag not there is no error. */
+export async function removeImages(env: NodeJS.ProcessEnv, tags: string[]): Promise<void> {
+  await podman(['rmi', '--force', '--ignore', ...tags], env);
 }
 
 /** The image's size in bytes, as podman reports it. */

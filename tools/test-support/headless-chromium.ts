@@ -55,14 +55,25 @@ function remember(browser: Browser, source: ChromiumSource): Browser {
  * files are whole and which version of the package wrote them. A lock older than LOCK_STALE_MS
  * belongs to a worker that died and is taken over.
  */
-const PACKAGE_VERSION = (
-  JSON.parse(
-    readFileSync(
-      join(dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')), '..', 'package.json'),
-      'utf8',
-    ),
-  ) as { version: string }
-).version;
+const PACKAGE_VERSION = packageVersion('@sparticuz/chromium');
+
+/** The version in the nearest `package.json` above a package's entry that bears its name. */
+function packageVersion(name: string): string {
+  for (
+    let dir = dirname(createRequire(import.meta.url).resolve(name));
+    dir !== dirname(dir);
+    dir = dirname(dir)
+  ) {
+    const manifest = join(dir, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { name: found, version } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      name?: string;
+      version: string;
+    };
+    if (found === name) return version;
+  }
+  throw new Error(`no package.json of ${name} above its entry`);
+}
 const INFLATED_MARKER = join(tmpdir(), '.sparticuz-chromium-inflated');
 const LOCK = join(tmpdir(), '.sparticuz-chromium-inflating');
 const LOCK_STALE_MS = 120_000;

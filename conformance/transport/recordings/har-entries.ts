@@ -317,9 +317,17 @@ export async function scanHarFile(
   }
 }
 
-/** An error of reading a recording as the run reports it: a file system error by its code. */
+/** What the common file system errors mean to someone who named a file. */
+const FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'not readable (permission denied)',
+  EISDIR: 'a folder, not a recording',
+};
+
+/** An error of reading a recording as the run reports it: a file system error in words, with its code. */
 export function readError(path: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (error instanceof NotHarError || !code || !/^E[A-Z]+$/.test(code)) return error;
-  return new NotHarError(`--traffic ${path}: ${code}`);
+  const problem = FILE_PROBLEMS[code];
+  return new NotHarError(`--traffic ${path}: ${problem ? `${problem} (${code})` : code}`);
 }

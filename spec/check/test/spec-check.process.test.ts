@@ -91,7 +91,8 @@ describe('spec:check command', () => {
   });
 
   it.each([
-    [[], '--base-ref REF is required'],
+    // No --base-ref is no usage error (HEAD by default): the next problem is the one named.
+    [['--format', 'html'], '--format must be one of text, markdown, json'],
     [['--base-ref', 'HEAD', '--format', 'html'], '--format must be one of text, markdown, json'],
     [['--base-ref', 'HEAD', '--bogus'], 'unknown flag --bogus'],
   ])('exits 2 with usage on %j', async (args, message) => {

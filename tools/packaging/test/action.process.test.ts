@@ -101,9 +101,13 @@ function printed(run: ActionRun): string {
   return run.steps.map((step) => step.stdout + step.stderr).join('\n') + run.summary;
 }
 
+/** The workspace of the passing run, its reports left there for a later run to find. */
+let passedWorkspace: string | undefined;
+
 describe('conformance/action.yml', () => {
   it('runs from its own files: npm ci --omit=dev in the checkout, verdict pass, every report, a summary, no key printed', async () => {
     const workspace = scratchDir('workspace');
+    passedWorkspace = workspace;
     const run = await runAction(
       action,
       { ...inputsFor(reference.baseUrl, reference.credentials), strict: 'true' },
@@ -146,8 +150,9 @@ describe('conformance/action.yml', () => {
     expect(run.summary).toContain(BROKEN.breaks);
   }, 600_000);
 
-  it('cannot judge an address where nothing listens: verdict not judged, exit code 2, said in the summary', async () => {
-    const workspace = scratchDir('workspace');
+  it('cannot judge an address where nothing listens: verdict not judged, exit code 2, said in the summary, not the earlier pass', async () => {
+    // The same workspace as the passing run: its reports are still there when this run is refused.
+    const workspace = passedWorkspace ?? scratchDir('workspace');
     const closed = await startReferenceServer({ log: false });
     await closed.close();
     const run = await runAction(action, inputsFor(closed.baseUrl, reference.credentials), workspace, JOB_ENV);
@@ -155,6 +160,7 @@ describe('conformance/action.yml', () => {
     expect(run.outputs).toMatchObject({ verdict: 'not judged', 'exit-code': '2' });
     expect(run.summary).toMatch(/could not judge/i);
     expect(run.summary).toContain('API conformance: not judged');
+    expect(run.summary).not.toContain('API conformance: pass');
   }, 600_000);
 
   it('reaches staging behind a proxy, a private CA, mutual TLS and a gateway header; no secret printed or left behind', async () => {

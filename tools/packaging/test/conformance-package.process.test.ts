@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
 import type { Report } from '../../../conformance/core/types.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
-import { apiIdentity } from '../build.ts';
-import { binOf, cleanup, outsideEnv, run, scratchDir } from '../packed.ts';
+import { apiIdentity, manifestOf } from '../build.ts';
+import { REPO_ROOT } from '../packages.ts';
+import { binOf, bytesUnder, cleanup, installedPackages, outsideEnv, run, scratchDir } from '../packed.ts';
 import { installedForRun, packedForRun } from './pack-once.ts';
 
 const API = apiIdentity();
@@ -45,7 +46,9 @@ describe('the packed conformance package', () => {
     const listed = await run('tar', ['-tzf', tarball]);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/conformance/main.mjs');
-    expect(files).toContain('package/dist/spec/openapi.yaml');
+    for (const shipped of ['openapi.yaml', 'planned.openapi.yaml', 'DECISIONS.md']) {
+      expect(files).toContain(`package/dist/spec/${shipped}`);
+    }
     const licences = readFileSync(
       join(project, 'node_modules/canvassing-conformance/dist/THIRD-PARTY-LICENSES.txt'),
       'utf8',
@@ -59,6 +62,21 @@ describe('the packed conformance package', () => {
     // Native: its binary is found beside its own files, so it is installed, never inlined.
     expect(manifest.dependencies ?? {}).toEqual({ 'better-sqlite3': '12.11.1' });
     expect(licences).not.toMatch(/^better-sqlite3@/m);
+  });
+
+  it('installs as docs/qa.md says: its packages counted and its size within a tenth', () => {
+    const qa = readFileSync(join(REPO_ROOT, 'docs', 'qa.md'), 'utf8');
+    const stated = /\*\*(\d+) packages?, about (\d+(?:\.\d+)?) MB\*\*/.exec(qa);
+    if (!stated)
+      throw new Error('docs/qa.md states no "**N packages, about X MB**" of the installed package');
+    const packages = installedPackages(project);
+    const mb = bytesUnder(join(project, 'node_modules')) / 1e6;
+    const measured = `${packages.length} packages, ${mb.toFixed(1)} MB (${packages.join(', ')})`;
+    expect(packages.length, measured).toBe(Number(stated[1]));
+    expect(Math.abs(mb - Number(stated[2])), measured).toBeLessThanOrEqual(Number(stated[2]) / 10);
+    // What is installed is the package and what its package.json's dependencies pull in.
+    const declared = Object.keys(manifestOf('conformance').dependencies ?? {});
+    expect(packages).toEqual(expect.arrayContaining(['canvassing-conformance', ...declared]));
   });
 
   it('answers --version with the API version it checks, and --help, through npx', async () => {

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
 import type { Report } from '../../../conformance/core/types.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
-import { cleanup, installOfficialNodes, OFFICIAL_NODES, outsideEnv, run, scratchDir } from '../packed.ts';
+import { cleanup, outsideEnv, run, scratchDir } from '../packed.ts';
+import { installOfficialNodes, OFFICIAL_NODES } from '../../test-support/official-nodes.ts';
 import { installedForRun, packedForRun } from './pack-once.ts';
 
 const NODES = OFFICIAL_NODES;

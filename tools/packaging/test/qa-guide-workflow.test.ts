@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import semver from 'semver';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../packages.ts';
 
@@ -20,7 +21,7 @@ function pastedWorkflow(): string {
 }
 
 interface Workflow {
-  jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }>;
+  jobs: Record<string, { steps: { uses?: string; with?: Record<string, string | number> }[] }>;
 }
 
 describe("docs/qa.md's conformance workflow", () => {
@@ -36,6 +37,21 @@ describe("docs/qa.md's conformance workflow", () => {
     expect(given.filter((name) => !(name in action.inputs))).toEqual([]);
     const required = Object.entries(action.inputs).filter(([, input]) => input.required);
     expect(required.map(([name]) => name).filter((name) => !given.includes(name))).toEqual([]);
+  });
+
+  it('sets up a Node the packed CLI supports before the action runs', () => {
+    const steps = Object.values((parse(pastedWorkflow()) as Workflow).jobs).flatMap((job) => job.steps);
+    const setup = steps.findIndex((s) => s.uses?.startsWith('actions/setup-node@'));
+    const action = steps.findIndex((s) => s.uses?.includes('/conformance@'));
+    expect(setup).toBeGreaterThanOrEqual(0);
+    expect(setup).toBeLessThan(action);
+    const version = semver.coerce(String(steps[setup]?.with?.['node-version'] ?? ''));
+    const engines = (
+      JSON.parse(readFileSync(join(REPO_ROOT, 'conformance', 'package.json'), 'utf8')) as {
+        engines: { node: string };
+      }
+    ).engines.node;
+    expect(version && semver.satisfies(version, engines), `${String(version)} in ${engines}`).toBe(true);
   });
 });
 

@@ -19,7 +19,8 @@ import {
   startTerminator,
 } from '../../test-support/reach-parts.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
-import { cleanup, installOfficialNodes, OFFICIAL_NODES, outsideEnv, run, scratchDir } from '../packed.ts';
+import { cleanup, outsideEnv, run, scratchDir } from '../packed.ts';
+import { installOfficialNodes, OFFICIAL_NODES } from '../../test-support/official-nodes.ts';
 import { installedForRun, packedForRun } from './pack-once.ts';
 
 const NODES = OFFICIAL_NODES;

@@ -13,12 +13,14 @@ import { freePort } from '../../../command-line/free-port.ts';
 import { demoCredentials } from '../../../fixtures/index.ts';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 import {
+  BASE_TAG,
   buildNodeBase,
   buildSandboxImage,
   IMAGE_TAG,
   podman,
   podmanEnv,
   podmanMissing,
+  removeImages,
   type RunningImage,
   runSandboxImage,
 } from '../sandbox-image.ts';
@@ -72,11 +74,26 @@ describe.skipIf(!runnable)(
       expect(((await response.json()) as { ok: boolean }).ok).toBe(true);
     });
 
+    it('names the address partners reach it at in its banner (localhost), never 0.0.0.0', async () => {
+      const logs = (await running?.logs()) ?? '';
+      expect(logs).toContain('http://localhost:8080/docs');
+      expect(logs).toContain('http://localhost:4010');
+      expect(logs).not.toContain('0.0.0.0');
+    });
+
     it('stops, and leaves no container behind', async () => {
       await running?.stop();
       stopped = true;
       const left = await podman(['ps', '--quiet', '--filter', `ancestor=${IMAGE_TAG}`], env);
       expect(left).toBe('');
+    });
+
+    it('leaves no image behind once its images are removed (the build keeps no layer cache)', async () => {
+      await removeImages(env, [IMAGE_TAG, BASE_TAG]);
+      const images = await podman(['images', '--all', '--format', '{{.Repository}}:{{.Tag}}'], env);
+      expect(images.split('\n').filter((name) => /canvassing-(sandbox|node-base)|<none>/.test(name))).toEqual(
+        [],
+      );
     });
   },
 );
