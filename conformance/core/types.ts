@@ -269,6 +269,7 @@ export const AREAS = [
   'isolation',
   'not-found',
   'limits',
+  'pagination',
   'methods',
   'drift',
 ] as const;
