@@ -23,6 +23,7 @@ import { redactorFor } from '../core/redact.ts';
 import { consoleReport, pathLines } from '../reporters/console.ts';
 import { formatReport } from '../reporters/format.ts';
 import { Progress } from './progress.ts';
+import { inferenceLine } from '../core/pagination.ts';
 import { runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
 import { selectChecks } from '../run/selection.ts';
 import { resolveTarget } from '../run/target.ts';
@@ -69,7 +70,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
       ? loadExpectedFailures(options.expectFailures, declared)
       : undefined;
     const previous = options.compare ? loadPreviousReport(options.compare) : undefined;
-    specModelFor(options.config.specPath);
+    for (const op of specModelFor(options.config.specPath).live) {
+      const inferred = op.pagination && inferenceLine(op, op.pagination);
+      if (inferred) io.stderr(inferred);
+    }
     if (options.shard && options.traffic !== undefined)
       return await judgeShard(options, options.shard, options.traffic, session, io);
     const run = await reportOf(options, session, io);

@@ -128,6 +128,11 @@ export interface Probe {
    * the answer gave); undefined when the answer gives nothing to ask with. Planned by the same rule.
    */
   followUp?: (answered: Exchange) => RequestSpec | undefined;
+  /**
+   * The follow-up is made again from its own request's answer, and so on until it gives nothing or
+   * asks a request already sent (a walk through the pages of a collection).
+   */
+  repeats?: true;
 }
 
 /** An item a collection listed to one campaign's key: its id and the summary as served. */

@@ -13,6 +13,8 @@ import { createContractValidator, operationsOf, resolveRef } from '../../spec/co
 import { errorStatusesOf, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
 import { isObject } from '../../spec/json-value.ts';
 import { ConfigError } from './config-error.ts';
+import { limitedArrayOf, type Pagination, paginationOf } from './pagination.ts';
+import { schemaAt, successSchema, typeOf } from './schemas.ts';
 
 /** An integer query parameter that caps how many items a collection returns (written spec §8). */
 export interface LimitParameter {
@@ -20,6 +22,8 @@ export interface LimitParameter {
   minimum: number;
   maximum: number;
   default: number;
+  /** The array of the success body it bounds (`data`, `data.voters`): as the operation declares it. */
+  items: string;
 }
 
 /**
@@ -45,6 +49,8 @@ export interface OperationModel extends Operation {
   items: OperationModel[];
   /** Whether the success envelope carries `meta.count`. */
   counted: boolean;
+  /** How a GET pages with a cursor (`x-pagination`, or the common shape inferred). */
+  pagination?: Pagination;
 }
 
 export interface SpecIdentity {
@@ -225,8 +231,11 @@ function modelOf(doc: OpenApiDocument, operation: Operation): OperationModel {
     items: [],
     counted: successProperty(doc, operation, 'meta') !== undefined,
   };
-  const limit = limitOf(parameters);
-  if (limit && METHODS_WITH_BODIES.has(operation.method)) model.limit = limit;
+  if (!METHODS_WITH_BODIES.has(operation.method)) return model;
+  const pagination = paginationOf(doc, operation, parameters);
+  if (pagination) model.pagination = pagination;
+  const limit = limitOf(parameters, limitedArrayOf(doc, operation, pagination));
+  if (limit) model.limit = limit;
   return model;
 }
 
@@ -247,15 +256,22 @@ function linkItems(operations: OperationModel[]): void {
   }
 }
 
-/** The `limit` query parameter with its integer bounds, when the operation has one. */
-function limitOf(parameters: OpenAPIV3_1.ParameterObject[]): LimitParameter | undefined {
+/**
+ * The `limit` query parameter with its integer bounds, when the operation has one and its answer
+ * shows the array it bounds.
+ */
+function limitOf(
+  parameters: OpenAPIV3_1.ParameterObject[],
+  items: string | undefined,
+): LimitParameter | undefined {
   const param = parameters.find((p) => p.in === 'query' && p.name === 'limit');
+  if (items === undefined) return undefined;
   const schema = param?.schema as OpenAPIV3_1.SchemaObject | undefined;
   if (!param || !schema || typeOf(schema) !== 'integer') return undefined;
   const { minimum, maximum } = schema;
   if (typeof minimum !== 'number' || typeof maximum !== 'number') return undefined;
   const fallback = typeof schema.default === 'number' ? schema.default : maximum;
-  return { name: param.name, minimum, maximum, default: fallback };
+  return { name: param.name, minimum, maximum, default: fallback, items };
 }
 
 /**
@@ -267,42 +283,7 @@ export function successProperty(
   operation: Operation,
   name: string,
 ): OpenAPIV3_1.SchemaObject | undefined {
-  const response = operation.definition.responses?.['200'];
-  if (!response) return undefined;
-  const media = resolveRef<OpenAPIV3_1.ResponseObject>(doc, response).content?.['application/json'];
-  return media?.schema ? propertyOf(doc, media.schema, name, 0) : undefined;
-}
-
-function propertyOf(
-  doc: OpenApiDocument,
-  node: unknown,
-  name: string,
-  depth: number,
-): OpenAPIV3_1.SchemaObject | undefined {
-  if (depth > 8 || !isObject(node)) return undefined;
-  const schema = resolveRef<OpenAPIV3_1.SchemaObject>(doc, node as OpenAPIV3_1.SchemaObject);
-  const own = schema.properties?.[name];
-  if (own) return resolveRef<OpenAPIV3_1.SchemaObject>(doc, own);
-  for (const part of schema.allOf ?? []) {
-    const found = propertyOf(doc, part, name, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function typeOf(schema: OpenAPIV3_1.SchemaObject, doc?: OpenApiDocument, depth = 0): string | undefined {
-  const type = schema.type as string | string[] | undefined;
-  if (Array.isArray(type)) return type.find((t) => t !== 'null');
-  if (type) return type;
-  if ('items' in schema) return 'array';
-  if ('properties' in schema) return 'object';
-  // A schema made of parts (`allOf: [SavedList, {voters}]`) has the type its parts give it.
-  if (!doc || depth > 8) return undefined;
-  for (const part of schema.allOf ?? []) {
-    const found = typeOf(resolveRef<OpenAPIV3_1.SchemaObject>(doc, part), doc, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
+  return schemaAt(doc, successSchema(doc, operation), name);
 }
 
 /** The error codes and their statuses: the `Error.code` description's, then every documented example. */

@@ -284,6 +284,7 @@ export const AREAS = [
   'isolation',
   'not-found',
   'limits',
+  'pagination',
   'methods',
   'drift',
 ] as const;

@@ -33,6 +33,9 @@ import {
 } from './pages.ts';
 import { collectionRequest } from './requests.ts';
 
+/** What the bad values of a `limit` are made from: its name and bounds. */
+type LimitBounds = Pick<LimitParameter, 'name' | 'minimum' | 'maximum'>;
+
 const hasLimit = (op: OperationModel) => op.live && op.method === 'GET' && op.limit !== undefined;
 const PRISM_IGNORES_LIMIT = {
   skip: 'the mock answers every list request with the same example, whatever the limit',
@@ -64,7 +67,7 @@ const BAD_KINDS = [
  * `limit=-1`, `limit=201`, ... for bounds 1..200). A success may hold at most the maximum, or at
  * most what a value read as a number in range asks for.
  */
-export function badLimitsOf(limit: LimitParameter): BadLimit[] {
+export function badLimitsOf(limit: LimitBounds): BadLimit[] {
   const { name, minimum: min, maximum: max } = limit;
   const queries: Record<(typeof BAD_KINDS)[number]['id'], [string, number]> = {
     'LIMITS-001': [`${min - 1}`, max],
@@ -86,7 +89,7 @@ export function badLimitsOf(limit: LimitParameter): BadLimit[] {
 const HUGE_DIGITS = 16;
 
 /** Which bad-value rule judges a request's `limit` values, and the most items its success may hold. */
-export function badLimitOf(values: readonly string[], limit: LimitParameter): { id: string; atMost: number } {
+export function badLimitOf(values: readonly string[], limit: LimitBounds): { id: string; atMost: number } {
   const { minimum: min, maximum: max } = limit;
   const inRange = (n: number) => n >= min && n <= max;
   if (values.length > 1) {
@@ -250,17 +253,17 @@ const EVIDENCE_KEPT = 64;
 function pageSizesAcross(ctx: AcrossContext, kind: PageKind): Across {
   const groups = ctx.state.table<SizeGroup>(`${ctx.ruleId} pages`, joinSizeGroups);
   const evidence = new EvidenceTable(ctx.state, `${ctx.ruleId} evidence`, EVIDENCE_KEPT);
-  const groupKey = (op: string, holder: string, minute: number) => JSON.stringify([op, holder, minute]);
+  const groupKey = (path: string, holder: string, minute: number) => JSON.stringify([path, holder, minute]);
   return {
     see(obs) {
       const op = obs.op;
       const holder = holderOf(obs.credential);
-      const page =
-        op?.kind === 'collection' && op.limit && holder && isPlainRead(obs) ? pageOf(obs) : undefined;
+      const page = op?.limit && holder && isPlainRead(obs) ? pageOf(obs) : undefined;
       const asked = limitAsked(obs);
       if (!op?.limit || !holder || !page || asked.kind === 'bad') return;
       const bound = asked.kind === 'valid' ? asked.n : op.limit.default;
-      const key = groupKey(op.operationId, holder, minuteOf(obs));
+      // Per path: an item operation's `limit` bounds each item's own array.
+      const key = groupKey(obs.path, holder, minuteOf(obs));
       const group = groups.get(key) ?? { most: 0, pages: new Map<string, SizedPage>() };
       const most = Math.max(group.most, Math.min(page.length, bound));
       const mine = pageKindOf(op.limit, asked) === kind;
@@ -282,12 +285,12 @@ function pageSizesAcross(ctx: AcrossContext, kind: PageKind): Across {
     },
     *finish() {
       for (const [key, group] of groups.entries()) {
-        const [op, holder, minute] = JSON.parse(key) as [string, string, number];
+        const [path, holder, minute] = JSON.parse(key) as [string, string, number];
         // A page near a minute's edge is judged with the pages of the minutes beside it too.
         const most = Math.max(
           group.most,
-          groups.get(groupKey(op, holder, minute - 1))?.most ?? 0,
-          groups.get(groupKey(op, holder, minute + 1))?.most ?? 0,
+          groups.get(groupKey(path, holder, minute - 1))?.most ?? 0,
+          groups.get(groupKey(path, holder, minute + 1))?.most ?? 0,
         );
         const pages = [...group.pages].sort(([, a], [, b]) => a.seq - b.seq);
         for (const [pageKey, page] of pages)

@@ -9,6 +9,7 @@ import type { Credential } from '../core/credentials.ts';
 import { roleOfCredential } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
 import { reads } from '../core/roles.ts';
+import { valueAt } from '../core/pagination.ts';
 import type { LimitParameter, OperationModel } from '../core/spec-model.ts';
 
 /**
@@ -78,14 +79,31 @@ export function isPlainRead(obs: Observation): boolean {
 /** Whether each observation is a plain read, worked out once for the several rules that ask. */
 const plainReads = new WeakMap<Observation, boolean>();
 
-function plainRead(obs: Observation): boolean {
+/**
+ * A read of one page of a paged operation: a plain read but for one value of its cursor parameter
+ * (the first page carries none).
+ */
+export function isPageRead(obs: Observation): boolean {
+  const cursor = obs.op?.pagination?.cursor;
+  if (cursor === undefined || obs.query.getAll(cursor).length > 1) return false;
+  let page = pageReads.get(obs);
+  if (page === undefined) {
+    page = plainRead(obs, cursor);
+    pageReads.set(obs, page);
+  }
+  return page;
+}
+
+const pageReads = new WeakMap<Observation, boolean>();
+
+function plainRead(obs: Observation, cursor?: string): boolean {
   const { op } = obs;
   if (!op || obs.exchange.request.method !== 'GET') return false;
   const requestHeader = requestHeaders(obs);
   if (ASKING_FOR_OTHER.some((name) => requestHeader(name) !== undefined)) return false;
   if (/\bcode=/.test(requestHeader('prefer') ?? '')) return false;
   if (!acceptsJson(requestHeader('accept'))) return false;
-  for (const name of obs.query.keys()) if (name !== op.limit?.name) return false;
+  for (const name of obs.query.keys()) if (name !== op.limit?.name && name !== cursor) return false;
   return limitAsked(obs).kind !== 'bad';
 }
 
@@ -118,13 +136,17 @@ export function askedText(op: OperationModel, asked: LimitAsked): string {
   return asked.values.map((v) => `${limit.name}=${v}`).join('&');
 }
 
-/** The items of a 200 collection answer to a GET, when its body holds them. */
+/**
+ * The items of a 200 answer to a GET, when its body holds them: the array its operation's `limit`
+ * bounds or its pagination pages (a collection's `data`, an item's `data.voters`), else `data`.
+ */
 export function pageOf(obs: Observation): unknown[] | undefined {
   const response = obs.exchange.response;
   if (!response || response.status !== 200 || obs.bodyless || obs.exchange.request.method !== 'GET')
     return undefined;
-  const data = dataOf(response);
-  return Array.isArray(data) ? data : undefined;
+  if (dataOf(response) === undefined) return undefined;
+  const page = valueAt(response.json, obs.op?.limit?.items ?? obs.op?.pagination?.items ?? 'data');
+  return Array.isArray(page) ? page : undefined;
 }
 
 /** The item of a 200 item answer to a GET, when its body holds one. */

@@ -17,6 +17,7 @@ import { keyMatrixRules } from './key-matrix.ts';
 import { badLimitRules, pageSizeRules } from './limits.ts';
 import { methodsRules } from './methods.ts';
 import { notFoundRules } from './not-found.ts';
+import { paginationRules } from './pagination.ts';
 import { pathSpellingRules } from './path-spellings.ts';
 import { plannedRules } from './planned.ts';
 import { walksRules } from './walks/index.ts';
@@ -43,6 +44,7 @@ export const RULES: readonly Rule[] = [
   ...notFoundRules,
   ...plannedRules,
   ...badLimitRules,
+  ...paginationRules,
   ...methodsRules,
   ...sendRules,
   ...driftRules,

@@ -136,7 +136,9 @@ class Plan {
         tags.set(exchange, [...(tags.get(exchange) ?? []), entry]);
         for (const { by, probe } of entry.followUps) {
           const request = probe.followUp?.(exchange);
-          if (request) this.add({ request, ...(probe.private ? { private: true } : {}) }, by, phase + 1);
+          if (!request) continue;
+          const again = probe.repeats ? { followUp: probe.followUp, repeats: true as const } : {};
+          this.add({ request, ...again, ...(probe.private ? { private: true } : {}) }, by, phase + 1);
         }
       });
     }

@@ -11,6 +11,7 @@ import { type CommandSpec, optionsOrExit, readFlags } from '../../command-line/f
 import type { Rule } from '../core/rule.ts';
 import { RULES } from '../rules/registry.ts';
 import { MUTATIONS } from '../../tools/test-support/mutations.ts';
+import { PAGED_FAULTS } from '../../tools/test-support/paged-server.ts';
 import { CAUGHT, NOT_IN_TRAFFIC, rulesCatching } from './traffic-variants.ts';
 
 export const COVERAGE_PATH = fileURLToPath(new URL('../COVERAGE.md', import.meta.url));
@@ -21,7 +22,7 @@ export const failable = (rule: Rule) => rule.level === 'required' || rule.drift 
 /** Failable rules no variant breaks: must stay empty. */
 export function uncovered(): string[] {
   return RULES.filter(failable)
-    .filter((rule) => !MUTATIONS.some((m) => m.breaks === rule.id))
+    .filter((rule) => ![...MUTATIONS, ...PAGED_FAULTS].some((m) => m.breaks === rule.id))
     .map((rule) => rule.id);
 }
 
@@ -36,8 +37,11 @@ export async function coverageMarkdown(): Promise<string> {
 /** One row: the variants that break the rule live, and those whose recording fails it. */
 function rowOf(rule: Rule): string {
   const level = rule.drift ? 'drift (fails under --strict)' : rule.level;
-  const live = MUTATIONS.filter((m) => m.breaks === rule.id);
-  const recorded = MUTATIONS.filter((m) => rulesCatching(m.name).includes(rule.id));
+  const live = [...MUTATIONS, ...PAGED_FAULTS].filter((m) => m.breaks === rule.id);
+  const recorded = [
+    ...MUTATIONS.filter((m) => rulesCatching(m.name).includes(rule.id)),
+    ...PAGED_FAULTS.filter((m) => m.recorded && m.breaks === rule.id),
+  ];
   const liveCell = failable(rule)
     ? live.map((m) => `\`${m.name}\`: ${m.description}`).join('<br>') || '**UNCOVERED**'
     : `reported, never failed${rule.decision ? ` (${rule.decision})` : ''}`;
@@ -61,8 +65,10 @@ export function coverageTable(): string {
     'when this file is stale or a failable rule has no variant. `mutations.suite.test.ts` runs the whole suite',
     'against every variant and requires the named rule to fail, then judges the recording of that run',
     '(its `--har`) with `--traffic` and requires the rules of the last column to fail from it alone.',
+    'The pagination rules are broken by a paged deployment of a spec copy instead',
+    '(`test-support/paged-server.ts`, run by `pagination.suite.test.ts`): the reference server does not page.',
     '',
-    `${required} required rules and ${drift} drift rules, broken by ${MUTATIONS.length} variants; ` +
+    `${required} required rules and ${drift} drift rules, broken by ${MUTATIONS.length + PAGED_FAULTS.length} variants; ` +
       `${missing.length === 0 ? 'none uncovered' : `UNCOVERED: ${missing.join(', ')}`}. ` +
       `${advisory} advisory rules report what a deployment decided where the written spec is silent. ` +
       `${Object.keys(CAUGHT).length} variants are caught from their recordings too.`,

@@ -17,7 +17,7 @@ describe('the spec model', () => {
       ['getWalk', 'item'],
     ]);
     const list = spec.operation('listWalks');
-    expect(list.limit).toEqual({ name: 'limit', minimum: 1, maximum: 200, default: 50 });
+    expect(list.limit).toEqual({ name: 'limit', minimum: 1, maximum: 200, default: 50, items: 'data' });
     expect(list.requiredScopes).toEqual(['walks:read']);
     expect(list.counted).toBe(true);
     expect(spec.operation('getWalk').collection?.operationId).toBe('listWalks');

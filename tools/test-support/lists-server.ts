@@ -84,7 +84,7 @@ export interface ListsServer extends Listening {
   urlOf(fault: ListsFault): string;
 }
 
-interface SavedList {
+export interface SavedList {
   id: string;
   name: string;
   count: number;
@@ -94,7 +94,7 @@ interface SavedList {
 
 const SOURCES = ['query', 'area', 'upload'] as const;
 
-function listsOf(n: number, campaign: string): SavedList[] {
+export function listsOf(n: number, campaign: string): SavedList[] {
   return Array.from({ length: n }, (_, i) => ({
     id: randomUUID(),
     name: `${campaign} list ${i + 1}`,
@@ -104,10 +104,10 @@ function listsOf(n: number, campaign: string): SavedList[] {
   }));
 }
 
-type Campaign = 'primary' | 'other' | 'empty';
+export type Campaign = 'primary' | 'other' | 'empty';
 
 /** What the lists handler knows: the keys, the lists of each campaign. */
-interface ListsWorld {
+export interface ListsWorld {
   keys: Record<string, string>;
   campaignOf: Map<string, Campaign>;
   lists: Record<Campaign, SavedList[]>;
@@ -152,7 +152,7 @@ export async function startListsServer(): Promise<ListsServer> {
 }
 
 /** Answers in the API's envelope and manners. */
-function answerer(req: IncomingMessage, res: ServerResponse) {
+export function answerer(req: IncomingMessage, res: ServerResponse) {
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
     res.writeHead(status, {
@@ -171,7 +171,7 @@ function answerer(req: IncomingMessage, res: ServerResponse) {
 }
 
 /** `GET /api/v1/lists` and `GET /api/v1/lists/{id}`, with the fault asked for. */
-function serveLists(
+export function serveLists(
   world: ListsWorld,
   fault: ListsFault,
   req: IncomingMessage,
@@ -222,7 +222,7 @@ function serveLists(
 }
 
 /** Whose the request's key is, or why it reads nothing. */
-function campaignOf(
+export function campaignOf(
   world: ListsWorld,
   fault: ListsFault,
   req: IncomingMessage,
