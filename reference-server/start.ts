@@ -21,6 +21,8 @@ import { answerForSocket } from './envelope.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
 import type { ClockConfig } from './clock/sandbox-clock.ts';
 import type { Variant } from './variants/variant.ts';
+import { scopesOf } from './served-operations.ts';
+import type { PartnerFiles } from './config.ts';
 
 export interface StartOptions extends DatasetOptions {
   host?: string;
@@ -36,6 +38,13 @@ export interface StartOptions extends DatasetOptions {
   turbulence?: TurbulenceConfig | false;
   /** The canvassing day on a clock (`--clock`); default: the data never changes. */
   clock?: ClockConfig | false;
+  /**
+   * `--spec FILE`: serve every live operation of this spec (default: the project's). Refused with
+   * an `UnservableSpec` when one cannot be served.
+   */
+  spec?: string;
+  /** The partner files to serve in place of the built ones (the sandbox makes them from `spec`). */
+  partnerFiles?: PartnerFiles;
 }
 
 export interface RunningServer {
@@ -63,12 +72,17 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     variant,
     turbulence,
     clock,
+    spec,
+    partnerFiles,
     ...sizes
   } = options;
-  const dataset = generateDataset(sizes);
+  const { dataset, served } = await dataToServe(spec, sizes);
   const app = createApp({
     dataset,
+    ...(served ? { served } : {}),
     config: {
+      ...(spec === undefined ? {} : { specPath: spec }),
+      ...(partnerFiles === undefined ? {} : { partnerFiles }),
       webBaseUrl,
       ...(log === undefined ? {} : { log }),
       ...(rateLimit === undefined ? {} : { rateLimit }),
@@ -96,6 +110,19 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     server,
     close: () => closeServer(server),
   };
+}
+
+/**
+ * The data set, and with `--spec` the operations of that spec and the data drawn from its schemas
+ * (loaded only then: the project's spec needs no YAML parse, no Ajv and no generator at start-up).
+ */
+async function dataToServe(spec: string | undefined, sizes: DatasetOptions) {
+  if (spec === undefined) return { dataset: generateDataset(sizes), served: undefined };
+  const { loadServedSpec, schemaResources } = await import('./served-spec.ts');
+  const servedSpec = loadServedSpec(spec);
+  const dataset = generateDataset({ ...sizes, liveScopes: scopesOf(servedSpec.operations) });
+  const served = { operations: servedSpec.operations, resources: schemaResources(servedSpec, dataset) };
+  return { dataset, served };
 }
 
 /**
