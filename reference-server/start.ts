@@ -21,7 +21,8 @@ import { answerForSocket } from './envelope.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
 import type { ClockConfig } from './clock/sandbox-clock.ts';
 import type { Variant } from './variants/variant.ts';
-import { scopesOf } from './served-operations.ts';
+import { scopesOf, WALK_OPERATION_PATHS } from './served-operations.ts';
+import { LIVE_SPEC_FILE, pathTemplatesOf } from './spec-files.ts';
 import type { PartnerFiles } from './config.ts';
 
 export interface StartOptions extends DatasetOptions {
@@ -116,7 +117,13 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
  * The data set, and with `--spec` the operations of that spec and the data drawn from its schemas
  * (loaded only then: the project's spec needs no YAML parse, no Ajv and no generator at start-up).
  */
-async function dataToServe(spec: string | undefined, sizes: DatasetOptions) {
+async function dataToServe(given: string | undefined, sizes: DatasetOptions) {
+  // The project's spec is read whole only once it has live paths beyond the walks'.
+  const spec =
+    given ??
+    (pathTemplatesOf(LIVE_SPEC_FILE).every((path) => WALK_OPERATION_PATHS.has(path))
+      ? undefined
+      : LIVE_SPEC_FILE);
   if (spec === undefined) return { dataset: generateDataset(sizes), served: undefined };
   const { loadServedSpec, schemaResources } = await import('./served-spec.ts');
   const servedSpec = loadServedSpec(spec);
