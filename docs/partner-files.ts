@@ -12,6 +12,8 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { type OpenApiDocument, type Operation, operationsOf, resolveRef } from '../spec/contract.ts';
 import { CREDENTIAL_KEY_NAMES, type CredentialKeyName, LIMIT, statusOfError } from '../spec/facts.ts';
+import { schemaAt, successSchema } from '../spec/pagination.ts';
+import { exampleIdStandIn } from '../reference-server/spec-files.ts';
 import { sandboxUrlOf } from './code-samples.ts';
 
 export const POSTMAN_SCHEMA = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';
@@ -35,7 +37,8 @@ const UNKNOWN_WALK_ID = '00000000-0000-4000-8000-000000000000';
 /** One request of the collection: which operation, which key, what it must answer. */
 export interface PartnerRequest {
   name: string;
-  operationId: 'listWalks' | 'getWalk';
+  /** `listWalks`, `getWalk`, or any other live operation of the spec (`operationRequests`). */
+  operationId: string;
   /** The key variable sent as a bearer key; none sends no key at all. */
   key: CredentialKeyName | 'none';
   /** The key header: `Authorization: Bearer` (default) or `x-api-key`. */
@@ -46,7 +49,7 @@ export interface PartnerRequest {
   /** Sent as well, with the bearer key, to refuse both headers together. */
   secondKey?: CredentialKeyName;
   /** The documented answer: an error code (its status from the spec) or a success. */
-  expect: { code: string; example: string } | { status: 200; count?: 'empty' | 'limit'; example?: string };
+  expect: { code: string; example?: string } | { status: 200; count?: 'empty' | 'limit'; example?: string };
 }
 
 /** The requests, in the order a run sends them: the list first, so the detail can take its id. */
@@ -135,14 +138,60 @@ interface ResolvedRequest {
   status: number;
 }
 
+/** The live GET operations of the spec other than the walks', whose requests are made from the spec. */
+function otherOperations(doc: OpenApiDocument): Operation[] {
+  const walks = new Set(PARTNER_REQUESTS.map((request) => request.operationId));
+  return operationsOf(doc).filter(
+    (op) =>
+      op.method === 'GET' &&
+      !walks.has(op.operationId) &&
+      (op.definition as Record<string, unknown>)['x-status'] !== 'planned',
+  );
+}
+
+/** An item operation's id variable (`getListId`): the id the sandbox fills in from its own data. */
+const idVariableOf = (op: Operation) => `${op.operationId}Id`;
+
+/**
+ * Every other live operation's requests: its success with the primary key and, when it documents a
+ * 403, the key without its scope.
+ */
+function operationRequests(doc: OpenApiDocument): PartnerRequest[] {
+  return otherOperations(doc).flatMap((op): PartnerRequest[] => [
+    {
+      name: op.definition.summary ?? op.operationId,
+      operationId: op.operationId,
+      key: 'CONFORMANCE_API_KEY',
+      expect: { status: 200 },
+    },
+    ...(op.statuses.includes('403')
+      ? [
+          {
+            name: `${op.operationId}, a key without ${op.requiredScopes.join(' and ')}: 403 forbidden`,
+            operationId: op.operationId,
+            key: 'CONFORMANCE_NO_SCOPE_KEY' as const,
+            expect: { code: 'forbidden' },
+          },
+        ]
+      : []),
+  ]);
+}
+
 function resolveRequests(doc: OpenApiDocument): ResolvedRequest[] {
   const ops = new Map(operationsOf(doc).map((op) => [op.operationId, op]));
-  return PARTNER_REQUESTS.map((request) => {
+  return [...PARTNER_REQUESTS, ...operationRequests(doc)].map((request) => {
     const op = ops.get(request.operationId);
     if (!op) throw new Error(`spec/openapi.yaml has no operation ${request.operationId}`);
     const status = 'code' in request.expect ? statusOfError(request.expect.code) : 200;
-    const prefer = request.expect.example ? preferOf(doc, op, status, request.expect) : undefined;
-    const walk = request.walk === 'unknown' ? UNKNOWN_WALK_ID : '{{walkId}}';
+    const prefer =
+      request.expect.example !== undefined
+        ? preferOf(doc, op, status, request.expect)
+        : status === 200
+          ? undefined
+          : `code=${status}`;
+    const walks = PARTNER_REQUESTS.includes(request);
+    const walk =
+      request.walk === 'unknown' ? UNKNOWN_WALK_ID : walks ? '{{walkId}}' : `{{${idVariableOf(op)}}}`;
     const path = op.path.replace(/\{[^}]+\}/, walk);
     const query = new URLSearchParams(request.query ?? {}).toString();
     return {
@@ -181,8 +230,30 @@ function keyHeaders(request: PartnerRequest): Array<[string, string]> {
   return headers;
 }
 
+/** The checks of a success of another operation: a list in `data`, or the item asked for. */
+function operationChecks(doc: OpenApiDocument, op: Operation): string[] {
+  const body = successSchema(doc, op);
+  const data = body && schemaAt(doc, body, ['data']);
+  if (data && (data.type === 'array' || 'items' in data)) {
+    const counted = body && schemaAt(doc, body, ['meta', 'count']) !== undefined;
+    return [
+      "pm.test('data is a list', () => {",
+      '  const body = pm.response.json();',
+      "  pm.expect(body.data).to.be.an('array');",
+      ...(counted ? ['  pm.expect(body.meta.count).to.equal(body.data.length);'] : []),
+      '});',
+    ];
+  }
+  return [
+    "pm.test('is the item asked for', () => {",
+    '  const { data } = pm.response.json();',
+    `  pm.expect(String(data.id)).to.equal(String(pm.collectionVariables.get('${idVariableOf(op)}')));`,
+    '});',
+  ];
+}
+
 /** The checks of one request, as Postman test-script lines. */
-function testLines({ request, status }: ResolvedRequest): string[] {
+function testLines(doc: OpenApiDocument, { request, status, op }: ResolvedRequest): string[] {
   const lines = [
     `pm.test('answers ${status}', () => pm.response.to.have.status(${status}));`,
     "pm.test('answers JSON in the envelope', () => {",
@@ -203,6 +274,8 @@ function testLines({ request, status }: ResolvedRequest): string[] {
     );
   } else if (request.operationId === 'listWalks') {
     lines.push(...listChecks(request, expect.count));
+  } else if (request.operationId !== 'getWalk') {
+    lines.push(...operationChecks(doc, op));
   } else {
     lines.push(
       "pm.test('is the walk asked for, its stops in position order', () => {",
@@ -248,8 +321,10 @@ export function postmanCollectionOf(doc: OpenApiDocument): object {
       url: postmanUrl(r.target),
       description: r.op.definition.summary,
     },
-    event: [{ listen: 'test', script: { type: 'text/javascript', exec: testLines(r) } }],
+    event: [{ listen: 'test', script: { type: 'text/javascript', exec: testLines(doc, r) } }],
   });
+  const walks = new Set(PARTNER_REQUESTS.map((request) => request.operationId));
+  const others = otherOperations(doc);
   return {
     info: {
       name: `${doc.info.title} ${doc.info.version}`,
@@ -264,12 +339,26 @@ export function postmanCollectionOf(doc: OpenApiDocument): object {
     // Postman sends no auth but the headers each request lists.
     auth: { type: 'noauth' },
     item: [
-      { name: 'Walks', item: resolved.filter((r) => r.status === 200).map(item) },
+      {
+        name: 'Walks',
+        item: resolved.filter((r) => r.status === 200 && walks.has(r.op.operationId)).map(item),
+      },
+      ...(others.length > 0
+        ? [
+            {
+              name: 'Other live operations',
+              item: resolved.filter((r) => r.status === 200 && !walks.has(r.op.operationId)).map(item),
+            },
+          ]
+        : []),
       { name: 'Errors', item: resolved.filter((r) => r.status !== 200).map(item) },
     ],
     variable: [
       { key: 'baseUrl', value: sandboxUrlOf(doc) },
       { key: 'walkId', value: SAMPLE_WALK_STAND_IN },
+      ...others
+        .filter((op) => op.path.includes('{'))
+        .map((op) => ({ key: idVariableOf(op), value: exampleIdStandIn(op.operationId) })),
     ],
   };
 }
@@ -310,6 +399,9 @@ export function httpFileOf(doc: OpenApiDocument): string {
     `@baseUrl = ${sandboxUrlOf(doc)}`,
     ...CREDENTIAL_KEY_NAMES.map((name) => `@${KEY_VARIABLES[name]} = ${keyStandIn(name)}`),
     `@walkId = ${SAMPLE_WALK_STAND_IN}`,
+    ...otherOperations(doc)
+      .filter((op) => op.path.includes('{'))
+      .map((op) => `@${idVariableOf(op)} = ${exampleIdStandIn(op.operationId)}`),
     '',
   ];
   const blocks = resolveRequests(doc).map((r) =>

@@ -9,23 +9,27 @@
 import express, { type Express } from 'express';
 import { CanvassingDay, SHOWCASE_WALKS } from '../fixtures/canvassing-day.ts';
 import { type Dataset, demoCredentials } from '../fixtures/index.ts';
-import { WALKS_READ_SCOPE } from '../spec/facts.ts';
 import { Keyring } from './auth/keyring.ts';
-import { authorizer } from './auth/require-key.ts';
 import { RateLimiter } from './auth/rate-limit.ts';
 import { ClockedWalks } from './clock/clocked-walks.ts';
 import { SandboxClock } from './clock/sandbox-clock.ts';
 import { resolveConfig, type ServerConfig } from './config.ts';
+import { cursorCodec } from './cursor.ts';
 import { commonHeaders } from './envelope.ts';
 import { errorHandler, noSuchEndpoint } from './error-handler.ts';
+import { ITEM_NOT_FOUND } from './errors.ts';
 import { requestLogger } from './log.ts';
-import { WalkRepository } from './repository.ts';
+import { WalkRepository, type WalkSource } from './repository.ts';
 import { drainRequestBody } from './request-body.ts';
 import { requestContext, requireHost } from './request-context.ts';
 import { plannedRouter } from './routes/planned.ts';
 import { referenceDocsRouter } from './routes/reference-docs.ts';
+import { exampleIdStandIn } from './spec-files.ts';
 import { sandboxClockRouter } from './routes/sandbox-clock.ts';
-import { walksRouter } from './routes/walks.ts';
+import { operationsRouter, schemaDataAnswer, type ServedRoute } from './routes/operations.ts';
+import { walkRoute } from './routes/walks.ts';
+import { PROJECT_OPERATIONS, type ServedOperation, WALK_OPERATION_PATHS } from './served-operations.ts';
+import type { SchemaResources } from './served-spec.ts';
 import { turbulence } from './turbulence.ts';
 import { variantAnswers } from './variants/answers.ts';
 import { variantDataset } from './variants/dataset.ts';
@@ -33,9 +37,14 @@ import { variantDataset } from './variants/dataset.ts';
 export interface AppOptions {
   dataset: Dataset;
   config?: Partial<ServerConfig>;
+  /**
+   * What is served: the live operations of a spec (default: the project's) and, for those the
+   * project has no generator for, their data drawn from the schema (`served-spec.ts`).
+   */
+  served?: { operations: readonly ServedOperation[]; resources?: SchemaResources };
 }
 
-export function createApp({ dataset, config }: AppOptions): Express {
+export function createApp({ dataset, config, served }: AppOptions): Express {
   const settings = resolveConfig(config);
   const { variant } = settings;
   const limiter = settings.rateLimit ? new RateLimiter(settings.rateLimit) : undefined;
@@ -50,7 +59,7 @@ export function createApp({ dataset, config }: AppOptions): Express {
   const repository = clock
     ? new ClockedWalks(new CanvassingDay(dataset), clock, (data) => repositoryOf(data, 0))
     : repositoryOf(dataset);
-  const authorize = authorizer(new Keyring(dataset.apiKeys), WALKS_READ_SCOPE, limiter, variant.bothHeaders);
+  const routes = servedRoutes(served ?? { operations: PROJECT_OPERATIONS }, repository);
 
   const app = express();
   // Settings first: the app's router reads them when it is created.
@@ -67,13 +76,54 @@ export function createApp({ dataset, config }: AppOptions): Express {
   app.use(requireHost);
   if (settings.turbulence) app.use(turbulence(settings.turbulence));
   const badLimit = variant.badLimit === 'clamp' ? 'clamp' : 'refuse';
-  app.use(walksRouter({ repository, authorize, badLimit, sending, steering: settings.steering }));
+  app.use(
+    operationsRouter({
+      routes,
+      keyring: new Keyring(dataset.apiKeys),
+      limiter,
+      bothHeaders: variant.bothHeaders,
+      badLimit,
+      sending,
+      steering: settings.steering,
+      cursors: cursorCodec(`cursor:${dataset.seed}`),
+    }),
+  );
   app.use(plannedRouter());
   const demo = partnerDemoOf(dataset);
-  app.use(referenceDocsRouter({ specPath: settings.specPath, docsPath: settings.docsPath, ...demo }));
+  app.use(
+    referenceDocsRouter({
+      specPath: settings.specPath,
+      docsPath: settings.docsPath,
+      ...demo,
+      exampleIds: exampleIdsOf(routes, served?.resources),
+      partnerFiles: settings.partnerFiles,
+    }),
+  );
   app.use(noSuchEndpoint);
   app.use(errorHandler(variantAnswers(variant)));
   return app;
+}
+
+/** Each served operation with its answers: the walks' own, or its data drawn from the schema. */
+function servedRoutes(
+  { operations, resources }: NonNullable<AppOptions['served']>,
+  walks: WalkSource,
+): ServedRoute[] {
+  return operations.map((op) => {
+    if (WALK_OPERATION_PATHS.has(op.path)) return walkRoute(op, walks);
+    if (!resources) throw new Error(`no data to serve ${op.operationId} with`);
+    return { op, answer: schemaDataAnswer(op, resources), notFound: ITEM_NOT_FOUND };
+  });
+}
+
+/** An id of the primary campaign's data for each item operation drawn from its schema, by stand-in name. */
+function exampleIdsOf(routes: readonly ServedRoute[], resources?: SchemaResources): Record<string, string> {
+  const ids: Record<string, string> = {};
+  for (const { op } of routes) {
+    const id = op.kind === 'item' ? resources?.exampleId(op.operationId) : undefined;
+    if (id !== undefined) ids[exampleIdStandIn(op.operationId).slice(2, -2)] = id;
+  }
+  return ids;
 }
 
 /**

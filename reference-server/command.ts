@@ -61,6 +61,11 @@ const COMMAND = {
       value: 'N/min',
       help: 'Per-key rate limit, answered with 429 and Retry-After (default: off)',
     },
+    spec: {
+      type: 'string',
+      value: 'FILE',
+      help: 'Serve every live operation of this OpenAPI 3.1 spec (default: the project spec)',
+    },
     ...VARIANT_FLAGS,
     quiet: { type: 'boolean', help: 'No request log lines' },
     'print-credentials': {
@@ -85,6 +90,8 @@ export interface Flags extends VariantSettings {
   maxStops: number;
   webBaseUrl: string;
   rateLimit: number | undefined;
+  /** `--spec FILE`: the spec whose live operations are served; undefined: the project's. */
+  spec: string | undefined;
   quiet: boolean;
   printCredentials: boolean;
 }
@@ -108,6 +115,7 @@ export function parseFlags(argv: string[]): Flags | 'help' {
     webBaseUrl: normalizeWebBaseUrl(values['web-base-url'] ?? DEFAULT_WEB_BASE_URL),
     rateLimit:
       values['rate-limit'] === undefined ? undefined : rateLimitFlag('--rate-limit', values['rate-limit']),
+    spec: values.spec,
     quiet: values.quiet ?? false,
     printCredentials: values['print-credentials'] ?? false,
   };

@@ -30,9 +30,17 @@ export interface ServerConfig {
   turbulence: TurbulenceConfig | false;
   /** The canvassing day on a clock (`--clock`), and `/sandbox/clock`; off by default: the data never changes. */
   clock: ClockConfig | false;
+  /**
+   * The partner files' text (Postman collection and environment, `.http`), made from the served
+   * spec; default: the files the docs build wrote beside the page.
+   */
+  partnerFiles: PartnerFiles | undefined;
   /** Whether `Prefer: code=NNN` steers a request with an accepted key to that error (`steering.ts`). Default true. */
   steering: boolean;
 }
+
+/** The text of each partner file, by its name in `PARTNER_FILE_NAMES`. */
+export type PartnerFiles = Readonly<Record<'collection' | 'environment' | 'http', string>>;
 
 export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig {
   const rateLimit = config.rateLimit ?? false;
@@ -49,5 +57,6 @@ export function resolveConfig(config: Partial<ServerConfig> = {}): ServerConfig 
     turbulence: config.turbulence ?? false,
     clock: config.clock ?? false,
     steering: config.steering ?? true,
+    partnerFiles: config.partnerFiles,
   };
 }

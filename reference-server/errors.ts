@@ -104,6 +104,27 @@ export const INVALID_LIMIT = specError(
   'invalid_parameter',
   `limit must be an integer from ${LIMIT.minimum} to ${LIMIT.maximum}.`,
 );
+/** Written spec §4.3 rule 1 for any item the spec serves: unknown, malformed and foreign ids alike. */
+export const ITEM_NOT_FOUND = specError('not_found', 'Not found.');
+const invalidLimits = new Map<string, ErrorAnswer>();
+/** D-LIMIT for an operation whose bounds are not the walks' (`INVALID_LIMIT` is theirs), built once per bounds. */
+export function invalidLimit(minimum: number, maximum: number): ErrorAnswer {
+  if (minimum === LIMIT.minimum && maximum === LIMIT.maximum) return INVALID_LIMIT;
+  const key = `${minimum}..${maximum}`;
+  let answer = invalidLimits.get(key);
+  if (!answer) {
+    answer = specError('invalid_parameter', `limit must be an integer from ${minimum} to ${maximum}.`);
+    invalidLimits.set(key, answer);
+  }
+  return answer;
+}
+/** D-PAGINATION-DECLARED: a cursor this server did not issue for this key's campaign and this list. */
+export function invalidCursor(name: string): ErrorAnswer {
+  return specError(
+    'invalid_parameter',
+    `${name} is not a cursor this API issued for this list; send the one the previous page gave.`,
+  );
+}
 /** D-PATH-UNKNOWN */
 export const NO_SUCH_ENDPOINT = specError('not_found', 'No such endpoint.');
 /** D-PLANNED */

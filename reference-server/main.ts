@@ -23,8 +23,10 @@ async function main(argv: string[]): Promise<void> {
   try {
     running = await start(flags, log);
   } catch (error) {
+    // A spec it cannot serve is the caller's input: one line naming the operation and why, exit 2.
+    const unservable = (error as Error).name === 'UnservableSpec';
     process.stderr.write(`reference-server: cannot start: ${(error as Error).message}\n`);
-    process.exitCode = 1;
+    process.exitCode = unservable ? 2 : 1;
     return;
   }
   log.info(
@@ -34,6 +36,7 @@ async function main(argv: string[]): Promise<void> {
       walks: flags.walks,
       max_stops: flags.maxStops,
       web_base_url: flags.webBaseUrl,
+      ...(flags.spec ? { spec: flags.spec } : {}),
       ...(flags.variant || flags.turbulence || flags.clock ? { serving: variantBanner(flags) } : {}),
       startup_ms: Math.round(performance.now() - startedAt),
     },
@@ -57,6 +60,7 @@ async function start(flags: Flags, log: Logger): Promise<RunningServer> {
     ...(flags.variant ? { variant: flags.variant } : {}),
     ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
     ...(flags.clock ? { clock: flags.clock } : {}),
+    ...(flags.spec ? { spec: flags.spec } : {}),
   });
 }
 

@@ -50,3 +50,11 @@ export function firstServerUrlOf(specFile: string): string {
   }
   return url.replace(/\/$/, '');
 }
+
+/**
+ * The stand-in the partner files hold for an example id of an item operation (`getList` →
+ * `__EXAMPLE_ID_GET_LIST__`), which the server fills with an id of its own data.
+ */
+export function exampleIdStandIn(operationId: string): string {
+  return `__EXAMPLE_ID_${operationId.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}__`;
+}

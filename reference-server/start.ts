@@ -22,6 +22,9 @@ import type { TurbulenceConfig } from './turbulence.ts';
 import type { ClockConfig } from './clock/sandbox-clock.ts';
 import type { Variant } from './variants/variant.ts';
 import { listenUrl } from '../command-line/listen-url.ts';
+import { scopesOf, WALK_OPERATION_PATHS } from './served-operations.ts';
+import { LIVE_SPEC_FILE, pathTemplatesOf } from './spec-files.ts';
+import type { PartnerFiles } from './config.ts';
 
 export interface StartOptions extends DatasetOptions {
   host?: string;
@@ -37,6 +40,13 @@ export interface StartOptions extends DatasetOptions {
   turbulence?: TurbulenceConfig | false;
   /** The canvassing day on a clock (`--clock`); default: the data never changes. */
   clock?: ClockConfig | false;
+  /**
+   * `--spec FILE`: serve every live operation of this spec (default: the project's). Refused with
+   * an `UnservableSpec` when one cannot be served.
+   */
+  spec?: string;
+  /** The partner files to serve in place of the built ones (the sandbox makes them from `spec`). */
+  partnerFiles?: PartnerFiles;
 }
 
 export interface RunningServer {
@@ -64,12 +74,17 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     variant,
     turbulence,
     clock,
+    spec,
+    partnerFiles,
     ...sizes
   } = options;
-  const dataset = generateDataset(sizes);
+  const { dataset, served } = await dataToServe(spec, sizes);
   const app = createApp({
     dataset,
+    ...(served ? { served } : {}),
     config: {
+      ...(spec === undefined ? {} : { specPath: spec }),
+      ...(partnerFiles === undefined ? {} : { partnerFiles }),
       webBaseUrl,
       ...(log === undefined ? {} : { log }),
       ...(rateLimit === undefined ? {} : { rateLimit }),
@@ -96,6 +111,25 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     server,
     close: () => closeServer(server),
   };
+}
+
+/**
+ * The data set, and with `--spec` the operations of that spec and the data drawn from its schemas
+ * (loaded only then: the project's spec needs no YAML parse, no Ajv and no generator at start-up).
+ */
+async function dataToServe(given: string | undefined, sizes: DatasetOptions) {
+  // The project's spec is read whole only once it has live paths beyond the walks'.
+  const spec =
+    given ??
+    (pathTemplatesOf(LIVE_SPEC_FILE).every((path) => WALK_OPERATION_PATHS.has(path))
+      ? undefined
+      : LIVE_SPEC_FILE);
+  if (spec === undefined) return { dataset: generateDataset(sizes), served: undefined };
+  const { loadServedSpec, schemaResources } = await import('./served-spec.ts');
+  const servedSpec = loadServedSpec(spec);
+  const dataset = generateDataset({ ...sizes, liveScopes: scopesOf(servedSpec.operations) });
+  const served = { operations: servedSpec.operations, resources: schemaResources(servedSpec, dataset) };
+  return { dataset, served };
 }
 
 /**

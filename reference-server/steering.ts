@@ -23,10 +23,9 @@ import {
 /** What a steered 429 or 503 tells the client to wait: a test should not wait long. */
 const RETRY_AFTER_S = 1;
 
-/** The statuses a partner can ask for, and the answer each one is. */
+/** The statuses a partner can ask for, and the answer each one is (403 names the endpoint's scope). */
 const STEERED: Readonly<Record<number, ErrorAnswer>> = {
   401: INVALID_KEY,
-  403: missingScope(WALKS_READ_SCOPE),
   429: rateLimited(RETRY_AFTER_S),
   500: INTERNAL_ERROR,
   503: { ...SERVICE_UNAVAILABLE, headers: { 'Retry-After': String(RETRY_AFTER_S) } },
@@ -47,13 +46,15 @@ export function preferredCode(prefer: string | string[] | undefined): number | u
 }
 
 /**
- * The steered answers of one endpoint, built once; `notFound` is that endpoint's own 404. Placed
- * after authentication, so only a request the sandbox would serve can be steered.
+ * The steered answers of one endpoint, built once; `notFound` is that endpoint's own 404, `scope`
+ * the scope its 403 names. Placed after authentication, so only a request the sandbox would serve
+ * can be steered.
  */
-export function steering(notFound: ErrorAnswer): RequestHandler {
+export function steering(notFound: ErrorAnswer, scope: string = WALKS_READ_SCOPE): RequestHandler {
   const answers = new Map<number, ErrorAnswer>();
   for (const status of STEERABLE_STATUSES) {
-    const answer = status === 404 ? notFound : (STEERED[status] as ErrorAnswer);
+    const answer =
+      status === 404 ? notFound : status === 403 ? missingScope(scope) : (STEERED[status] as ErrorAnswer);
     answers.set(
       status,
       errorAnswer(answer.status, answer.code, answer.message, {

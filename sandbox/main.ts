@@ -36,7 +36,9 @@ import {
   variantSettings,
   variantText,
 } from '../reference-server/variant-flags.ts';
+import { loadSpec, operationsOf, resolveRef } from '../spec/contract.ts';
 import { KEY_PREFIX } from '../spec/facts.ts';
+import { partnerFilesOf } from './partner-files.ts';
 
 const COMMAND = {
   name: 'sandbox',
@@ -57,6 +59,11 @@ const COMMAND = {
       value: 'N/min',
       help: 'Per-key rate limit of the reference server, answered with 429 and Retry-After (default: off)',
     },
+    spec: {
+      type: 'string',
+      value: 'FILE',
+      help: 'Serve every live operation of this OpenAPI 3.1 spec, its partner files and its mock (default: the project spec)',
+    },
     ...VARIANT_FLAGS,
   },
   version: packagedVersion('canvassing-sandbox'),
@@ -71,6 +78,7 @@ interface SandboxFlags extends VariantSettings {
   mockPort: number;
   seed: number | undefined;
   rateLimit: number | undefined;
+  spec: string | undefined;
 }
 
 function parseFlags(argv: string[]): SandboxFlags | 'help' {
@@ -84,6 +92,7 @@ function parseFlags(argv: string[]): SandboxFlags | 'help' {
     seed: values.seed === undefined ? undefined : integerFlag('--seed', values.seed, SEED_BOUNDS, 0),
     rateLimit:
       values['rate-limit'] === undefined ? undefined : rateLimitFlag('--rate-limit', values['rate-limit']),
+    spec: values.spec,
   };
   if (flags.port === flags.mockPort && flags.port !== 0) {
     throw new UsageError('--port and --mock-port must differ');
@@ -115,6 +124,18 @@ const serverLog = createLogger({
   },
 });
 
+/** The banner's requests: the first page of every live collection of the served spec. */
+function tryRequests(spec: string | undefined): string[] {
+  const doc = loadSpec(spec);
+  return operationsOf(doc)
+    .filter((op) => op.method === 'GET' && !op.path.includes('{'))
+    .filter((op) => (op.definition as Record<string, unknown>)['x-status'] !== 'planned')
+    .map((op) => {
+      const parameters = (op.definition.parameters ?? []).map((p) => resolveRef<{ name?: string }>(doc, p));
+      return parameters.some((p) => p.name === 'limit') ? `${op.path}?limit=2` : op.path;
+    });
+}
+
 function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags): string {
   const { credentials } = server;
   const dotenv = Object.entries(credentials).map(([name, value]) => `${name}=${value}`);
@@ -134,7 +155,10 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
     ...dotenv.map((line) => `  ${line}`),
     '',
     'Try:',
-    `  curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server.baseUrl}/api/v1/walks?limit=2'`,
+    ...tryRequests(flags.spec).map(
+      (path) =>
+        `  curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server.baseUrl}${path}'`,
+    ),
     `  curl -H 'x-api-key: ${KEY_PREFIX}anything' -H 'Prefer: code=404' ${prism.baseUrl}/api/v1/walks/any-id`,
     ...(flags.clock
       ? [
@@ -228,8 +252,15 @@ function startBoth(flags: SandboxFlags) {
       ...(flags.variant ? { variant: flags.variant } : {}),
       ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
       ...(flags.clock ? { clock: flags.clock } : {}),
+      ...(flags.spec ? { spec: flags.spec, partnerFiles: partnerFilesOf(flags.spec) } : {}),
     }),
-    startPrism({ host: flags.host, port: flags.mockPort, logLevel: 'warn', output: linePrefixer('[mock] ') }),
+    startPrism({
+      host: flags.host,
+      port: flags.mockPort,
+      logLevel: 'warn',
+      output: linePrefixer('[mock] '),
+      ...(flags.spec ? { specPath: flags.spec } : {}),
+    }),
   ]);
 }
 

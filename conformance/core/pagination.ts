@@ -1,16 +1,14 @@
 /**
- * How an operation pages, read from the spec once (D-PAGINATION-DECLARED): the `x-pagination`
- * extension of the operation when it has one (`{ items: data, cursor: cursor, next: next_cursor }`),
- * otherwise the common shape inferred, and said so: a cursor-named query parameter (`cursor`,
- * `page_token`, `after`) beside `limit`, and a next-cursor field (`next_cursor`, `next`,
- * `next_page_token`) in the success body, at its top level or beside the paged array in `data`.
- * Also which array `limit` bounds on any operation, a collection's or an item's. It reads the spec
- * document alone (nothing of the suite), so any reader of a spec can share it.
+ * How an operation pages, as the suite reads it (D-PAGINATION-DECLARED): the spec's one reading of
+ * `x-pagination` or of the common shape (`spec/pagination.ts`), as dotted paths of the success
+ * body, and the line a run prints for an inferred one. Also which array `limit` bounds on any
+ * operation, a collection's or an item's.
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { OpenApiDocument, Operation } from '../../spec/contract.ts';
 import { isObject } from '../../spec/json-value.ts';
-import { propertyNames, propertyOf, schemaAt, successSchema, typeOf } from './schemas.ts';
+import { PaginationError, paginationOf as readPagination } from '../../spec/pagination.ts';
+import { propertyNames, propertyOf, successSchema, typeOf } from './schemas.ts';
 
 /** How one operation pages: every path is a dotted path in the success body. */
 export interface Pagination {
@@ -26,75 +24,29 @@ export interface Pagination {
 
 /** The extension an operation declares its pagination with. */
 export const PAGINATION_EXTENSION = 'x-pagination';
-/** Cursor parameter names the common shape uses. */
-export const CURSOR_NAMES = ['cursor', 'page_token', 'after'] as const;
-/** Next-cursor field names the common shape uses. */
-export const NEXT_NAMES = ['next_cursor', 'next', 'next_page_token'] as const;
-/** The page-size parameter the common shape pairs a cursor with. */
-const LIMIT_NAME = 'limit';
-
-type Parameter = Pick<OpenAPIV3_1.ParameterObject, 'name' | 'in'>;
 
 /**
- * How an operation pages: declared, inferred, or undefined when it does not page. A declaration
- * that names no query parameter or no array of the success body is an error saying which.
+ * How an operation pages: declared, inferred, or undefined when it does not page. The spec's own
+ * reader (`spec/pagination.ts`, which the reference server serves pages by) decides; this gives its
+ * reading as dotted paths of the success body. A declaration that names no query parameter or no
+ * array of the success body is an error saying which operation.
  */
-export function paginationOf(
-  doc: OpenApiDocument,
-  operation: Operation,
-  parameters: readonly Parameter[],
-): Pagination | undefined {
-  const query = parameters.filter((p) => p.in === 'query').map((p) => p.name);
-  const body = successSchema(doc, operation);
-  const declared = (operation.definition as Record<string, unknown>)[PAGINATION_EXTENSION];
-  if (declared !== undefined) return declaredPagination(doc, operation, declared, query, body);
-  return inferredPagination(doc, query, body);
-}
-
-function declaredPagination(
-  doc: OpenApiDocument,
-  operation: Operation,
-  declared: unknown,
-  query: readonly string[],
-  body: OpenAPIV3_1.SchemaObject | undefined,
-): Pagination {
-  const where = `${operation.operationId} (${operation.method} ${operation.path}) ${PAGINATION_EXTENSION}`;
-  const field = (name: 'items' | 'cursor' | 'next') => {
-    const value = isObject(declared) ? declared[name] : undefined;
-    if (typeof value !== 'string' || value === '') throw new Error(`${where} has no ${name} (a string)`);
-    return value;
-  };
-  const [items, cursor, next] = [field('items'), field('cursor'), field('next')];
-  if (!query.includes(cursor))
-    throw new Error(`${where} names cursor ${cursor}, which is no query parameter of it`);
-  const array = schemaAt(doc, body, items);
-  if (!array || typeOf(array, doc) !== 'array')
-    throw new Error(`${where} names items ${items}, which is no array of its 200 body`);
-  if (!schemaAt(doc, body, next))
-    throw new Error(`${where} names next ${next}, which is no field of its 200 body`);
-  return { items, cursor, next, source: 'declared' };
-}
-
-/** The common shape: a cursor-named parameter beside `limit`, a next-cursor field at the top or in `data`. */
-function inferredPagination(
-  doc: OpenApiDocument,
-  query: readonly string[],
-  body: OpenAPIV3_1.SchemaObject | undefined,
-): Pagination | undefined {
-  const cursor = CURSOR_NAMES.find((name) => query.includes(name));
-  if (!cursor || !query.includes(LIMIT_NAME) || !body) return undefined;
-  const top = NEXT_NAMES.find((name) => propertyOf(doc, body, name));
-  const items = arrayIn(doc, body);
-  if (top && items) return { items, cursor, next: top, source: 'inferred' };
-  const data = propertyOf(doc, body, 'data');
-  const inData =
-    data && typeOf(data, doc) === 'object'
-      ? NEXT_NAMES.find((name) => propertyOf(doc, data, name))
-      : undefined;
-  const beside = data ? onlyArrayOf(doc, data) : undefined;
-  if (inData && beside)
-    return { items: `data.${beside}`, cursor, next: `data.${inData}`, source: 'inferred' };
-  return undefined;
+export function paginationOf(doc: OpenApiDocument, operation: Operation): Pagination | undefined {
+  try {
+    const read = readPagination(doc, operation);
+    if (!read) return undefined;
+    return {
+      items: read.items.join('.'),
+      cursor: read.cursor,
+      next: read.next.join('.'),
+      source: read.declared ? 'declared' : 'inferred',
+    };
+  } catch (error) {
+    if (!(error instanceof PaginationError)) throw error;
+    throw new Error(`${operation.operationId} (${operation.method} ${operation.path}) ${error.message}`, {
+      cause: error,
+    });
+  }
 }
 
 /** The paged array of a success body: `data` itself, or the one array property of an object `data`. */

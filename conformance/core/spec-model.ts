@@ -232,7 +232,7 @@ function modelOf(doc: OpenApiDocument, operation: Operation): OperationModel {
     counted: successProperty(doc, operation, 'meta') !== undefined,
   };
   if (!METHODS_WITH_BODIES.has(operation.method)) return model;
-  const pagination = paginationOf(doc, operation, parameters);
+  const pagination = paginationOf(doc, operation);
   if (pagination) model.pagination = pagination;
   const limit = limitOf(parameters, limitedArrayOf(doc, operation, pagination));
   if (limit) model.limit = limit;

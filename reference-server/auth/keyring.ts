@@ -4,13 +4,12 @@
  * and get the answer of unknown ones (D-AUTH-REVOKED) unless a variant tells them apart.
  */
 import { type ApiKeyRecord, hashKey } from '../../fixtures/index.ts';
-import type { Scope } from '../../spec/facts.ts';
 
 export interface KeyGrant {
   /** Stable id of the key record (safe to log: not the key). */
   keyId: string;
   campaignId: string;
-  scopes: ReadonlySet<Scope>;
+  scopes: ReadonlySet<string>;
 }
 
 export class Keyring {

@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';
-import type { Scope } from '../../spec/facts.ts';
 import {
   ApiError,
   type ErrorAnswer,
@@ -25,11 +24,12 @@ export type Authorizer = (req: IncomingMessage) => Authorization;
 
 export function authorizer(
   keyring: Keyring,
-  scope: Scope,
+  scope: string | readonly string[],
   limiter?: RateLimiter,
   both: BothHeaders = 'refuse',
 ): Authorizer {
-  const forbidden = missingScope(scope);
+  const needed = typeof scope === 'string' ? [scope] : scope;
+  const forbidden = missingScope(needed.join(' and '));
   return (req) => {
     const { authorization, apiKey } = keyHeaderLines(req.rawHeaders);
     const credentials = credentialsFrom(authorization, apiKey, both);
@@ -38,7 +38,7 @@ export function authorizer(
     if (!grant) return { refusal: revoked ? REVOKED_KEY : INVALID_KEY };
     const wait = limiter?.take(grant.keyId);
     if (wait !== undefined) return { refusal: rateLimited(wait) };
-    if (!grant.scopes.has(scope)) return { refusal: forbidden };
+    if (!needed.every((one) => grant.scopes.has(one))) return { refusal: forbidden };
     return { grant };
   };
 }

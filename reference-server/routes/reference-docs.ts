@@ -14,10 +14,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { sendBytes } from '../envelope.ts';
 import { ApiError, DOCS_NOT_BUILT, PARTNER_FILE_NOT_BUILT } from '../errors.ts';
 import { firstServerUrlOf, PARTNER_FILE_NAMES } from '../spec-files.ts';
+import type { PartnerFiles } from '../config.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -36,6 +37,10 @@ export interface ReferenceDocsOptions {
   demoWalks?: { withStops: readonly string[]; empty: string | undefined };
   /** The demo keys by their contract names, for the stand-ins in the partner files. */
   demoKeys?: Readonly<Record<string, string>>;
+  /** An id of its own data for each item operation's stand-in (`EXAMPLE_ID_GET_LIST`). */
+  exampleIds?: Readonly<Record<string, string>>;
+  /** The partner files made from the served spec, in place of the built ones. */
+  partnerFiles?: PartnerFiles | undefined;
 }
 
 /** What a served file's stand-ins become for one request. */
@@ -54,14 +59,15 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
     builtOrigin,
     origin: originOf(req, builtOrigin),
     sampleWalkId: options.sampleWalkId,
-    demoKeys: options.demoKeys ?? {},
+    demoKeys: { ...options.exampleIds, ...options.demoKeys },
   });
   const built = dirname(docsPath);
-  const serve = (path: string, file: string, type: string, missing = PARTNER_FILE_NOT_BUILT) =>
+  const serve = (path: string, file: string, type: string, made?: string) =>
     router
       .route(path)
       .get(async (req, res) => {
-        const text = await readIfThere(file);
+        const text = made ?? (await readIfThere(file));
+        const missing = PARTNER_FILE_NOT_BUILT;
         if (text === undefined) throw new ApiError(missing);
         sendBytes(res, 200, ['Content-Type', type], Buffer.from(localize(text, localized(req))));
       })
@@ -84,9 +90,15 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
       sendBytes(res, 200, ['Content-Type', HTML], Buffer.from(localize(page, localized(req))));
     })
     .all(methodNotAllowed);
-  serve('/postman/collection.json', join(built, PARTNER_FILE_NAMES.collection), JSON_TYPE);
-  serve('/postman/environment.json', join(built, PARTNER_FILE_NAMES.environment), JSON_TYPE);
-  serve('/requests.http', join(built, PARTNER_FILE_NAMES.http), 'text/plain; charset=utf-8');
+  const made = options.partnerFiles;
+  serve('/postman/collection.json', join(built, PARTNER_FILE_NAMES.collection), JSON_TYPE, made?.collection);
+  serve(
+    '/postman/environment.json',
+    join(built, PARTNER_FILE_NAMES.environment),
+    JSON_TYPE,
+    made?.environment,
+  );
+  serve('/requests.http', join(built, PARTNER_FILE_NAMES.http), 'text/plain; charset=utf-8', made?.http);
   // The documents the page links to: why each open point was decided, and what is coming.
   serve('/DECISIONS.md', join(dirname(specPath), 'DECISIONS.md'), 'text/markdown; charset=utf-8');
   serve('/planned.openapi.yaml', join(dirname(specPath), 'planned.openapi.yaml'), YAML);
@@ -95,7 +107,19 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
   // fragments once the page runs (`/docs#/section/errors`): a link opened in a new tab is sent
   // there. Only the links the built page holds, so no other path stops being unknown.
   // A middleware, not a route: a route on any path would make Express answer OPTIONS everywhere.
-  router.use(async (req, res, next) => {
+  router.use(pageLinkRedirects(docsPath));
+
+  // A browser opening the server's address lands on the reference page.
+  router
+    .route(/^\/$/) // exactly `/`: `//` stays an unknown path
+    .get((_req, res) => sendBytes(res, 302, ['Location', '/docs', 'Content-Type', HTML], TO_DOCS))
+    .all(methodNotAllowed);
+
+  return router;
+}
+
+function pageLinkRedirects(docsPath: string): RequestHandler {
+  return async (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const links = await pageLinksOf(docsPath);
     if (!links.has(req.path)) return next();
@@ -106,15 +130,7 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
       ['Location', target, 'Content-Type', HTML],
       Buffer.from(`<a href="${target}">API reference</a>\n`),
     );
-  });
-
-  // A browser opening the server's address lands on the reference page.
-  router
-    .route(/^\/$/) // exactly `/`: `//` stays an unknown path
-    .get((_req, res) => sendBytes(res, 302, ['Location', '/docs', 'Content-Type', HTML], TO_DOCS))
-    .all(methodNotAllowed);
-
-  return router;
+  };
 }
 
 /**
