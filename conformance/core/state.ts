@@ -2,8 +2,8 @@
  * The per-item state of the cross-exchange rules (`Across`) and the judge's findings, kept within a
  * memory budget and mergeable. A rule keeps a few facts per item (a walk's digests and counts, the
  * campaigns an item was answered to) in tables it names; a day's recording has millions of items,
- * so past the budget the largest tables spill to an embedded SQLite database on disk
- * (better-sqlite3: synchronous, as the judge is, and its page cache bounded; loaded only when a
+ * so past the budget the largest tables spill to an embedded SQLite database on disk (`sqlite.ts`:
+ * synchronous, as the judge is, its page cache bounded, no compiler at install; loaded only when a
  * table first spills), keeping in memory only the records written since.
  *
  * Each table says how two records of one key kept apart are joined (`Merge`): a recording split in
@@ -20,8 +20,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { ConfigError } from './config-error.ts';
+import { loadSqlite, type OpenSqlite, type SqlDatabase, type SqlStatement } from './sqlite.ts';
 
 /** Joins two records of one key, kept apart (two shards of a recording): commutative and associative. */
 export type Merge<R> = (kept: R, other: R) => R;
@@ -172,10 +172,15 @@ export class BudgetedState implements RuleState {
   private readonly budgetBytes: number;
   private readonly loadSqlite: LoadSqlite;
 
-  /** `loadSqlite`: how SQLite's binding is loaded on the first spill (better-sqlite3's, by default). */
-  constructor(budgetBytes: number, loadSqlite: LoadSqlite = loadBetterSqlite3) {
+  /** `load`: how SQLite is loaded on the first spill (`sqlite.ts`'s choice for this Node, by default). */
+  constructor(budgetBytes: number, load: LoadSqlite = loadSqlite) {
     this.budgetBytes = budgetBytes;
-    this.loadSqlite = loadSqlite;
+    this.loadSqlite = load;
+  }
+
+  /** The SQLite the tables spilled to (`node:sqlite` or `node-sqlite3-wasm`), once one did. */
+  get engine(): string | undefined {
+    return this.database?.db.engine;
   }
 
   table<R>(name: string, merge: Merge<R>): StateTable<R> {
@@ -241,31 +246,31 @@ export class BudgetedState implements RuleState {
 }
 
 interface Database {
-  db: BetterSqlite3.Database;
+  db: SqlDatabase;
   close(): void;
 }
 
-/** Loads SQLite's binding: better-sqlite3's constructor. */
-export type LoadSqlite = () => Promise<typeof BetterSqlite3>;
-
-const loadBetterSqlite3: LoadSqlite = async () => (await import('better-sqlite3')).default;
+/** Loads SQLite (`sqlite.ts`). */
+export type LoadSqlite = () => Promise<OpenSqlite>;
 
 /**
  * A database in a temporary folder of its own, written without a journal: it lives as long as the
- * run. The native module is loaded here, on the first spill, so runs that never spill never load it.
- * A binding that cannot load (installed with `--ignore-scripts`, or built for another Node) is a
- * setting to fix, said in one line: the run cannot keep its state within the budget without it.
+ * run, locked for this process alone (SQLite then keeps its page cache between statements). SQLite
+ * is loaded here, on the first spill, so runs that never spill never load it. One that cannot load
+ * (an install that left a package out) is a setting to fix, said in one line: the run cannot keep
+ * its state within the budget without it.
  */
 async function openDatabase(load: LoadSqlite, budgetBytes: number): Promise<Database> {
   let folder: string | undefined;
   try {
-    const Sqlite = await load();
+    const open = await load();
     folder = mkdtempSync(join(tmpdir(), 'conformance-state-'));
-    const db = new Sqlite(join(folder, 'state.db'));
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
+    const db = open(join(folder, 'state.db'));
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    db.exec('PRAGMA journal_mode = OFF');
+    db.exec('PRAGMA synchronous = OFF');
     // SQLite's page cache, in KiB (negative): what the spilled tables may hold in memory.
-    db.pragma('cache_size = -32768');
+    db.exec('PRAGMA cache_size = -32768');
     const made = folder;
     return {
       db,
@@ -278,7 +283,7 @@ async function openDatabase(load: LoadSqlite, budgetBytes: number): Promise<Data
     if (folder) rmSync(folder, { recursive: true, force: true });
     const why = String(error instanceof Error ? error.message : error).split('\n')[0];
     throw new ConfigError(
-      `--traffic-memory: the cross-exchange state passed its budget (${Math.round(budgetBytes / 1024 / 1024)} MB) and spills to SQLite on disk, but SQLite cannot open (${why}): run \`npm rebuild better-sqlite3\` where the suite is installed (an install with --ignore-scripts leaves it unbuilt), or raise --traffic-memory`,
+      `--traffic-memory: the cross-exchange state passed its budget (${Math.round(budgetBytes / 1024 / 1024)} MB) and spills to SQLite on disk, but SQLite cannot open (${why}): reinstall the suite with its dependencies (node-sqlite3-wasm), or raise --traffic-memory`,
     );
   }
 }
@@ -381,7 +386,7 @@ const PAGE = 2_000;
  * strings (code unit by code unit), so a spilled table reads back in the order a table in memory does.
  */
 const keyBytes = (key: string) => Buffer.from(key, 'utf16le').swap16();
-const keyOf = (bytes: Buffer) => Buffer.from(bytes).swap16().toString('utf16le');
+const keyOf = (bytes: Uint8Array) => Buffer.from(bytes).swap16().toString('utf16le');
 
 /**
  * The keys a spilled table holds on disk, as Bloom filters: a key none of them may hold is not on
@@ -435,52 +440,58 @@ function bitsOf(key: string, size: number): number[] {
 /** One spilled table: key and record as text, by key. */
 class DiskTable {
   private readonly keys = new KeysOnDisk();
-  private readonly select: BetterSqlite3.Statement;
-  private readonly upsert: BetterSqlite3.Statement;
-  private readonly first: BetterSqlite3.Statement;
-  private readonly page: BetterSqlite3.Statement;
-  private readonly count: BetterSqlite3.Statement;
-  private readonly writeAll: (records: Map<string, unknown>) => void;
+  private readonly db: SqlDatabase;
+  private readonly select: SqlStatement;
+  private readonly upsert: SqlStatement;
+  private readonly first: SqlStatement;
+  private readonly page: SqlStatement;
+  private readonly count: SqlStatement;
 
-  constructor(db: BetterSqlite3.Database, name: string) {
+  constructor(db: SqlDatabase, name: string) {
+    this.db = db;
     db.exec(`CREATE TABLE ${name} (k BLOB PRIMARY KEY, v TEXT) WITHOUT ROWID`);
-    this.select = db.prepare(`SELECT v FROM ${name} WHERE k = ?`).pluck();
+    this.select = db.prepare(`SELECT v FROM ${name} WHERE k = ?`);
     this.upsert = db.prepare(
       `INSERT INTO ${name} (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v`,
     );
-    this.first = db.prepare(`SELECT k, v FROM ${name} ORDER BY k LIMIT ${PAGE}`).raw();
-    this.page = db.prepare(`SELECT k, v FROM ${name} WHERE k > ? ORDER BY k LIMIT ${PAGE}`).raw();
-    this.count = db.prepare(`SELECT count(*) FROM ${name}`).pluck();
-    this.writeAll = db.transaction((records: Map<string, unknown>) => {
-      for (const [key, record] of records) {
-        this.upsert.run(keyBytes(key), encodeRecord(record));
-        this.keys.add(key);
-      }
-    });
+    this.first = db.prepare(`SELECT k, v FROM ${name} ORDER BY k LIMIT ${PAGE}`);
+    this.page = db.prepare(`SELECT k, v FROM ${name} WHERE k > ? ORDER BY k LIMIT ${PAGE}`);
+    this.count = db.prepare(`SELECT count(*) AS n FROM ${name}`);
   }
 
   get(key: string): unknown {
     if (!this.keys.mayHold(key)) return undefined;
-    const text = this.select.get(keyBytes(key)) as string | undefined;
-    return text === undefined ? undefined : decodeRecord(text);
+    const row = this.select.get(keyBytes(key));
+    return row === undefined ? undefined : decodeRecord(row.v as string);
   }
 
   size(): number {
-    return this.count.get() as number;
+    return Number(this.count.get()?.n ?? 0);
   }
 
+  /** Writes records in one transaction: one write of the file, not one per record. */
   write(records: Map<string, unknown>): void {
-    this.writeAll(records);
+    this.db.exec('BEGIN');
+    try {
+      for (const [key, record] of records) {
+        this.upsert.run(keyBytes(key), encodeRecord(record));
+        this.keys.add(key);
+      }
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   *entries(): IterableIterator<[string, unknown]> {
-    let after: Buffer | undefined;
+    let after: Uint8Array | undefined;
     for (;;) {
-      const rows = (after === undefined ? this.first.all() : this.page.all(after)) as [Buffer, string][];
-      for (const [key, text] of rows) yield [keyOf(key), decodeRecord(text)];
+      const rows = after === undefined ? this.first.all() : this.page.all(after);
+      for (const row of rows) yield [keyOf(row.k as Uint8Array), decodeRecord(row.v as string)];
       const last = rows.at(-1);
       if (!last || rows.length < PAGE) return;
-      after = last[0];
+      after = Buffer.from(last.k as Uint8Array);
     }
   }
 }

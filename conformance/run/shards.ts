@@ -15,7 +15,7 @@
  * A shard's file is JSON laid out one record per line, so that `--merge` reads it as a stream:
  *
  *   {"format":"canvassing-conformance shard","version":1,
- *   "head":{...what the shard read, and its judge's counts...},
+ *   "head":{"suite":{...the version whose rules judged it...},...what the shard read, and its judge's counts...},
  *   "state":[
  *   [0,"table","key",<the record: JSON, Maps and Sets tagged (`core/state.ts`)>],
  *   ...
@@ -28,6 +28,7 @@ import { ConfigError } from '../core/config-error.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { decodeRecord, encodeRecord, type StateRecord } from '../core/state.ts';
 import type { KeyName } from '../core/roles.ts';
+import { TOOL_NAME, VERSION } from '../core/tool.ts';
 import type { SpecIdentity } from '../core/types.ts';
 import type { RecordedRequest } from '../transport/recordings/entry.ts';
 import type { JudgeDump } from './judge.ts';
@@ -66,6 +67,8 @@ export interface ShardSettings {
 
 /** What a shard read and found, beside its state. */
 export interface ShardHead {
+  /** The suite that judged it (`canvassing-conformance 1.0.0`): its rules are that version's. */
+  suite: { name: string; version: string };
   spec: SpecIdentity;
   shard: Shard;
   /** The ids of the rules it judged by, in report order. */
@@ -87,8 +90,8 @@ export interface ShardFile {
 }
 
 const FORMAT = 'canvassing-conformance shard';
-const VERSION = 1;
-const FIRST_LINE = `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},`;
+const FORMAT_VERSION = 1;
+const FIRST_LINE = `{"format":${JSON.stringify(FORMAT)},"version":${FORMAT_VERSION},`;
 
 /** `3/8`: shard 3 of 8; anything else, or `9/8`, is a configuration error naming what is wrong. */
 export function parseShard(value: string): Shard {
@@ -222,7 +225,7 @@ async function headOf(path: string, lines: AsyncIterator<string>): Promise<Shard
     throw malformed(
       path,
       1,
-      `a shard result of format version ${String(version)}; this suite reads version ${VERSION}`,
+      `a shard result of format version ${String(version)}; this suite reads version ${FORMAT_VERSION}`,
     );
   const second = await lines.next();
   const head = second.done ? undefined : parseLine<ShardHead>(second.value, /^"head":(.*),$/);
@@ -315,6 +318,8 @@ export function mismatchOf(
   const name = (f: ShardFile) => `${f.path} (shard ${f.head.shard.index}/${f.head.shard.of})`;
   for (const file of files) {
     const { head } = file;
+    if (head.suite?.version !== VERSION)
+      return `${name(file)} judged by the rules of ${head.suite ? `${head.suite.name} ${head.suite.version}` : 'an earlier version (its file names none)'}, this merge by those of ${TOOL_NAME} ${VERSION}: judge the shards and merge them with one version`;
     if (head.spec.sha256 !== spec.sha256)
       return `${name(file)} judged by another spec (${head.spec.path}, sha256 ${head.spec.sha256.slice(0, 12)}…) than this run's ${spec.path} (sha256 ${spec.sha256.slice(0, 12)}…); merge with --spec naming the shards' spec`;
     if (head.rules.join(' ') !== rules.join(' '))

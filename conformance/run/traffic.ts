@@ -14,6 +14,7 @@
  */
 import { Keyring } from '../core/credentials.ts';
 import { BudgetedState, UnknownTableError } from '../core/state.ts';
+import { TOOL_NAME, VERSION } from '../core/tool.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
@@ -346,6 +347,7 @@ export async function runTrafficShard(
       ...(options.webBaseUrl ? { webBaseUrl: options.webBaseUrl } : {}),
     };
     const head: ShardHead = {
+      suite: { name: TOOL_NAME, version: VERSION },
       spec: spec.identity,
       shard: options.shard,
       rules: rules.map((r) => r.id),

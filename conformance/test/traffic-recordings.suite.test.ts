@@ -297,9 +297,19 @@ describe('--redact-bodies', () => {
   });
 
   it('--traffic-memory takes a size of at least 1MB; a recording judged within 1MB gets the same verdict', async () => {
-    const bad = await runCli(['--traffic', 'any.har', '--traffic-memory', 'lots']);
-    expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('--traffic-memory must be a size such as 256MB or 1GB');
+    for (const [value, why] of [
+      ['lots', '--traffic-memory must be a size such as 256MB or 1GB, not "lots"'],
+      ['10XB', '--traffic-memory must be a size such as 256MB or 1GB, not "10XB"'],
+      ['0', '--traffic-memory must be at least 1MB, not 0'],
+    ]) {
+      const bad = await runCli(['--traffic', 'any.har', '--traffic-memory', value as string]);
+      expect(bad.status).toBe(2);
+      // One line saying why, and the pointer to --help every refused flag gets.
+      expect(bad.stderr.trim().split('\n')).toEqual([
+        `conformance: ${why}`,
+        'Run with --help for the options.',
+      ]);
+    }
     const broken = fileOf(withBody(3, (j) => ((j.data as { name: string }).name = 'renamed')));
     const [roomy, tight] = [
       await runCli(['--traffic', broken], { CONFORMANCE_API_KEY: key }),

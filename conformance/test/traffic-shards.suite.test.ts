@@ -17,6 +17,7 @@ import { configFor, runCli } from './harness.ts';
 import type { Mutation, MutationServer } from '../../tools/test-support/mutations.ts';
 import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
 import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
+import { TOOL_NAME, VERSION } from '../core/tool.ts';
 
 let target: MutationServer;
 let dir: string;
@@ -188,6 +189,23 @@ describe('shards that cannot be merged', () => {
     const fewer = join(dir, 'fewer-rules-2.json');
     await runCli(['--traffic', har, '--shard', '2/2', '--skip', 'AUTH', '--output', fewer]);
     await refused(['--merge', shards[0] as string, fewer], /judged by other rules/);
+  });
+
+  it('refuses a shard judged by another version of the rules, naming the version', async () => {
+    const text = readFileSync(shards[1] as string, 'utf8');
+    const ours = JSON.stringify({ name: TOOL_NAME, version: VERSION });
+    expect(text).toContain(`"head":{"suite":${ours},`);
+    const older = join(dir, 'older-2.json');
+    writeFileSync(older, text.replace(ours, JSON.stringify({ name: TOOL_NAME, version: '0.9.0' })));
+    await refused(
+      ['--merge', shards[0] as string, older],
+      new RegExp(
+        `older-2\\.json \\(shard 2/2\\) judged by the rules of ${TOOL_NAME} 0\\.9\\.0, this merge by those of ${TOOL_NAME} ${VERSION.replaceAll('.', '\\.')}`,
+      ),
+    );
+    const unnamed = join(dir, 'unnamed-2.json');
+    writeFileSync(unnamed, text.replace(`"suite":${ours},`, ''));
+    await refused(['--merge', shards[0] as string, unnamed], /unnamed-2\.json .*an earlier version/);
   });
 
   it('refuses a file that is no shard result, or is cut short, naming it and the line', async () => {

@@ -65,6 +65,9 @@ describe('state within a budget', () => {
       if (i % 1000 === 999) await budgeted.relieve();
     }
     expect(budgeted.spilled).toBeGreaterThan(0);
+    // Node's own SQLite where it is stable (24 on), SQLite in WebAssembly before: no compiler either way.
+    const major = Number(process.versions.node.split('.')[0]);
+    expect(budgeted.engine).toBe(major >= 24 ? 'node:sqlite' : 'node-sqlite3-wasm');
     // A record read back from disk, changed, and written again.
     for (const key of ['walk-3', 'walk-59999', 'walk-30000']) {
       const kept = walks.get(key) as Walk;
@@ -88,7 +91,7 @@ describe('state within a budget', () => {
   it('refuses in one line, saying how to fix it, when SQLite cannot load, and leaves no folder behind', async () => {
     const before = stateFolders().length;
     const unbuilt = new BudgetedState(1024, async () => {
-      throw new Error('Could not locate the bindings file. Tried:\n → build/better_sqlite3.node');
+      throw new Error("Cannot find module 'node-sqlite3-wasm'\nRequire stack: …");
     });
     const walks = unbuilt.table<Walk>('walks', joinWalks);
     for (let i = 0; i < 100; i++) walks.set(`walk-${i}`, walk(i));
@@ -100,7 +103,7 @@ describe('state within a budget', () => {
     const message = (refused as ConfigError).message;
     expect(message.split('\n')).toHaveLength(1);
     expect(message).toMatch(
-      /^--traffic-memory: .*Could not locate the bindings file.*npm rebuild better-sqlite3/,
+      /^--traffic-memory: .*Cannot find module 'node-sqlite3-wasm'.*reinstall the suite.*raise --traffic-memory$/,
     );
     expect(stateFolders().length).toBe(before);
     unbuilt.close();

@@ -2,14 +2,17 @@
  * `npm run conformance:traffic-bench`: how fast and in how much memory `--traffic` judges a day's
  * recording, each figure next to its floor measured in the same run. The floor is reading the same
  * file the same way and `JSON.parse`-ing each entry and its body (`traffic-floor.ts`); judging
- * (`traffic-judge.ts`) runs on one thread, in a fresh process, so its memory is its own.
+ * (`traffic-judge.ts`) runs on one thread, in a fresh process, so its memory is its own. Printed
+ * side by side:
  *
- * - speed: 100,000 exchanges of a mixed day (list pages and walk details, the same walks again
- *   and again): exchanges per CPU-second judged and at the floor, and their ratio (goal <= 3);
- * - memory: 400,000 exchanges over 400,000 distinct walk ids: peak RSS judged and at the floor
- *   (goal <= 400 MB), the cross-exchange state spilling past its budget (`--traffic-memory`); once
- *   at the defaults, and once with V8's old space capped (`CAPPED`), since V8 lets a heap whose
- *   collections are cheap grow to several times what it holds live.
+ * - speed: 100,000 exchanges of a mixed day (list pages and walk details, the same walks again and
+ *   again) and of a distinct day (every exchange another walk), at the default budget: exchanges
+ *   per CPU-second judged and at the floor, and their ratio (goal <= 3);
+ * - memory: peak RSS judging 400,000 and 800,000 distinct walks, at the default budget and at
+ *   32 MB (goals: <= 400 MB at the default for 400,000; 800,000 within 10 % of 400,000; peak
+ *   <= budget + 150 MB), the cross-exchange state spilling past its budget (`--traffic-memory`);
+ * - spill: writing and reading back spilled records with the SQLite this Node runs
+ *   (`traffic-spill.ts`), and its installed size.
  *
  * Figures are printed, never asserted by a test.
  */
@@ -22,15 +25,18 @@ import { fileURLToPath } from 'node:url';
 import { type CommandSpec, integerFlag, optionsOrExit, readFlags } from '../../command-line/flags.ts';
 import { LAUNCHER } from '../../command-line/launch.js';
 import { ROOT } from '../../command-line/bundle.js';
+import { DEFAULT_MEMORY_BYTES } from '../../conformance/run/traffic.ts';
 import type { ProcessFigures } from './traffic-figures.ts';
 import { sampleAnswers, type Scenario, writeRecording } from './traffic-recording.ts';
 
 const FLOOR = fileURLToPath(new URL('./traffic-floor.ts', import.meta.url));
 const JUDGE = fileURLToPath(new URL('./traffic-judge.ts', import.meta.url));
+const SPILL = fileURLToPath(new URL('./traffic-spill.ts', import.meta.url));
 
-const GOALS = { ratioToFloor: 3, peakRssMb: 400 } as const;
-/** The capped memory run: V8's old space and the state's budget, as `NODE_OPTIONS` and `--traffic-memory` give them. */
-const CAPPED = { oldSpaceMb: 192, stateBytes: 64 * 1024 * 1024 } as const;
+const MB = 1024 * 1024;
+const GOALS = { ratioToFloor: 3, peakRssMb: 400, overBudgetMb: 150, growth: 1.1 } as const;
+/** The budgets the memory figures are measured at: the default, and a small one. */
+const BUDGETS = [DEFAULT_MEMORY_BYTES, 32 * MB] as const;
 const DEFAULTS = { exchanges: 100_000, distinct: 400_000 } as const;
 
 const COMMAND = {
@@ -39,20 +45,22 @@ const COMMAND = {
   summary: `Generates recordings of real reference-server answers in a temporary directory and judges
 them with --traffic on one thread, each figure next to its floor (reading the same file and
 JSON.parse-ing each entry and its body) measured in the same run:
-  speed:  ${DEFAULTS.exchanges} exchanges of a mixed day; exchanges per CPU-second and the ratio to
-          the floor (goal <= ${GOALS.ratioToFloor});
-  memory: ${DEFAULTS.distinct} exchanges over as many distinct walk ids; peak RSS (goal <= ${GOALS.peakRssMb} MB).
+  speed:  ${DEFAULTS.exchanges} exchanges of a mixed day and of a distinct day; exchanges per
+          CPU-second and the ratio to the floor (goal <= ${GOALS.ratioToFloor});
+  memory: ${DEFAULTS.distinct} and twice as many distinct walks, at the default budget and at
+          32MB; peak RSS (goals <= ${GOALS.peakRssMb} MB at the default, the larger within 10 %);
+  spill:  the SQLite this Node spills to: records written and read per CPU-second, installed size.
 The files are removed afterwards.`,
   flags: {
     exchanges: {
       type: 'string',
       value: 'N',
-      help: `Exchanges of the mixed day (default ${DEFAULTS.exchanges})`,
+      help: `Exchanges of each speed figure's day (default ${DEFAULTS.exchanges})`,
     },
     distinct: {
       type: 'string',
       value: 'N',
-      help: `Exchanges over distinct walk ids (default ${DEFAULTS.distinct}; 0 skips the memory figure)`,
+      help: `Distinct walks of the smaller memory figure, the larger twice as many (default ${DEFAULTS.distinct}; 0 skips them)`,
     },
   },
   sections: [{ title: 'Exit status', text: '  0 every goal met; 1 a goal missed; 2 usage.' }],
@@ -87,64 +95,83 @@ const perCpuSecond = (n: number, figures: ProcessFigures) => n / (figures.cpuMs 
 const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
 const mb = (n: number) => `${n.toFixed(0)} MB`;
 
+/** A recording of the scenario, its floor, and the judge at each budget given. */
 async function measure(
   dir: string,
   scenario: Scenario,
   exchanges: number,
   sample: Awaited<ReturnType<typeof sampleAnswers>>,
+  budgets: readonly number[],
 ) {
-  const file = join(dir, `${scenario}.har`);
+  const file = join(dir, `${scenario}-${exchanges}.har`);
   const bytes = await writeRecording(file, scenario, exchanges, sample);
   const floor = await child<Floor>(FLOOR, [file]);
-  const judged = await child<Judged>(JUDGE, [file]);
-  const capped =
-    scenario === 'distinct'
-      ? await child<Judged>(
-          JUDGE,
-          [file, String(CAPPED.stateBytes)],
-          [`--max-old-space-size=${CAPPED.oldSpaceMb}`],
-        )
-      : undefined;
+  const judged: Judged[] = [];
+  for (const budget of budgets) judged.push(await child<Judged>(JUDGE, [file, String(budget)]));
   rmSync(file, { force: true });
-  return { bytes, floor, judged, capped };
+  return { bytes, floor, judged };
 }
+
+interface Spill {
+  engine: string;
+  records: number;
+  writePerCpuSecond: number;
+  readPerCpuSecond: number;
+  installedKb: number;
+}
+
+const verdictOf = (j: Judged) => `${j.verdict}${j.failed.length ? `: ${j.failed.join(', ')}` : ''}`;
+const cpu = (f: ProcessFigures) => `${(f.cpuMs / 1000).toFixed(1)} s CPU`;
 
 async function main(options: { exchanges: number; distinct: number }): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'traffic-bench-'));
+  const load = () => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
+  let met = true;
   try {
     const sample = await sampleAnswers();
-    const load = () => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`;
-    const speed = await measure(dir, 'mixed', options.exchanges, sample);
-    const rate = perCpuSecond(speed.judged.judged, speed.judged);
-    const floorRate = perCpuSecond(speed.floor.exchanges, speed.floor);
-    const ratio = speed.judged.cpuMs / speed.floor.cpuMs;
-    const fast = ratio <= GOALS.ratioToFloor;
-    console.log(`traffic benchmark, one thread (${load()}); CPU time of each process, wall time beside it`);
-    console.log(
-      `  speed   ${options.exchanges} exchanges of a mixed day, ${mb(speed.bytes / 1024 / 1024)} of HAR (verdict ${speed.judged.verdict}${speed.judged.failed.length ? `: ${speed.judged.failed.join(', ')}` : ''})`,
-    );
-    console.log(
-      `          judged ${rate.toFixed(0)} exchanges/s (${(speed.judged.cpuMs / 1000).toFixed(1)} s CPU, ${(speed.judged.ms / 1000).toFixed(1)} s wall) · floor ${floorRate.toFixed(0)} exchanges/s (${(speed.floor.cpuMs / 1000).toFixed(1)} s CPU, ${(speed.floor.ms / 1000).toFixed(1)} s wall)`,
-    );
-    console.log(
-      `          ratio to the floor ${ratio.toFixed(2)} · goal <= ${GOALS.ratioToFloor}: ${mark(fast)}`,
-    );
-    let small = true;
-    if (options.distinct > 0) {
-      const memory = await measure(dir, 'distinct', options.distinct, sample);
-      small = memory.judged.maxRssMb <= GOALS.peakRssMb;
-      const capped = memory.capped as Judged;
+    console.log(`traffic benchmark, one thread, ${process.version} (${load()}); CPU time of each process`);
+    console.log(`  speed, ${options.exchanges} exchanges, default budget (${DEFAULT_MEMORY_BYTES / MB}MB):`);
+    for (const scenario of ['mixed', 'distinct'] as const) {
+      const { bytes, floor, judged } = await measure(dir, scenario, options.exchanges, sample, [
+        DEFAULT_MEMORY_BYTES,
+      ]);
+      const [judge] = judged as [Judged];
+      const ratio = judge.cpuMs / floor.cpuMs;
+      met &&= ratio <= GOALS.ratioToFloor;
       console.log(
-        `  memory  ${options.distinct} exchanges over ${options.distinct} distinct walk ids, ${mb(memory.bytes / 1024 / 1024)} of HAR (verdict ${memory.judged.verdict}${memory.judged.failed.length ? `: ${memory.judged.failed.join(', ')}` : ''})`,
-      );
-      console.log(
-        `          judged: peak RSS ${mb(memory.judged.maxRssMb)} (${(memory.judged.cpuMs / 1000).toFixed(1)} s CPU) · floor: peak RSS ${mb(memory.floor.maxRssMb)} (${(memory.floor.cpuMs / 1000).toFixed(1)} s CPU) · goal <= ${GOALS.peakRssMb} MB: ${mark(small)}`,
-      );
-      console.log(
-        `          capped (NODE_OPTIONS=--max-old-space-size=${CAPPED.oldSpaceMb}, --traffic-memory ${CAPPED.stateBytes / 1024 / 1024}MB): peak RSS ${mb(capped.maxRssMb)} (${(capped.cpuMs / 1000).toFixed(1)} s CPU, verdict ${capped.verdict}) · goal <= ${GOALS.peakRssMb} MB: ${mark(capped.maxRssMb <= GOALS.peakRssMb)}`,
+        `    ${scenario.padEnd(8)} judged ${perCpuSecond(judge.judged, judge).toFixed(0)}/s (${cpu(judge)}) · floor ${perCpuSecond(floor.exchanges, floor).toFixed(0)}/s (${cpu(floor)}) · ratio ${ratio.toFixed(2)} (goal <= ${GOALS.ratioToFloor}: ${mark(ratio <= GOALS.ratioToFloor)}) · ${mb(bytes / MB)} of HAR, verdict ${verdictOf(judge)} · ${load()}`,
       );
     }
-    return fast && small;
+    if (options.distinct > 0) {
+      console.log('  memory, distinct walks: peak RSS by budget (floor: reading and parsing alone)');
+      const peaks: number[][] = [];
+      for (const walks of [options.distinct, options.distinct * 2]) {
+        const { bytes, floor, judged } = await measure(dir, 'distinct', walks, sample, BUDGETS);
+        peaks.push(judged.map((j) => j.maxRssMb));
+        const cells = judged.map((j, i) => {
+          const budgetMb = (BUDGETS[i] as number) / MB;
+          const within = j.maxRssMb <= budgetMb + GOALS.overBudgetMb;
+          met &&= within;
+          return `${budgetMb}MB ${mb(j.maxRssMb)} (${cpu(j)}; <= budget + ${GOALS.overBudgetMb}: ${mark(within)})`;
+        });
+        console.log(
+          `    ${String(walks).padStart(9)} walks (${mb(bytes / MB)} of HAR): ${cells.join(' · ')} · floor ${mb(floor.maxRssMb)} · verdict ${verdictOf(judged[0] as Judged)} · ${load()}`,
+        );
+      }
+      const [small, large] = peaks as [number[], number[]];
+      const defaultMet = (small[0] as number) <= GOALS.peakRssMb;
+      const growths = large.map((peak, i) => peak / (small[i] as number));
+      const flat = growths.every((g) => g <= GOALS.growth);
+      met &&= defaultMet && flat;
+      console.log(
+        `    default budget at ${options.distinct} walks <= ${GOALS.peakRssMb} MB: ${mark(defaultMet)} · twice the walks ÷ once: ${growths.map((g) => g.toFixed(2)).join(', ')} (goal <= ${GOALS.growth}: ${mark(flat)})`,
+      );
+    }
+    const spill = await child<Spill>(SPILL, []);
+    console.log(
+      `  spill, ${spill.records} records to ${spill.engine}: written ${spill.writePerCpuSecond.toFixed(0)}/s, read back ${spill.readPerCpuSecond.toFixed(0)}/s of CPU · installed ${spill.installedKb} KB`,
+    );
+    return met;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -82,8 +82,9 @@ export const PACKAGES: readonly PackageDefinition[] = [
     // The decision log the findings cite by id (D-…), beside the specs the rules read.
     files: [LIVE_SPEC, 'spec/DECISIONS.md'],
     inlineDependencies: true,
-    // SQLite, where a recording's state spills past its memory budget: loaded on the first spill.
-    external: ['better-sqlite3'],
+    // SQLite in WebAssembly, where a recording's state spills past its memory budget on a Node
+    // without a stable node:sqlite: loaded on the first spill, and it finds its .wasm beside itself.
+    external: ['node-sqlite3-wasm'],
     resolvedAtRunTime: [],
     replacements: {
       'reference-server/start.ts': EMBEDDED_FROM_SANDBOX,

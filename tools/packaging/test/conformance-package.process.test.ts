@@ -42,7 +42,7 @@ function conformance(args: string[], keys: Record<string, string> = reference.cr
 }
 
 describe('the packed conformance package', () => {
-  it("holds JavaScript, the OpenAPI document, the inlined packages' licences and SQLite's native module as its one dependency", async () => {
+  it("holds JavaScript, the OpenAPI document, the inlined packages' licences and SQLite in WebAssembly as its one dependency", async () => {
     const listed = await run('tar', ['-tzf', tarball]);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/conformance/main.mjs');
@@ -59,9 +59,9 @@ describe('the packed conformance package', () => {
       readFileSync(join(project, 'node_modules/canvassing-conformance/package.json'), 'utf8'),
     ) as { version: string; dependencies?: object };
     expect(manifest.version).toBe(API.version);
-    // Native: its binary is found beside its own files, so it is installed, never inlined.
-    expect(manifest.dependencies ?? {}).toEqual({ 'better-sqlite3': '12.11.1' });
-    expect(licences).not.toMatch(/^better-sqlite3@/m);
+    // Its .wasm is found beside its own files, so it is installed, never inlined; nothing to compile.
+    expect(manifest.dependencies ?? {}).toEqual({ 'node-sqlite3-wasm': '0.8.60' });
+    expect(licences).not.toMatch(/^node-sqlite3-wasm@/m);
   });
 
   it('installs as docs/qa.md says: its packages counted and its size within a tenth', () => {
@@ -135,15 +135,15 @@ describe('the packed conformance package', () => {
   it('loads SQLite only when a recording spills its state, and judges it alike then', async () => {
     const har = join(scratchDir('spill'), 'run.har');
     expect((await conformance(['--base-url', reference.baseUrl, '--har', har, '--quiet'])).status).toBe(0);
-    // Node's module log names every CommonJS module loaded: the native binding only when it spills.
+    // Node's module log names every CommonJS module loaded: SQLite in WebAssembly only when it spills.
     const judged = (extra: string[]) =>
       run(binOf(project, 'canvassing-conformance'), ['--traffic', har, ...extra], {
         cwd: project,
         env: { ...outsideEnv(reference.credentials), NODE_DEBUG: 'module' },
       });
     const [roomy, tight] = [await judged([]), await judged(['--traffic-memory', '1MB'])];
-    expect(roomy.stderr).not.toContain('better-sqlite3');
-    expect(tight.stderr).toContain('better-sqlite3');
+    expect(roomy.stderr).not.toContain('node-sqlite3-wasm');
+    expect(tight.stderr).toContain('node-sqlite3-wasm');
     expect(tight.stderr).not.toMatch(/Error|Cannot find/);
     expect(tight.status).toBe(0);
     const verdict = (text: string) => text.split('\n').filter((line) => /^[✗✓]|Verdict/.test(line));

