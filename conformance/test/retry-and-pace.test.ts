@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRateLimitedProxy } from '../../tools/test-support/rate-limited.ts';
 import { HttpClient } from '../transport/client.ts';
-import { busiestSecond } from '../transport/pace.ts';
+import { busiestSecond } from '../transport/windows.ts';
 import { DEFAULTS } from '../cli/config.ts';
 import { isFinal, type SuiteConfig } from '../core/types.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
@@ -44,6 +44,16 @@ const unavailable = (res: ServerResponse) =>
   res
     .writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
     .end('{"ok":false,"error":{"code":"unavailable","message":"Try again."}}');
+
+/** A 503 that does not say when to come back: a failure, not the target's pace. */
+const failing = (res: ServerResponse) =>
+  res
+    .writeHead(503, { 'content-type': 'application/json' })
+    .end('{"ok":false,"error":{"code":"unavailable","message":"Down."}}');
+const throttling = (res: ServerResponse) =>
+  res
+    .writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' })
+    .end('{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}');
 
 /** Fails the first `n` requests with `fail`, then answers 200. */
 async function failingFirst(n: number, fail: (res: ServerResponse) => void) {
@@ -98,14 +108,52 @@ describe('the retry policy', () => {
     );
   });
 
-  it('--retries 0 takes the first answer; --retries 2 stops after three attempts', async () => {
-    const { server } = await failingFirst(10, unavailable);
+  it('--retries 0 takes the first answer; --retries 2 stops a failing 503 after three attempts', async () => {
+    const { server } = await failingFirst(10, failing);
     const none = await clientOf(server.baseUrl, { retries: 0 });
     expect((await none.send({ path: '/a' })).response?.status).toBe(503);
     expect(none.sent).toBe(1);
     const two = await clientOf(server.baseUrl, { retries: 2 });
     expect((await two.send({ path: '/b' })).response?.status).toBe(503);
     expect(two.sent).toBe(3);
+  });
+
+  it.each([
+    ['a 429', throttling],
+    ['a 503 with Retry-After', unavailable],
+  ])(
+    "waits out %s and asks again beyond --retries: the target's pace, not a failure",
+    async (_what, slow) => {
+      const { server } = await failingFirst(6, slow);
+      const client = await clientOf(server.baseUrl, { retries: 2 });
+      expect((await client.send({ path: '/a' })).response?.status).toBe(200);
+      expect(client.sent).toBe(7);
+    },
+  );
+
+  it('--retries 0 asks a throttled request once', async () => {
+    const { server } = await failingFirst(1, throttling);
+    const none = await clientOf(server.baseUrl, { retries: 0 });
+    expect((await none.send({ path: '/a' })).response?.status).toBe(429);
+    expect(none.requestsOf(10).rateLimit?.suggested).toMatch(/^\d+\/s$/);
+  });
+
+  it('a request waiting out its Retry-After leaves its place in flight to the others', async () => {
+    let slow = true;
+    const server = await serve((req, res) => {
+      if (req.url === '/slow' && slow) {
+        slow = false;
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{}');
+      } else ok(res);
+    });
+    const client = await clientOf(server.baseUrl, { concurrency: 1 });
+    const order: string[] = [];
+    await Promise.all(
+      ['/slow', '/a', '/b'].map((path) =>
+        client.send({ path }).then((e) => order.push(`${path} ${e.response?.status}`)),
+      ),
+    );
+    expect(order).toEqual(['/a 200', '/b 200', '/slow 200']);
   });
 
   it('counts every attempt in the budget, and keeps the answer in hand when the budget is spent', async () => {
@@ -134,12 +182,17 @@ describe('the retry policy', () => {
 });
 
 describe('the pace', () => {
-  it('--rate-limit 4/s: no one-second window holds more than four starts', async () => {
-    const server = await serve((_req, res) => ok(res));
+  it('--rate-limit 4/s: no one-second window holds more than four starts, as sent or as they arrive', async () => {
+    const arrivals: number[] = [];
+    const server = await serve((_req, res) => {
+      arrivals.push(performance.now());
+      ok(res);
+    });
     const client = await clientOf(server.baseUrl, { rateLimit: { requests: 4, perMs: 1_000 } });
     await Promise.all(Array.from({ length: 10 }, (_, i) => client.send({ path: `/p${i}` })));
     const starts = client.exchanges.map((e) => e.startedAt ?? 0);
     expect(busiestSecond(starts)).toBeLessThanOrEqual(4);
+    expect(busiestSecond(arrivals)).toBeLessThanOrEqual(4);
     expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(1_990);
     expect(client.requestsOf(100).rateLimit).toEqual({ asked: '4/s', throttled: 0 });
   });
