@@ -253,7 +253,7 @@ export class HttpClient {
    */
   private async tried(
     exchange: Exchange,
-    credentials: string,
+    credentials: readonly string[],
     send: () => Promise<AttemptOutcome>,
   ): Promise<{ outcome: AttemptOutcome; startedAt?: number }> {
     const startedAt = await this.pace.turn(credentials, this.deadline);
@@ -600,12 +600,12 @@ const DECODERS: Record<string, Decoder> = {
   br: promisify(brotliDecompress) as Decoder,
 };
 
-/** What identifies a request's credentials to the target: the keys (or their near misses) it sends. */
-function credentialsOf(spec: RequestSpec): string {
+/** What identifies each credential a request sends to the target: its keys (or their near misses). */
+function credentialsOf(spec: RequestSpec): string[] {
   const uses = spec.auth === undefined ? [] : [spec.auth].flat();
   const keys = uses.map((use) => (use.nearMiss ? `${use.key}~${use.nearMiss}` : use.key));
   if (spec.madeUpKey) keys.push('made-up');
-  return keys.join('+');
+  return keys;
 }
 
 /** An origin and a path to send exactly as written (`HttpClient.asWrittenOf`). */

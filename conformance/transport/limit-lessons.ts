@@ -1,8 +1,8 @@
 /**
  * What a key's answers teach of a rate limit on one window (a second, a minute): a limit refuses
- * once the window's count of accepted requests has reached it, and never below it, so its 429s
- * cluster above one count while the answers below it are accepted. Random 429s (a fault, not a
- * limit) fall at every count, among accepted answers: they teach nothing, however many there are.
+ * once the window's count of accepted requests has reached it, and never below it, so its 429s lie
+ * above the counts it accepted. Random 429s (a fault, not a limit) fall at every count, among the
+ * accepted answers: they teach nothing, however many there are.
  * A limit a deployment declares (`RateLimit-Policy`) is taken as it says.
  */
 
@@ -14,38 +14,38 @@ export interface WindowEvidence {
   refused: number[];
 }
 
-/** Refusals above a count before it is a limit. */
+/** Refusals before a limit is learnt (requests refused together count once: `pace.ts`). */
 const MIN_REFUSALS = 2;
-/** Answers below a count before it is a limit: the window must have been seen filling up. */
-const MIN_BELOW = 4;
-/** At most this share of the refusals above a limit may be matched by acceptances there (jitter). */
-const ACCEPTED_ABOVE = 0.25;
-/** At most this share of the answers below a limit may be refusals (jitter, a stray fault). */
-const REFUSED_BELOW = 0.05;
-/** Evidence kept per window: the newest answers. */
+/** Acceptances before a limit is learnt: the window must have been seen filling up. */
+const MIN_ACCEPTED = 4;
+/**
+ * How much higher than the acceptances' counts the refusals' must lie: the chance that a refusal's
+ * count exceeds an acceptance's (ties half). A limit refuses only above what it accepts (1, less the
+ * jitter between when the client starts a request and when the target counts it); random refusals
+ * fall among the acceptances (0.5).
+ */
+const MIN_SEPARATION = 0.8;
+/** The limit is read as the median of the refusals' counts (a stray refusal below it is jitter). */
+const LIMIT_QUANTILE = 0.5;
+/** Evidence kept per key: the newest answers. */
 export const EVIDENCE_KEPT = 2_000;
 
 /**
- * The smallest count the evidence shows to be a limit: enough refusals at or above it, next to no
- * acceptance there, and next to no refusal below it; undefined when it shows none.
+ * The count the evidence shows to be a limit, when the refusals lie above the acceptances (the
+ * median of the refusals' counts, at least 1); undefined when they lie among them (faults).
  */
 export function limitOf(evidence: WindowEvidence): number | undefined {
-  if (evidence.refused.length < MIN_REFUSALS) return undefined;
+  const { refused } = evidence;
+  if (refused.length < MIN_REFUSALS || evidence.accepted.length < MIN_ACCEPTED) return undefined;
   const accepted = [...evidence.accepted].sort((a, b) => a - b);
-  const refused = [...evidence.refused].sort((a, b) => a - b);
-  for (const candidate of new Set(refused)) {
-    if (candidate < 1) continue;
-    const refusedBelow = firstAtLeast(refused, candidate);
-    const acceptedBelow = firstAtLeast(accepted, candidate);
-    const refusedAbove = refused.length - refusedBelow;
-    const acceptedAbove = accepted.length - acceptedBelow;
-    const below = refusedBelow + acceptedBelow;
-    if (refusedAbove < MIN_REFUSALS || below < MIN_BELOW) continue;
-    if (acceptedAbove > refusedAbove * ACCEPTED_ABOVE) continue;
-    if (refusedBelow > below * REFUSED_BELOW) continue;
-    return candidate;
+  let above = 0;
+  for (const count of refused) {
+    const below = firstAtLeast(accepted, count);
+    above += below + (firstAtLeast(accepted, count + 1) - below) / 2;
   }
-  return undefined;
+  if (above / (refused.length * accepted.length) < MIN_SEPARATION) return undefined;
+  const sorted = [...refused].sort((a, b) => a - b);
+  return Math.max(1, sorted[Math.floor(LIMIT_QUANTILE * (sorted.length - 1))] as number);
 }
 
 /** The pace kept under a limit: a tenth below it (at least one less), never below one. */
