@@ -87,7 +87,7 @@ describe('the retry policy', () => {
   });
 
   it.each([
-    ['a 503', unavailable],
+    ['a 503 without Retry-After', failing],
     ['a reset', reset],
   ])('never tries %s to a write again: it may have been acted on', async (_what, fail) => {
     const { server, hits } = await failingFirst(1, fail);
@@ -96,6 +96,14 @@ describe('the retry policy', () => {
     expect(final.response?.status ?? final.error?.kind).not.toBe(200);
     expect(hits()).toBe(1);
     expect(client.exchanges).toHaveLength(1);
+  });
+
+  it('tries a 503 with Retry-After to a write again: the target says it did not handle it', async () => {
+    const { server } = await failingFirst(1, unavailable);
+    const client = await clientOf(server.baseUrl);
+    expect((await client.send({ method: 'POST', path: '/api/v1/walks', body: '{}' })).response?.status).toBe(
+      200,
+    );
   });
 
   it('tries a 429 to a write again: the target did not act on it', async () => {

@@ -1,7 +1,7 @@
 /**
  * When an attempt is tried again, and after how long. Throttling is the target's pace, never its
- * fault: a 429 on any request (the target did not act on it) and a 503 with `Retry-After` on GET and
- * HEAD are waited out and asked again, up to `THROTTLED_RETRIES` times whatever `--retries` says
+ * fault: a 429 or a 503 with `Retry-After`, on any request (the target says it did not handle it),
+ * is waited out and asked again, up to `THROTTLED_RETRIES` times whatever `--retries` says
  * (`--retries 0` alone turns it off), each wait the `Retry-After` asked for. A 503 without one and a
  * reset with no answer on GET and HEAD are failures, tried again at most `--retries` times, the wait
  * doubling from a quarter second. A wait longer than `--max-retry-wait` is not waited: the answer
@@ -44,8 +44,9 @@ export function retryOf(
 ): Retry | undefined {
   const reason = reasonOf(outcome);
   if (reason === undefined || limits.retries === 0) return undefined;
-  if (RETRY_POLICY[reason] === 'idempotent' && !IDEMPOTENT.has(method)) return undefined;
   const throttled = !('kind' in outcome) && isThrottled(outcome);
+  // A throttled answer says the request was not handled: asked again whatever its method.
+  if (!throttled && RETRY_POLICY[reason] === 'idempotent' && !IDEMPOTENT.has(method)) return undefined;
   if (tries >= (throttled ? Math.max(limits.retries, THROTTLED_RETRIES) : limits.retries)) return undefined;
   const backoff = FIRST_BACKOFF_MS * 2 ** tries;
   const asked = 'kind' in outcome ? undefined : retryAfterMs(outcome.headers);
