@@ -12,6 +12,7 @@ import type { Output } from '../../command-line/output.ts';
 import type { CliOptions } from './config.ts';
 import type { Exchange, KeyName, Report } from '../core/types.ts';
 import { ConfigError } from '../core/config-error.ts';
+import { durationText } from '../core/duration.ts';
 import { helpFor, parseCli } from './config.ts';
 import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { applyExpectedFailures, loadExpectedFailures } from '../run/expectations.ts';
@@ -76,7 +77,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
     if (options.shard && options.traffic !== undefined)
       return await judgeShard(options, options.shard, options.traffic, session, io);
-    const run = await reportOf(options, session, io);
+    const run = await withinMaxDuration(reportOf(options, session, io), options.config.maxDurationMs);
     session.progress?.finish();
     const { redact } = session;
     let report = run.report;
@@ -104,6 +105,35 @@ export async function main(argv: string[], env: Record<string, string | undefine
     await session.stop?.();
   }
 }
+
+/**
+ * The run, or a stop with exit 2 once `--max-duration` has passed: the client stops
+ * sending and waiting before then (`transport/client.ts`), so this ends only a run whose judging or
+ * reporting would have overrun it.
+ */
+async function withinMaxDuration<T>(run: Promise<T>, maxDurationMs: number | undefined): Promise<T> {
+  if (maxDurationMs === undefined) return run;
+  let timer: NodeJS.Timeout | undefined;
+  const over = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new RunOverTime(
+            `the run reached --max-duration ${durationText(maxDurationMs)} before its report was ready (it was still judging); raise --max-duration`,
+          ),
+        ),
+      maxDurationMs,
+    );
+  });
+  try {
+    return await Promise.race([run, over]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A run past `--max-duration`: exit 2 with one line. */
+class RunOverTime extends ConfigError {}
 
 /** What the output passes through, what shows the run's progress, and what stops the target after. */
 interface Session {

@@ -22,6 +22,8 @@ import {
   CREDENTIAL_KEY_NAMES,
 } from '../../spec/facts.ts';
 import { ConfigError } from '../core/config-error.ts';
+import { durationText, parseDuration } from '../core/duration.ts';
+import { THROTTLED_RETRIES } from '../transport/retry.ts';
 import { EMPTY_CAMPAIGN, NO_SCOPE, OTHER, PRIMARY, REVOKED } from '../core/key-uses.ts';
 import type { Verbosity } from '../reporters/console.ts';
 import { REPORTER_NAMES, type ReporterName } from '../reporters/format.ts';
@@ -37,8 +39,9 @@ export const DEFAULTS = {
   timeoutMs: 10_000,
   maxRequests: 1500,
   maxResponseBytes: 8 * 1024 * 1024,
-  maxRetryWaitMs: 10_000,
+  maxRetryWaitMs: 60_000,
   retries: 3,
+  maxDurationMs: 15 * 60_000,
   seed: 20261124,
 } as const;
 
@@ -194,6 +197,9 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
       DEFAULTS.maxRetryWaitMs,
     ),
     retries: integerFlag('--retries', flags.retries, LIMITS.retries, DEFAULTS.retries),
+    maxDurationMs: maxDurationOf(
+      flags['max-duration'] ?? (merged[MAX_DURATION_VARIABLE]?.trim() || undefined),
+    ),
     seed: integerFlag('--seed', flags.seed, LIMITS.seed, DEFAULTS.seed),
   };
   if (flags['rate-limit'] !== undefined) config.rateLimit = rateLimitOf(flags['rate-limit']);
@@ -234,6 +240,19 @@ function requireBaseUrlForKeys(config: CliOptions['config']): void {
 
 /** The variable `--base-url` falls back to. */
 const BASE_URL_VARIABLE = 'CONFORMANCE_BASE_URL';
+
+/** The variable `--max-duration` falls back to. */
+const MAX_DURATION_VARIABLE = 'CONFORMANCE_MAX_DURATION';
+
+/** `--max-duration 15m`: the longest a run may take (`core/duration.ts`), one second to a day. */
+function maxDurationOf(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULTS.maxDurationMs;
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms < LIMITS.maxDurationMs.min || ms > LIMITS.maxDurationMs.max) {
+    throw badValue('--max-duration', 'a duration from 1s to 24h with its unit, such as 90s, 15m or 1h', raw);
+  }
+  return ms;
+}
 
 /** `--rate-limit 20/s` or `600/min`: request starts allowed per second or per minute. */
 function rateLimitOf(raw: string): RateLimit {
@@ -415,6 +434,7 @@ const LIMITS = {
   maxResponseBytes: { min: 1024, max: 1024 ** 3 },
   maxRetryWaitMs: { min: 0, max: 120_000 },
   retries: { min: 0, max: 10 },
+  maxDurationMs: { min: 1_000, max: 24 * 3_600_000 },
   ratePerSecond: 10_000,
   seed: { min: 0, max: 2 ** 31 - 1 },
   sample: { min: 1, max: 1_000_000 },
@@ -489,17 +509,22 @@ const FLAGS = {
   'max-retry-wait': {
     type: 'string',
     value: 'MS',
-    help: `Longest Retry-After honoured on a 429 or 503 before a retry; a longer one's answer\nstands (default ${DEFAULTS.maxRetryWaitMs})`,
+    help: `Longest Retry-After honoured on a 429 or 503 before a retry; a longer one's answer\nstands (default ${DEFAULTS.maxRetryWaitMs}: a per-minute limit asks for up to a minute)`,
+  },
+  'max-duration': {
+    type: 'string',
+    value: 'DURATION',
+    help: `Longest the whole run may take, e.g. 90s, 15m, 1h (default ${durationText(DEFAULTS.maxDurationMs)};\nenv ${MAX_DURATION_VARIABLE}); past it nothing more is sent, the run ends with exit 2\nand names what was still waiting`,
   },
   retries: {
     type: 'string',
     value: 'N',
-    help: `Times one request is tried again (default ${DEFAULTS.retries}): a 429 on any request; a 503\nor a reset with no answer on GET and HEAD only. Every attempt counts in the budget\nand appears in the HAR, the JSON report and the coverage`,
+    help: `Times a failed request is tried again (default ${DEFAULTS.retries}): a 503 or a reset with no\nanswer, on GET and HEAD only. A throttled answer (a 429, a 503 with Retry-After) is\nwaited out and asked again up to ${THROTTLED_RETRIES} times (none with --retries 0). Every attempt\ncounts in the budget and appears in the HAR, the JSON report and the coverage`,
   },
   'rate-limit': {
     type: 'string',
     value: 'N/s|N/min',
-    help: 'Request starts allowed in any second (N/s) or minute (N/min); on a 429 the run\nwaits out its Retry-After and keeps to the rate the target accepted (default:\nno cap but --concurrency, until a 429)',
+    help: "Request starts allowed in any sliding second (N/s) or minute (N/min), never more;\nwithout it the run learns a per-key limit per second and per minute from the\ntarget's 429s (refusals that cluster at one count) and keeps a tenth below it",
   },
   sample: {
     type: 'string',
@@ -602,6 +627,7 @@ function environmentText(): string {
     ['CONFORMANCE_BASE_URL', 'base URL (as --base-url)'],
     ...CREDENTIAL_NAMES.map((name): [string, string] => [name, CREDENTIAL_HELP[name]]),
     ['CONFORMANCE_STRICT=1', 'as --strict'],
+    [MAX_DURATION_VARIABLE, 'as --max-duration'],
     ['CONFORMANCE_PROXY', 'as --proxy'],
     ['CONFORMANCE_PROXY_PASSWORD', "the password of the proxy's user, when its URL has none"],
     ['HTTPS_PROXY, HTTP_PROXY', 'the proxy of an https or http target (either case, as curl)'],

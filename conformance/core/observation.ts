@@ -13,6 +13,8 @@ export type AnswerKind =
   | 'lost'
   /** An answer whose declared Content-Encoding does not decode. */
   | 'undecodable'
+  /** Still throttled after the client's retries: a 429, or a 503 that says when to come back. */
+  | 'throttled'
   /** A 5xx. */
   | 'server-error'
   /** An HTML page (a gateway's or a framework's error page). */
@@ -73,6 +75,7 @@ export function answerKindOf(
     const failure = exchange.error ?? { kind: 'network', message: 'no answer' };
     return { answer: failure.kind === 'undecodable' ? 'undecodable' : 'lost', failure };
   }
+  if (isThrottled(response)) return { answer: 'throttled' };
   if (response.status >= 500) return { answer: 'server-error' };
   // A redirect is a legal answer to another spelling of a path, whatever page it carries.
   if (response.status >= 300 && response.status <= 399) return { answer: 'usable' };
@@ -80,6 +83,16 @@ export function answerKindOf(
   if (bodyless || !hasBody(exchange.request.method, response) || response.json !== undefined)
     return { answer: 'usable' };
   return { answer: 'not-json' };
+}
+
+/**
+ * The target's pace, never its fault: a 429, or a 503 with `Retry-After` (the client waits either
+ * out and asks again; one still throttled after that says nothing of the rules that asked).
+ */
+export function isThrottled(response: Pick<ResponseData, 'status' | 'headers'>): boolean {
+  return (
+    response.status === 429 || (response.status === 503 && response.headers['retry-after'] !== undefined)
+  );
 }
 
 export function isHtml(response: ResponseData): boolean {

@@ -26,10 +26,16 @@ export interface SuiteConfig {
   /** Longest wait a 429's (or a 503's) `Retry-After` may impose before one retry. */
   maxRetryWaitMs: number;
   /**
-   * `--retries N`: how many times one request is tried again (`RETRY_POLICY` of client.ts: a 429 on
-   * any request; a 503 or a reset with no answer on GET and HEAD). Every attempt counts in the budget.
+   * `--retries N`: how many times a failed request is tried again (`transport/retry.ts`: a 503 or a
+   * reset with no answer on GET and HEAD; a throttled answer is waited out more often, unless 0).
+   * Every attempt counts in the budget.
    */
   retries: number;
+  /**
+   * `--max-duration`: the longest a run may take, in milliseconds; past it nothing more is sent or
+   * waited for, and what was still waiting is named. Undefined: no bound (in-process tests).
+   */
+  maxDurationMs?: number;
   /** `--rate-limit N/s` or `N/min`: request starts allowed in any one-second (or one-minute) window. */
   rateLimit?: RateLimit;
   /** How many walks the detail checks fetch (the empty and unlocated ones first). */
@@ -211,7 +217,9 @@ export type FailureKind =
   /** Not sent: the request budget is spent. */
   | 'budget'
   /** Not sent: the target stopped answering, so the suite stopped asking. */
-  | 'gave-up';
+  | 'gave-up'
+  /** Not sent, or not answered in time: the run reached `--max-duration`. */
+  | 'past-deadline';
 
 /** The flag that caps an answer's size: a `too-large` failure that names it was cut at the cap. */
 export const RESPONSE_CAP_FLAG = '--max-response-bytes';
@@ -367,6 +375,10 @@ export interface PaceSummary {
   asked?: string;
   /** Request starts per second the target's 429s taught the client to keep to. */
   learntPerSecond?: number;
+  /** Request starts per minute the target's 429s taught the client to keep to. */
+  learntPerMinute?: number;
+  /** The `--rate-limit` to set when answers were still throttled after their retries. */
+  suggested?: string;
   /** Answers with status 429, every attempt counted. */
   throttled: number;
 }

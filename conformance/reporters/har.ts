@@ -67,7 +67,7 @@ export interface Har {
   };
 }
 
-/** Not sent at all: the budget was spent or the target had stopped answering. */
+/** Not sent at all: the budget was spent or the target had stopped answering (or never started: the run's time was over). */
 const NOT_SENT = new Set(['budget', 'gave-up']);
 
 /** Anything shaped like a key of this API (`svc_sk_live_<body>`), whoever's it is. */
@@ -82,7 +82,7 @@ export function harOf(exchanges: readonly Exchange[], report: Report): Har {
       creator: { name: report.tool.name, version: report.tool.version },
       comment: `Conformance run against ${report.target.baseUrl}. Keys appear as $CONFORMANCE_API_KEY etc., gateway headers (--header) as $CONFORMANCE_HEADER_NAME: set them before replaying.`,
       entries: exchanges
-        .filter((e) => !(e.error && NOT_SENT.has(e.error.kind)))
+        .filter((e) => !(e.error && (NOT_SENT.has(e.error.kind) || e.startedAt === undefined)))
         .map((e) => entryOf(e, Number.isNaN(started) ? Date.now() : started)),
     },
   };

@@ -54,6 +54,7 @@ function paceText(pace: Report['requests']['rateLimit']): string[] {
     ...(pace.asked ? [`--rate-limit ${pace.asked}`] : []),
     ...(pace.throttled > 0 ? [`${pace.throttled} answered 429`] : []),
     ...(pace.learntPerSecond !== undefined ? [`kept to ${pace.learntPerSecond}/s`] : []),
+    ...(pace.learntPerMinute !== undefined ? [`kept to ${pace.learntPerMinute}/min`] : []),
   ];
   return parts.length > 0 ? [parts.join(', ')] : [];
 }

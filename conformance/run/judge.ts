@@ -7,6 +7,9 @@
  * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
  * - a lost one (not sent, timed out, cut): the rules that see lost requests (`seesLost`: the
  *   transport's, about cut answers); the rules that planned it are left unjudged;
+ * - a throttled one (a 429, or a 503 with `Retry-After`, still so after the client's retries): the
+ *   target's pace, never its fault: only the rules about every answer judge it, and the rules that
+ *   planned it are left unjudged;
  * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
  *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
  *   about every answer alone. The other rules that planned it are left unjudged, so one cause is
@@ -72,7 +75,8 @@ export class Judge {
       // Every attempt shows in the statuses seen; only final answers are judged and drift-analysed.
       if (obs.op && !obs.private && obs.exchange.response) this.countStatus(obs);
       for (const tally of this.tallies) {
-        if (tally.rule.judgesEveryAttempt && obs.answer !== 'usable') this.judgeWith(tally, obs);
+        const unusable = obs.answer !== 'usable' && obs.answer !== 'throttled';
+        if (tally.rule.judgesEveryAttempt && unusable) this.judgeWith(tally, obs);
       }
       return;
     }
@@ -80,6 +84,14 @@ export class Judge {
       const reason = lostReason(obs);
       for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);
       for (const { tally, across } of this.acrosses) if (tally.rule.seesLost) across.see(obs);
+      return;
+    }
+    if (obs.answer === 'throttled') {
+      if (obs.op && !obs.private) this.countStatus(obs);
+      for (const tally of this.candidates(obs)) {
+        if (tally.rule.sees === 'every-answer') this.judgeWith(tally, obs);
+        else if (obs.plannedBy?.has(tally.rule.id)) this.mark(tally.rule.id, THROTTLED_REASON, obs);
+      }
       return;
     }
     const usable = obs.answer === 'usable';
@@ -231,6 +243,9 @@ export class Judge {
   }
 }
 
+/** Why a throttled exchange was left unjudged by the rules that asked for it (`report.ts` gives the pace to set). */
+export const THROTTLED_REASON = "still throttled after the retries (the target's pace, not its fault)";
+
 /** Why a lost exchange could not be judged, grouped by cause so a report counts each cause once. */
 export function lostReason(obs: Observation): string {
   const failure = obs.failure ?? { kind: 'network', message: 'no answer' };
@@ -239,6 +254,8 @@ export function lostReason(obs: Observation): string {
       return 'not sent: the request budget is spent (--max-requests)';
     case 'gave-up':
       return 'not sent: the target stopped answering';
+    case 'past-deadline':
+      return 'not sent or not answered: the run reached --max-duration';
     case 'timeout':
       return 'no complete answer within the timeout (--timeout)';
     case 'cut':

@@ -11,7 +11,8 @@ import { securityView } from '../core/security-view.ts';
 import { summarize } from '../core/summary.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
 import type { CheckResult, Coverage, Exchange, OperationCoverage, Report } from '../core/types.ts';
-import { overCap } from '../core/types.ts';
+import { isFinal, overCap } from '../core/types.ts';
+import { isThrottled } from '../core/observation.ts';
 import type { Judge } from './judge.ts';
 import type { Tally } from './tally.ts';
 import { resultOfTally } from './results.ts';
@@ -97,8 +98,12 @@ export function notJudgedLine(
   for (const e of input.exchanges) if (e.error) kinds.set(e.error.kind, (kinds.get(e.error.kind) ?? 0) + 1);
   const unsent = (kinds.get('budget') ?? 0) + (kinds.get('gave-up') ?? 0);
   const timeouts = kinds.get('timeout') ?? 0;
+  const throttled = input.exchanges.filter((e) => isFinal(e) && e.response && isThrottled(e.response));
+  const pace = input.requests.rateLimit?.suggested;
   let cause: string;
-  if ((kinds.get('budget') ?? 0) > 0) {
+  if ((kinds.get('past-deadline') ?? 0) > 0) {
+    cause = pastDeadlineCause(input.exchanges, pace);
+  } else if ((kinds.get('budget') ?? 0) > 0) {
     const needed = Math.max(input.requests.planned ?? 0, input.requests.sent + unsent);
     cause = `${kinds.get('budget')} requests were not sent: the request budget of ${input.requests.budget} is spent; raise --max-requests to ${roundUp(needed)}`;
   } else if (timeouts > 0) {
@@ -108,6 +113,9 @@ export function notJudgedLine(
     const gone = input.exchanges.find((e) => e.error?.kind === 'gave-up')?.error?.message;
     const evidence = gone?.replace(/^not sent: /, '') ?? 'the target stopped answering';
     cause = `${evidence}; ${kinds.get('gave-up')} requests were not sent`;
+  } else if (throttled.length > 0) {
+    const statuses = [...new Set(throttled.map((e) => e.response?.status))].join(' or ');
+    cause = `${throttled.length} request(s) were still throttled (${statuses}) after their retries: the target's pace, not its fault; run again with --rate-limit ${pace ?? '1/s'}`;
   } else if (kinds.size > 0) {
     const [kind, n] = [...kinds].sort((a, b) => b[1] - a[1])[0] as [string, number];
     cause = `${n} requests got no answer (${kind})`;
@@ -115,6 +123,25 @@ export function notJudgedLine(
     cause = unjudged[0]?.reason ?? 'the rules had nothing to judge';
   }
   return `${unjudged.length} required rule(s) not judged (${named}): ${cause}.`;
+}
+
+/**
+ * What was still waiting when the run reached `--max-duration`: how many requests, by what they
+ * waited for, and the first of them.
+ */
+function pastDeadlineCause(exchanges: readonly Exchange[], pace: string | undefined): string {
+  const cut = exchanges.filter((e) => e.error?.kind === 'past-deadline');
+  const first = cut[0];
+  const limit = /--max-duration (\S+)/.exec(first?.error?.message ?? '')?.[1] ?? '';
+  const waiting = new Map<string, number>();
+  for (const e of cut) {
+    const what = /--max-duration \S+ (.*)$/.exec(e.error?.message ?? '')?.[1] ?? 'waiting';
+    waiting.set(what, (waiting.get(what) ?? 0) + 1);
+  }
+  const counts = [...waiting].map(([what, n]) => `${n} ${what}`).join(', ');
+  const example = first ? `; the first: ${first.request.method} ${first.request.url}` : '';
+  const advice = pace ? `raise --max-duration, or set --rate-limit ${pace}` : 'raise --max-duration';
+  return `the run reached --max-duration ${limit} with ${cut.length} request(s) still waiting (${counts})${example}; ${advice}`;
 }
 
 /** A budget that leaves room: the next hundred above what the plan needed. */

@@ -3,10 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../transport/client.ts';
+import { THROTTLED_RETRIES } from '../transport/retry.ts';
 import { USER_AGENT } from '../core/tool.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { HIDDEN_HOST, startForwardProxy } from '../../tools/test-support/reach-parts.ts';
-import { DEFAULTS } from '../cli/config.ts';
 import { configFor } from './harness.ts';
 
 const KEY = 'svc_sk_live_clienttestkey00000000000000000001';
@@ -111,14 +111,13 @@ describe('the HTTP client', () => {
     });
     const given = await endless.send({ path: '/api/v1/walks' });
     expect(given.response?.status).toBe(429);
-    expect(given.retries).toBe(DEFAULTS.retries);
-    expect(endless.sent).toBe(DEFAULTS.retries + 1);
+    // Throttling is waited out more often than a failure is tried again (`--retries`), but not forever.
+    expect(given.retries).toBe(THROTTLED_RETRIES);
+    expect(endless.sent).toBe(THROTTLED_RETRIES + 1);
     // Every attempt is an exchange of its own, each superseded one naming the attempt after it.
     expect(endless.exchanges.map((e) => [e.seq, e.retriedAs, e.retriedFor])).toEqual([
-      [1, 2, '429'],
-      [2, 3, '429'],
-      [3, 4, '429'],
-      [4, undefined, undefined],
+      ...Array.from({ length: THROTTLED_RETRIES }, (_, i) => [i + 1, i + 2, '429']),
+      [THROTTLED_RETRIES + 1, undefined, undefined],
     ]);
   });
 

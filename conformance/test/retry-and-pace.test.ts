@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRateLimitedProxy } from '../../tools/test-support/rate-limited.ts';
 import { HttpClient } from '../transport/client.ts';
-import { busiestSecond } from '../transport/pace.ts';
+import { busiestSecond } from '../transport/windows.ts';
 import { DEFAULTS } from '../cli/config.ts';
 import { isFinal, type SuiteConfig } from '../core/types.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
@@ -45,6 +45,16 @@ const unavailable = (res: ServerResponse) =>
     .writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
     .end('{"ok":false,"error":{"code":"unavailable","message":"Try again."}}');
 
+/** A 503 that does not say when to come back: a failure, not the target's pace. */
+const failing = (res: ServerResponse) =>
+  res
+    .writeHead(503, { 'content-type': 'application/json' })
+    .end('{"ok":false,"error":{"code":"unavailable","message":"Down."}}');
+const throttling = (res: ServerResponse) =>
+  res
+    .writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' })
+    .end('{"ok":false,"error":{"code":"rate_limited","message":"Slow down."}}');
+
 /** Fails the first `n` requests with `fail`, then answers 200. */
 async function failingFirst(n: number, fail: (res: ServerResponse) => void) {
   let hits = 0;
@@ -77,7 +87,7 @@ describe('the retry policy', () => {
   });
 
   it.each([
-    ['a 503', unavailable],
+    ['a 503 without Retry-After', failing],
     ['a reset', reset],
   ])('never tries %s to a write again: it may have been acted on', async (_what, fail) => {
     const { server, hits } = await failingFirst(1, fail);
@@ -86,6 +96,14 @@ describe('the retry policy', () => {
     expect(final.response?.status ?? final.error?.kind).not.toBe(200);
     expect(hits()).toBe(1);
     expect(client.exchanges).toHaveLength(1);
+  });
+
+  it('tries a 503 with Retry-After to a write again: the target says it did not handle it', async () => {
+    const { server } = await failingFirst(1, unavailable);
+    const client = await clientOf(server.baseUrl);
+    expect((await client.send({ method: 'POST', path: '/api/v1/walks', body: '{}' })).response?.status).toBe(
+      200,
+    );
   });
 
   it('tries a 429 to a write again: the target did not act on it', async () => {
@@ -98,14 +116,52 @@ describe('the retry policy', () => {
     );
   });
 
-  it('--retries 0 takes the first answer; --retries 2 stops after three attempts', async () => {
-    const { server } = await failingFirst(10, unavailable);
+  it('--retries 0 takes the first answer; --retries 2 stops a failing 503 after three attempts', async () => {
+    const { server } = await failingFirst(10, failing);
     const none = await clientOf(server.baseUrl, { retries: 0 });
     expect((await none.send({ path: '/a' })).response?.status).toBe(503);
     expect(none.sent).toBe(1);
     const two = await clientOf(server.baseUrl, { retries: 2 });
     expect((await two.send({ path: '/b' })).response?.status).toBe(503);
     expect(two.sent).toBe(3);
+  });
+
+  it.each([
+    ['a 429', throttling],
+    ['a 503 with Retry-After', unavailable],
+  ])(
+    "waits out %s and asks again beyond --retries: the target's pace, not a failure",
+    async (_what, slow) => {
+      const { server } = await failingFirst(6, slow);
+      const client = await clientOf(server.baseUrl, { retries: 2 });
+      expect((await client.send({ path: '/a' })).response?.status).toBe(200);
+      expect(client.sent).toBe(7);
+    },
+  );
+
+  it('--retries 0 asks a throttled request once', async () => {
+    const { server } = await failingFirst(1, throttling);
+    const none = await clientOf(server.baseUrl, { retries: 0 });
+    expect((await none.send({ path: '/a' })).response?.status).toBe(429);
+    expect(none.requestsOf(10).rateLimit?.suggested).toMatch(/^\d+\/s$/);
+  });
+
+  it('a request waiting out its Retry-After leaves its place in flight to the others', async () => {
+    let slow = true;
+    const server = await serve((req, res) => {
+      if (req.url === '/slow' && slow) {
+        slow = false;
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{}');
+      } else ok(res);
+    });
+    const client = await clientOf(server.baseUrl, { concurrency: 1 });
+    const order: string[] = [];
+    await Promise.all(
+      ['/slow', '/a', '/b'].map((path) =>
+        client.send({ path }).then((e) => order.push(`${path} ${e.response?.status}`)),
+      ),
+    );
+    expect(order).toEqual(['/a 200', '/b 200', '/slow 200']);
   });
 
   it('counts every attempt in the budget, and keeps the answer in hand when the budget is spent', async () => {
@@ -135,11 +191,17 @@ describe('the retry policy', () => {
 
 describe('the pace', () => {
   it('--rate-limit 4/s: no one-second window holds more than four starts', async () => {
-    const server = await serve((_req, res) => ok(res));
+    const arrivals: number[] = [];
+    const server = await serve((_req, res) => {
+      arrivals.push(performance.now());
+      ok(res);
+    });
     const client = await clientOf(server.baseUrl, { rateLimit: { requests: 4, perMs: 1_000 } });
     await Promise.all(Array.from({ length: 10 }, (_, i) => client.send({ path: `/p${i}` })));
     const starts = client.exchanges.map((e) => e.startedAt ?? 0);
     expect(busiestSecond(starts)).toBeLessThanOrEqual(4);
+    // As they arrive, the same spread: the server (in this busy process) reads them late and in bunches.
+    expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeGreaterThanOrEqual(1_900);
     expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(1_990);
     expect(client.requestsOf(100).rateLimit).toEqual({ asked: '4/s', throttled: 0 });
   });
@@ -163,10 +225,11 @@ describe('the pace', () => {
     expect(finals.every((e) => e.response?.status === 200)).toBe(true);
     const pace = client.requestsOf(1_000).rateLimit;
     expect(pace?.learntPerSecond).toBeLessThanOrEqual(10);
-    // The run's first second teaches nothing, so two bursts meet the limit (each at most the requests
-    // in flight); after that the client keeps to the rate: the last half of the requests sees next to no 429.
-    expect(pace?.throttled).toBeLessThanOrEqual(2 * 4 + 2);
-    expect(limited.arrivals.slice(-20).filter((a) => a.status === 429).length).toBeLessThanOrEqual(1);
+    // After that the client keeps to the rate: the last half of the requests sees next to no 429.
+    // A limit is learnt once its refusals lie above four acceptances and requests refused together
+    // count once: a few bursts of the requests in flight meet it first.
+    expect(pace?.throttled).toBeLessThanOrEqual(20);
+    expect(limited.arrivals.slice(-20).filter((a) => a.status === 429).length).toBeLessThanOrEqual(2);
     expect(limited.arrivals.filter((a) => a.status === 429)).toHaveLength(pace?.throttled ?? -1);
     const accepted = limited.arrivals.filter((a) => a.status === 200).map((a) => a.at);
     expect(busiestSecond(accepted)).toBeLessThanOrEqual(10);

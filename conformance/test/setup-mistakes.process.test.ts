@@ -144,6 +144,20 @@ describe(
       ]);
     });
 
+    it.each([
+      [['--max-duration', '0'], '--max-duration must be a duration from 1s to 24h with its unit'],
+      [['--rate-limit', '0/s'], '--rate-limit must be a rate from 1/s'],
+      [['--rate-limit', '5/fortnight'], '--rate-limit must be a rate from 1/s'],
+    ])('%j: exit 2 with its one line, before anything is sent', async (args, message) => {
+      const run = await conformance(args);
+      expect(run.status).toBe(2);
+      const lines = linesOf(run.stderr);
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toContain(`conformance: ${message}`);
+      expect(lines[1]).toBe('Run with --help for the options.');
+      expect(run.stdout).toBe('');
+    });
+
     it('--env-file naming a missing file, through npm run conformance: env file not found', () => {
       const missing = join(dir, 'missing.env');
       const run = spawnSync('npm', ['run', '--silent', 'conformance', '--', '--env-file', missing], {

@@ -3,10 +3,10 @@
  * and what 429s teach), a deadline on every attempt that no leg escapes (connect, a proxy's CONNECT,
  * TLS, headers and body: `--timeout`), a request budget, a response size cap, redirects never
  * followed (so a key never travels to another origin), and identical GETs memoized so checks share
- * one fetch. The retry policy (`RETRY_POLICY`) tries a request again, at most `--retries` times: a
- * 429 on any request (the target did not act on it), a 503 or a reset before any answer on GET and
- * HEAD (idempotent); each attempt is an exchange of its own and counts against the budget, and the
- * request ends with its last. Requests ask for `Accept-Encoding: identity` unless a check asks for a
+ * one fetch. What is tried again, and when, is `retry.ts`'s: a throttled answer (a 429, a 503 with
+ * `Retry-After`) is waited out and asked again; each attempt is an exchange of its own, counts
+ * against the budget and is paced, and a request waiting for its retry gives up its place in flight
+ * to others; the request ends with its last attempt. Requests ask for `Accept-Encoding: identity` unless a check asks for a
  * coding; whatever coding an answer declares (gzip, x-gzip, deflate, br) is decoded under the same
  * size cap, so every check judges the content, and a body that does not decode is an `undecodable`
  * failure. Network trouble never throws: it comes back as an `Exchange` with an `error` a check
@@ -21,7 +21,10 @@ import { KEY_PREFIX } from '../../spec/facts.ts';
 import { hasDotSegment } from '../core/dot-segments.ts';
 import { nearMissLabel, nearMissOf } from '../core/near-miss.ts';
 import { Pace } from './pace.ts';
-import { RESPONSE_CAP_FLAG } from '../core/types.ts';
+import { retryOf } from './retry.ts';
+import { durationText } from '../core/duration.ts';
+import { isFinal, RESPONSE_CAP_FLAG } from '../core/types.ts';
+import { isThrottled } from '../core/observation.ts';
 import type {
   Exchange,
   Report,
@@ -29,6 +32,7 @@ import type {
   KeyName,
   KeyUse,
   NetworkFailure,
+  PaceSummary,
   RequestInfo,
   RequestSpec,
   ResponseData,
@@ -54,20 +58,6 @@ const LOCAL_ERRORS: ReadonlySet<string> = new Set([
 ]);
 const MAX_LOCAL_RETRIES = 2;
 
-/**
- * What is tried again, at most `--retries` times per request, and on which methods: a 429 on any
- * (the target refused to act on it), a 503 and a reset with no answer on GET and HEAD only (a write
- * may have been acted on). A 429's or 503's `Retry-After` is honoured up to `--max-retry-wait`
- * (longer, and the answer stands); without one, the wait doubles from a quarter second.
- */
-export const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
-  '429': 'any',
-  '503': 'idempotent',
-  reset: 'idempotent',
-};
-const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
-const FIRST_BACKOFF_MS = 250;
-
 /** What one attempt came to: an answer, or why there was none. */
 type AttemptOutcome = ResponseData | (NetworkFailure & { local?: true });
 
@@ -83,7 +73,14 @@ type ClientOptions = Pick<
   | 'retries'
   | 'rateLimit'
   | 'reach'
+  | 'maxDurationMs'
 > & { embedded?: boolean };
+
+/**
+ * The part of `--max-duration` kept for judging and reporting once the last request has ended: a
+ * tenth, at most ten seconds.
+ */
+const REPORT_RESERVE_MS = 10_000;
 
 /** Told of every attempt once it is settled (answered, failed, or not sent). */
 export type ExchangeListener = (exchange: Exchange) => void;
@@ -114,9 +111,13 @@ export class HttpClient {
   readonly madeUpKey = `${KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   /** The base URL's origin and path, for a path sent as written (`asWrittenOf`). */
   private readonly base: { origin: string; path: string };
+  /** When nothing more is sent or waited for (`--max-duration`), on the monotonic clock. */
+  private readonly deadline: number;
 
   constructor(options: ClientOptions) {
     this.options = options;
+    const total = options.maxDurationMs ?? Number.POSITIVE_INFINITY;
+    this.deadline = performance.now() + total - Math.min(REPORT_RESERVE_MS, total / 10);
     this.pace = new Pace(options.rateLimit);
     const route = routeOf(options);
     this.agent = route.dispatcher;
@@ -169,8 +170,16 @@ export class HttpClient {
       budget,
       memoized: this.memoized,
       retried: { ...this.retried },
-      rateLimit: this.pace.summary(),
+      rateLimit: this.paceSummary(),
     };
+  }
+
+  /** The pace kept, and the one to set when answers were still throttled after their retries. */
+  private paceSummary(): PaceSummary {
+    const summary = this.pace.summary();
+    const throttled = this.exchanges.some((e) => isFinal(e) && e.response && isThrottled(e.response));
+    if (throttled) summary.suggested = this.pace.suggested();
+    return summary;
   }
 
   private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
@@ -188,10 +197,14 @@ export class HttpClient {
     await this.acquire();
     try {
       for (let local = 0; ;) {
-        const outcome = await this.tried(exchange, credentials, () =>
+        const { outcome, startedAt } = await this.tried(exchange, credentials, () =>
           this.attempt(method, asWritten ?? url, wire, spec.body),
         );
         const retry = this.retryOf(method, outcome, exchange.retries, local);
+        if (!('kind' in outcome) && startedAt !== undefined) {
+          const retryAt = retry ? performance.now() + retry.waitMs : undefined;
+          this.pace.answered(credentials, startedAt, outcome, retryAt);
+        }
         if (!retry) {
           this.watch.settled(outcome);
           this.settled(exchange);
@@ -204,8 +217,12 @@ export class HttpClient {
         exchange.retriedFor = retry.reason;
         this.settled(exchange);
         exchange = next;
-        if (retry.reason === '429') this.pace.pauseUntil(credentials, performance.now() + retry.waitMs);
-        else await sleep(retry.waitMs);
+        if (retry.waitMs > 0) {
+          // A request waiting to be asked again leaves its place in flight to the others.
+          this.release();
+          await sleep(retry.waitMs);
+          await this.acquire();
+        }
       }
     } finally {
       this.release();
@@ -219,13 +236,21 @@ export class HttpClient {
     return exchange;
   }
 
-  /** Waits for the pace, sends one attempt and writes what came of it into `exchange`. */
+  /**
+   * Waits for the pace, sends one attempt and writes what came of it into `exchange`; `startedAt`
+   * is the start the pace granted (none when the run's time was over first).
+   */
   private async tried(
     exchange: Exchange,
-    credentials: string,
+    credentials: readonly string[],
     send: () => Promise<AttemptOutcome>,
-  ): Promise<AttemptOutcome> {
-    const startedAt = await this.pace.turn(credentials);
+  ): Promise<{ outcome: AttemptOutcome; startedAt?: number }> {
+    const startedAt = await this.pace.turn(credentials, this.deadline);
+    if (startedAt === undefined) {
+      const outcome = this.pastDeadline("waiting for the target's pace");
+      exchange.error = outcome;
+      return { outcome };
+    }
     // The start the pace granted, on the wall clock: the HAR and the figures show the starts it counted.
     exchange.startedAt = Math.floor(performance.timeOrigin + startedAt);
     const outcome = await send();
@@ -235,12 +260,11 @@ export class HttpClient {
       exchange.error = failure;
     } else {
       exchange.response = outcome;
-      this.pace.answered(credentials, startedAt, outcome.status);
     }
-    return outcome;
+    return { outcome, startedAt };
   }
 
-  /** Whether and when to try again (`RETRY_POLICY`), or undefined when this attempt is the last. */
+  /** Whether and when to try again (`retry.ts`), or undefined when this attempt is the last. */
   private retryOf(
     method: string,
     outcome: AttemptOutcome,
@@ -250,23 +274,12 @@ export class HttpClient {
     if ('kind' in outcome && outcome.local) {
       return local < MAX_LOCAL_RETRIES ? { reason: 'local', waitMs: 0 } : undefined;
     }
-    const reason: RetryReason | undefined =
-      'kind' in outcome
-        ? outcome.kind === 'reset'
-          ? 'reset'
-          : undefined
-        : outcome.status === 429
-          ? '429'
-          : outcome.status === 503
-            ? '503'
-            : undefined;
-    if (reason === undefined || retries >= this.options.retries) return undefined;
-    if (RETRY_POLICY[reason] === 'idempotent' && !IDEMPOTENT.has(method)) return undefined;
     // The budget is spent: the answer in hand stands rather than a "not sent".
     if (this.sent >= this.options.maxRequests) return undefined;
-    const backoff = FIRST_BACKOFF_MS * 2 ** retries;
-    const waitMs = 'kind' in outcome ? backoff : this.retryWaitOf(outcome, backoff);
-    return waitMs === undefined ? undefined : { reason, waitMs };
+    const retry = retryOf(method, outcome, retries, this.options);
+    // A wait past the run's end is not waited: the answer in hand stands.
+    if (retry && performance.now() + retry.waitMs >= this.deadline) return undefined;
+    return retry;
   }
 
   private settled(exchange: Exchange): void {
@@ -317,11 +330,16 @@ export class HttpClient {
   ): Promise<AttemptOutcome> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    // The run's end comes first when it is nearer than `--timeout`.
+    const runEnds = this.deadline - performance.now() < this.options.timeoutMs;
     const deadline = new Promise<'deadline'>((resolve) => {
-      timer = setTimeout(() => {
-        resolve('deadline');
-        controller.abort();
-      }, this.options.timeoutMs);
+      timer = setTimeout(
+        () => {
+          resolve('deadline');
+          controller.abort();
+        },
+        Math.min(this.options.timeoutMs, Math.max(0, this.deadline - performance.now())),
+      );
     });
     const work = this.answerOf(method, target, headers, body, controller).catch(
       (error: unknown) => ({ thrown: error }) as const,
@@ -329,6 +347,7 @@ export class HttpClient {
     try {
       const first = await Promise.race([work, deadline]);
       if (first === 'deadline') {
+        if (runEnds) return this.pastDeadline('waiting for an answer');
         return {
           kind: 'timeout',
           message: `no complete answer within ${this.options.timeoutMs} ms (--timeout)`,
@@ -365,11 +384,18 @@ export class HttpClient {
     return this.contentOf(answer, wire, method);
   }
 
+  /** A request the run's end cut short, and what it was doing then. */
+  private pastDeadline(waiting: string): NetworkFailure {
+    const limit = durationText(this.options.maxDurationMs ?? 0);
+    return { kind: 'past-deadline', message: `the run reached --max-duration ${limit} ${waiting}` };
+  }
+
   /**
-   * Why a request is not sent at all: the target is gone (asked once more after a streak of
-   * failures, `liveness.ts`), or the budget is spent.
+   * Why a request is not sent at all: the run's time is over, the target is gone (asked once more
+   * after a streak of failures, `liveness.ts`), or the budget is spent.
    */
   private async notSending(): Promise<NetworkFailure | undefined> {
+    if (performance.now() >= this.deadline) return this.pastDeadline('before it was sent');
     if (this.watch.gone) return { kind: 'gave-up', message: this.watch.gone };
     if (this.sent >= this.options.maxRequests) {
       return {
@@ -465,20 +491,6 @@ export class HttpClient {
       }
     }
     return content;
-  }
-
-  /**
-   * Milliseconds to wait before trying a 429 or 503 again: its `Retry-After` (seconds or a date),
-   * else `fallback`; undefined when the wait asked for is longer than `--max-retry-wait`.
-   */
-  private retryWaitOf(response: ResponseData, fallback: number): number | undefined {
-    const raw = response.headers['retry-after'];
-    let ms = fallback;
-    if (raw !== undefined) {
-      if (/^\d+$/.test(raw.trim())) ms = Number(raw.trim()) * 1_000;
-      else if (!Number.isNaN(Date.parse(raw))) ms = Math.max(0, Date.parse(raw) - Date.now());
-    }
-    return ms <= this.options.maxRetryWaitMs ? ms : undefined;
   }
 
   private headersOf(spec: RequestSpec): {
@@ -582,12 +594,12 @@ const DECODERS: Record<string, Decoder> = {
   br: promisify(brotliDecompress) as Decoder,
 };
 
-/** What identifies a request's credentials to the target: the keys (or their near misses) it sends. */
-function credentialsOf(spec: RequestSpec): string {
+/** What identifies each credential a request sends to the target: its keys (or their near misses). */
+function credentialsOf(spec: RequestSpec): string[] {
   const uses = spec.auth === undefined ? [] : [spec.auth].flat();
   const keys = uses.map((use) => (use.nearMiss ? `${use.key}~${use.nearMiss}` : use.key));
   if (spec.madeUpKey) keys.push('made-up');
-  return keys.join('+');
+  return keys;
 }
 
 /** An origin and a path to send exactly as written (`HttpClient.asWrittenOf`). */

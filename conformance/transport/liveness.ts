@@ -52,7 +52,7 @@ export class TargetWatch {
       // A cut shows the target is there only once it has answered something whole.
       this.noAnswerInARow++;
       this.lastNoAnswer = outcome.message;
-    } else if (outcome.kind !== 'budget' && outcome.kind !== 'gave-up') {
+    } else if (outcome.kind !== 'budget' && outcome.kind !== 'gave-up' && outcome.kind !== 'past-deadline') {
       this.noAnswerInARow = 0;
     }
   }

@@ -1,0 +1,70 @@
+/**
+ * When an attempt is tried again, and after how long. Throttling is the target's pace, never its
+ * fault: a 429 or a 503 with `Retry-After`, on any request (the target says it did not handle it),
+ * is waited out and asked again, up to `THROTTLED_RETRIES` times whatever `--retries` says
+ * (`--retries 0` alone turns it off), each wait the `Retry-After` asked for. A 503 without one and a
+ * reset with no answer on GET and HEAD are failures, tried again at most `--retries` times, the wait
+ * doubling from a quarter second. A wait longer than `--max-retry-wait` is not waited: the answer
+ * stands. undici's retry interceptor waits out `Retry-After` too, but inside one dispatch: the suite
+ * shows, paces and counts every attempt as an exchange of its own, so it decides here instead.
+ */
+import { isThrottled } from '../core/observation.ts';
+import type { NetworkFailure, ResponseData, RetryReason } from '../core/types.ts';
+
+/** What is tried again, and on which methods (a write may have been acted on). */
+export const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
+  '429': 'any',
+  '503': 'idempotent',
+  reset: 'idempotent',
+};
+/** Times a throttled request is asked again (each after its `Retry-After`), unless `--retries 0`. */
+export const THROTTLED_RETRIES = 10;
+const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+const FIRST_BACKOFF_MS = 250;
+
+export interface RetryLimits {
+  retries: number;
+  maxRetryWaitMs: number;
+}
+
+export interface Retry {
+  reason: Exclude<RetryReason, 'local'>;
+  waitMs: number;
+}
+
+/**
+ * Whether and when to try an attempt again (its `tries`: how many attempts came before it), or
+ * undefined when it is the last.
+ */
+export function retryOf(
+  method: string,
+  outcome: ResponseData | NetworkFailure,
+  tries: number,
+  limits: RetryLimits,
+): Retry | undefined {
+  const reason = reasonOf(outcome);
+  if (reason === undefined || limits.retries === 0) return undefined;
+  const throttled = !('kind' in outcome) && isThrottled(outcome);
+  // A throttled answer says the request was not handled: asked again whatever its method.
+  if (!throttled && RETRY_POLICY[reason] === 'idempotent' && !IDEMPOTENT.has(method)) return undefined;
+  if (tries >= (throttled ? Math.max(limits.retries, THROTTLED_RETRIES) : limits.retries)) return undefined;
+  const backoff = FIRST_BACKOFF_MS * 2 ** tries;
+  const asked = 'kind' in outcome ? undefined : retryAfterMs(outcome.headers);
+  const waitMs = asked ?? backoff;
+  return waitMs <= limits.maxRetryWaitMs ? { reason, waitMs } : undefined;
+}
+
+function reasonOf(outcome: ResponseData | NetworkFailure): Retry['reason'] | undefined {
+  if ('kind' in outcome) return outcome.kind === 'reset' ? 'reset' : undefined;
+  if (outcome.status === 429) return '429';
+  return outcome.status === 503 ? '503' : undefined;
+}
+
+/** A `Retry-After` in milliseconds (seconds or an HTTP date), or undefined when there is none. */
+export function retryAfterMs(headers: Readonly<Record<string, string>>): number | undefined {
+  const raw = headers['retry-after']?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (/^\d+$/.test(raw)) return Number(raw) * 1_000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
