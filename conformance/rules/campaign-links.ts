@@ -11,6 +11,7 @@ import { roleOf } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
 import { breaks, holds, unjudged } from '../core/rule.ts';
 import { isObject } from '../../spec/json-value.ts';
+import { safeDecode } from '../core/spec-model.ts';
 
 /** Paths kept per field and campaign: two already show a fault. */
 const MAX_PATHS = 8;
@@ -32,14 +33,6 @@ export function linkPaths(item: Record<string, unknown>): [string, string][] {
     return segments.includes('{id}') ? [[field, segments.join('/')]] : [];
   });
 }
-
-const safeDecode = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
 
 function campaignLinksAcross(): Across {
   /** `field` → campaign → paths, with the first exchange that showed each. */

@@ -12,6 +12,7 @@ import { PRIMARY_KEY, roleOf } from '../core/roles.ts';
 import type { Judgement, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
+import { safeDecode } from '../core/spec-model.ts';
 import type { ResponseData } from '../core/types.ts';
 import { collectionRequest } from './requests.ts';
 
@@ -72,7 +73,7 @@ const INTERNALS: readonly { name: string; pattern: RegExp }[] = [
 /** What of the code behind an error body tells, or undefined when nothing does. */
 export function internalsIn(obs: Observation, body: string): string | undefined {
   let text = body;
-  for (const asked of [obs.target, obs.path, decodeURIComponent(obs.path)])
+  for (const asked of [obs.target, obs.path, safeDecode(obs.path)])
     if (asked) text = text.split(asked).join(' ');
   const found = INTERNALS.find(({ pattern }) => pattern.test(text));
   if (!found) return undefined;

@@ -633,7 +633,7 @@ const INVENTORY: KeyedEntry[] = [
     ['apitop10'],
     version(() => 'internal'),
   ),
-  keyed('inventory', 'a /stops sub-route', ['apitop10', 'suite'], subRoute('/stops'), ON),
+  keyed('inventory', 'a /stops sub-route', ['apitop10', 'suite'], subRoute('/stops', 'item'), ON),
   keyed('inventory', 'an /export sub-route', ['apitop10', 'suite'], subRoute('/export'), ON),
   keyed('inventory', 'a .csv suffix, with a key', ['apitop10', 'suite'], tail('.csv'), ON),
   keyed('inventory', 'a .json suffix, with a key', ['apitop10', 'suite'], tail('.json')),

@@ -11,6 +11,7 @@ import type { Campaign } from '../../core/roles.ts';
 import { PRIMARY_KEY, REVOKED_KEY } from '../../core/roles.ts';
 import type { ListedItem, Probe, World } from '../../core/rule.ts';
 import type { OperationModel } from '../../core/spec-model.ts';
+import { safeDecode } from '../../core/spec-model.ts';
 import type { Exchange, RequestSpec } from '../../core/types.ts';
 import { collectionRequest } from '../requests.ts';
 import type { KeyedAsking, KeyedEntry, KeyedFamily, RunFacts } from './catalogue.ts';
@@ -60,7 +61,7 @@ export function linkSegments(record: Record<string, unknown>): string[] {
       ? new URL(value).pathname
           .split('/')
           .filter((segment) => segment !== '')
-          .map((segment) => decodeURIComponent(segment))
+          .map(safeDecode)
       : [],
   );
 }

@@ -18,6 +18,7 @@ import type { Campaign } from '../../core/roles.ts';
 import { roleOf } from '../../core/roles.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
+import { safeDecode } from '../../core/spec-model.ts';
 import { joinBits } from '../../core/state.ts';
 import type { MockMode } from '../../core/types.ts';
 import { carriesData } from '../auth-readings.ts';
@@ -111,7 +112,7 @@ function scopeAcross(family: KeyedFamily, ctx: RuleContext): Across {
         }
         const credential = obs.credential;
         const role = credential.kind === 'key' ? roleOf(credential.key) : undefined;
-        const named = decodeURIComponent(obs.path).split('/').filter(othersOnly);
+        const named = obs.path.split('/').map(safeDecode).filter(othersOnly);
         const served = idsIn(response).filter(othersOnly);
         const problem =
           role && !role.scoped

@@ -6,6 +6,7 @@
  */
 import type { KeyName, Via } from '../../core/roles.ts';
 import type { KeyPlacement, KeyUse } from '../../core/types.ts';
+import { safeDecode } from '../../core/spec-model.ts';
 
 /** A request as a transform reads and rewrites it. */
 export interface Shape {
@@ -216,10 +217,16 @@ export const selectorHeader =
     return other === undefined ? undefined : { ...s, headers: { ...s.headers, [headerName]: other } };
   };
 
-/** A sub-route below the path (`…/walks/<id>/stops`, `…/walks/export`). */
+/**
+ * A sub-route below the path (`…/walks/export`); `below: 'item'` only below an item's path
+ * (`…/walks/<id>/stops`), the parts an item holds.
+ */
 export const subRoute =
-  (route: string): Make =>
-  (s) => ({ ...s, path: `${s.path.replace(/\/+$/, '')}${route}` });
+  (route: string, below?: 'item'): Make =>
+  (s) =>
+    below === 'item' && itemAt(s) === undefined
+      ? undefined
+      : { ...s, path: `${s.path.replace(/\/+$/, '')}${route}` };
 
 /** The item's id replaced by one made from it (percent-encoded: it reaches the backend as written). */
 export const itemId =
@@ -228,7 +235,7 @@ export const itemId =
     const at = itemAt(s);
     if (at === undefined) return undefined;
     const parts = split(s);
-    const own = decodeURIComponent(parts[at] ?? '');
+    const own = safeDecode(parts[at] ?? '');
     return { ...s, path: parts.with(at, encodeURIComponent(made(own))).join('/') };
   };
 
