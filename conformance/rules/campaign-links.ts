@@ -7,7 +7,7 @@
 import { dataOf, requestLine } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
 import type { Campaign } from '../core/roles.ts';
-import { roleOf } from '../core/roles.ts';
+import { OTHER_CAMPAIGN_KEY, roleOf } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
 import { breaks, holds, unjudged } from '../core/rule.ts';
 import { isObject } from '../../spec/json-value.ts';
@@ -91,6 +91,7 @@ export const campaignLinkRules: Rule[] = [
     area: 'consistency',
     level: 'required',
     owasp: ['API1:2023'],
+    needs: [OTHER_CAMPAIGN_KEY],
     mock: { skip: "the mock serves the spec's examples, the same links to every key" },
     unit: 'link fields',
     expected:

@@ -15,7 +15,7 @@ import {
 import { credentialLabel } from '../../core/credentials.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Campaign } from '../../core/roles.ts';
-import { roleOf } from '../../core/roles.ts';
+import { OTHER_CAMPAIGN_KEY, roleOf } from '../../core/roles.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { safeDecode } from '../../core/spec-model.ts';
@@ -207,6 +207,7 @@ export const keyedRules: Rule[] = [
     area: 'isolation',
     level: 'required',
     owasp: ['API1:2023'],
+    needs: [OTHER_CAMPAIGN_KEY],
     mock: MOCK_KEYED,
     sees: 'answers',
     unit: 'requests with a selector',
@@ -224,6 +225,7 @@ export const keyedRules: Rule[] = [
     area: 'isolation',
     level: 'required',
     owasp: ['API9:2023', 'API1:2023'],
+    needs: [OTHER_CAMPAIGN_KEY],
     mock: MOCK_KEYED,
     sees: 'answers',
     unit: 'requests to other routes with a key',
