@@ -256,6 +256,30 @@ function sessionCookie(): Mutation {
   };
 }
 
+/**
+ * A tenant cache that goes wrong late: from the `after`-th request on, the other campaign's key is
+ * resolved to the primary campaign, so it reads the primary campaign's walks. Only probes made at
+ * the end of a run meet it.
+ */
+function lateTenantCache(after: number): Mutation {
+  let seen = 0;
+  return {
+    name: 'late-tenant-cache',
+    breaks: 'ISOLATION-002',
+    description: `from the ${after}th request on, the other campaign's key reads the primary campaign's walks`,
+    request: (req, v, world) => {
+      seen++;
+      if (
+        seen > after &&
+        v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY' &&
+        isDetail(v) &&
+        world.primaryIds.has(detailId(v))
+      )
+        setKey(req, world, 'CONFORMANCE_API_KEY');
+    },
+  };
+}
+
 export const MUTATIONS: Mutation[] = [
   // envelope
   {
@@ -1098,6 +1122,7 @@ export const MUTATIONS: Mutation[] = [
       setHeader(req, 'content-type', undefined);
     },
   },
+  lateTenantCache(650),
   // security misconfiguration
   {
     name: 'keyed-answers-public',
