@@ -201,6 +201,8 @@ function json(answer: Answer, edit: (body: Json) => Json | void): Answer {
   return { ...answer, body: Buffer.from(JSON.stringify(edited)) };
 }
 
+const isObjectBody = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const walksOf = (body: Json) => (Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []);
 const stopsOf = (body: Json) => {
   const data = body.data as { stops?: Record<string, unknown>[] } | undefined;
@@ -1123,6 +1125,18 @@ export const MUTATIONS: Mutation[] = [
     },
   },
   lateTenantCache(650),
+  {
+    name: 'stops-null',
+    breaks: 'ENVELOPE-005',
+    description: 'a walk detail says "stops": null where the spec wants a list',
+    alone: true,
+    response: (a, v) =>
+      isDetail(v) && a.status === 200
+        ? json(a, (b) => {
+            if (isObjectBody(b.data)) b.data.stops = null;
+          })
+        : undefined,
+  },
   // security misconfiguration
   {
     name: 'keyed-answers-public',
