@@ -651,16 +651,18 @@ const INJECTED_IDS: readonly { name: string; id: (own: string) => string; defaul
   { name: 'a comment -- after the id', id: (own) => `${own}'--` },
   { name: 'a UNION SELECT after the id', id: (own) => `${own}' UNION SELECT NULL--` },
 ];
+/** A value sent percent-encoded, as a client would: the backend reads it decoded. */
+const valued = (value: string) => (p: string) => `${p}=${encodeURIComponent(value)}`;
 const INJECTED_VALUES: readonly {
   name: string;
   make: (parameter: string) => string;
   default?: true;
   lenient?: true;
 }[] = [
-  { name: 'a quote', make: (p) => `${p}=1'`, default: true },
+  { name: 'a quote', make: valued("1'"), default: true },
   { name: 'a NoSQL operator [$ne]', make: (p) => `${p}[$ne]=1`, default: true, lenient: true },
-  { name: "a tautology ' OR '1'='1", make: (p) => `${p}=1' OR '1'='1` },
-  { name: 'a NoSQL operator {"$ne":null}', make: (p) => `${p}={"$ne":null}` },
+  { name: "a tautology ' OR '1'='1", make: valued("1' OR '1'='1") },
+  { name: 'a NoSQL operator {"$ne":null}', make: valued('{"$ne":null}') },
 ];
 
 const INJECTION: KeyedEntry[] = [
