@@ -78,8 +78,9 @@ export const keyMatrixRules: Rule[] = [
         ...keys.flatMap((key) => onTargets(op, world, { key, via }, 'first')),
         ...onTargets(op, world, { madeUp: via }, 'first'),
       ]);
-      // Once at the start and once at the end: a key that goes wrong late meets the matrix again.
-      return [...matrix, ...atTheEndToo(matrix)];
+      // Once at the start and once at the end, on the first live route: a key that goes wrong late
+      // meets the matrix again, and a further live collection costs the end of the run nothing.
+      return [...matrix, ...(world.spec.live[0] === op ? atTheEndToo(matrix) : [])];
     },
     across: (ctx) =>
       headerPairsAcross(
