@@ -161,6 +161,9 @@ function recordingOptions(
   }
 }
 
+/** A variable that turns a switch on: `1` or `true`. */
+const isOn = (value: string | undefined) => value === '1' || value === 'true';
+
 /** The suite's configuration: flags over the environment (and the env file beneath it). */
 function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   const keys: Partial<Record<KeyName, string>> = {};
@@ -173,8 +176,7 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
       'live',
       'mock',
     ] as const),
-    strict:
-      flags.strict === true || merged.CONFORMANCE_STRICT === '1' || merged.CONFORMANCE_STRICT === 'true',
+    strict: flags.strict === true || isOn(merged.CONFORMANCE_STRICT),
     keys,
     concurrency: integerFlag('--concurrency', flags.concurrency, LIMITS.concurrency, DEFAULTS.concurrency),
     timeoutMs: integerFlag('--timeout', flags.timeout, LIMITS.timeoutMs, DEFAULTS.timeoutMs),
@@ -203,6 +205,8 @@ function configOf(flags: Flags, merged: Env): CliOptions['config'] {
     seed: integerFlag('--seed', flags.seed, LIMITS.seed, DEFAULTS.seed),
   };
   if (flags['rate-limit'] !== undefined) config.rateLimit = rateLimitOf(flags['rate-limit']);
+  if (flags['allow-destructive'] === true || isOn(merged.CONFORMANCE_ALLOW_DESTRUCTIVE))
+    config.allowDestructive = true;
   if (flags.depth !== undefined) {
     config.depth = choiceFlag('--depth', flags.depth, ['default', 'full'] as const);
     // The whole catalogue is thousands of requests: unless a budget is given, the plan is the budget.
@@ -538,6 +542,12 @@ const FLAGS = {
 methods, host headers, two keys, caches) on every refusal of every protected route; says
 how many requests that is before it starts, and spends them unless --max-requests is given`,
   },
+  'allow-destructive': {
+    type: 'boolean',
+    help: `Also send a DELETE to an item that exists (the writes on real items): without it
+no DELETE ever goes to a real item; a deployment that accepts one loses that item
+(env CONFORMANCE_ALLOW_DESTRUCTIVE=1)`,
+  },
   seed: {
     type: 'string',
     value: 'S',
@@ -628,6 +638,7 @@ function environmentText(): string {
     ...CREDENTIAL_NAMES.map((name): [string, string] => [name, CREDENTIAL_HELP[name]]),
     ['CONFORMANCE_STRICT=1', 'as --strict'],
     [MAX_DURATION_VARIABLE, 'as --max-duration'],
+    ['CONFORMANCE_ALLOW_DESTRUCTIVE=1', 'as --allow-destructive'],
     ['CONFORMANCE_PROXY', 'as --proxy'],
     ['CONFORMANCE_PROXY_PASSWORD', "the password of the proxy's user, when its URL has none"],
     ['HTTPS_PROXY, HTTP_PROXY', 'the proxy of an https or http target (either case, as curl)'],

@@ -171,6 +171,8 @@ export interface World {
   readonly profile: 'live' | 'mock';
   /** `full` (`--depth full`): the whole attacker's catalogue on every refusal and target. */
   readonly depth: 'default' | 'full';
+  /** `--allow-destructive`: a DELETE may go to an item that exists. */
+  readonly allowDestructive?: boolean;
   /** Whether the run has this key. */
   has(key: KeyName): boolean;
   /**

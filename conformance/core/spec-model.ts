@@ -356,7 +356,8 @@ function patternOf(template: string): RegExp {
   return new RegExp(`^${parts.join('([^/]+)')}$`);
 }
 
-function safeDecode(value: string): string {
+/** A percent-encoded text decoded, or as it is when it does not decode (`%zz`, a lone `%`). */
+export function safeDecode(value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {

@@ -54,6 +54,11 @@ export interface SuiteConfig {
   specPath?: string;
   /** `--depth full`: the whole attacker's catalogue on every refusal and target (default: its default tier). */
   depth?: 'default' | 'full';
+  /**
+   * `--allow-destructive`: the keyed catalogue also sends a DELETE to an item that exists (never
+   * otherwise); a deployment that accepts it loses that item.
+   */
+  allowDestructive?: boolean;
   /** How the target is reached: proxy, TLS trust and identity, gateway headers (`reach.ts`). */
   reach?: Reach;
 }
@@ -143,7 +148,15 @@ export interface KeyUse {
   scheme?: string;
   /** Sends the key without this leading text (the spec's key prefix): a token not shaped like a key. */
   dropPrefix?: string;
+  /**
+   * Sends the key out of its headers, where no deployment may read it: as a query parameter, as a
+   * cookie of that name, or as the user name of Basic authentication (`via` is then unused).
+   */
+  placed?: KeyPlacement;
 }
+
+/** Where a key goes out of its place (`KeyUse.placed`). */
+export type KeyPlacement = { in: 'query' | 'cookie'; name: string } | { in: 'basic' };
 
 export interface RequestSpec {
   method?: string;
@@ -294,6 +307,7 @@ export const AREAS = [
   'limits',
   'pagination',
   'methods',
+  'security',
   'drift',
 ] as const;
 export type Area = (typeof AREAS)[number];

@@ -15,6 +15,7 @@ import { EvidenceTable } from '../core/evidence.ts';
 import type { Evidence, Observation } from '../core/observation.ts';
 import type { Campaign, KeyName } from '../core/roles.ts';
 import { EMPTY_CAMPAIGN_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, roleOf } from '../core/roles.ts';
+import { atTheEndToo } from './requests.ts';
 import type { Across, Judgement, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
@@ -179,6 +180,20 @@ function crossFetches(op: OperationModel, world: World): Probe[] {
       .flatMap((id) => [...fetch(OTHER_CAMPAIGN_KEY, id, 1), ...fetch(PRIMARY_KEY, id, 2)]),
     ...world.realIds(op).flatMap((id) => fetch(EMPTY_CAMPAIGN_KEY, id, 2)),
   ];
+}
+
+/** One item of each campaign, with its own key and the other campaign's: the cross fetches made again at the end. */
+function firstCrossFetches(op: OperationModel, world: World): Probe[] {
+  if (op.kind !== 'item' || !op.collection) return [];
+  const ids = { primary: world.sweep(op, 'primary')[0], other: world.sweep(op, 'other')[0] };
+  return (['primary', 'other'] as const).flatMap((campaign) => {
+    const id = ids[campaign];
+    if (id === undefined) return [];
+    return [PRIMARY_KEY, OTHER_CAMPAIGN_KEY].flatMap((key) => {
+      const request = world.request(op, { key, id });
+      return request ? [{ request }] : [];
+    });
+  });
 }
 
 /** An id no deployment has, asked with each campaign's key: what an unknown item gets. */
@@ -487,7 +502,7 @@ export const isolationRules: Rule[] = [
     expected: "each campaign's key is listed its own campaign's items only",
     hint: 'Scope every query to the key’s campaign.',
     appliesTo: (op) => op.live && op.kind === 'collection',
-    plan: listings,
+    plan: (op, world) => [...listings(op, world), ...atTheEndToo(listings(op, world))],
     across: (ctx) => listedAcross(ctx.state),
   },
   {
@@ -501,7 +516,7 @@ export const isolationRules: Rule[] = [
     hint: 'Look items up within the key’s campaign only: another campaign’s item is not found, exactly like an unknown id.',
     appliesTo: collectionOrItem,
     sweeps: true,
-    plan: crossFetches,
+    plan: (op, world) => [...crossFetches(op, world), ...atTheEndToo(firstCrossFetches(op, world))],
     across: (ctx) => crossAcross(ctx.spec, ctx.state),
   },
   {

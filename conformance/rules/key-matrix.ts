@@ -9,6 +9,7 @@ import { BodyMemo } from '../core/body-memo.ts';
 import { credentialLabel } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
 import { KEY_NAMES, PRIMARY_KEY, VIAS } from '../core/roles.ts';
+import { atTheEndToo } from './requests.ts';
 import type { Probe, Rule } from '../core/rule.ts';
 import { NEAR_MISSES } from '../core/near-miss.ts';
 import { digestOf, inTurn, MOCK_KEYS, onTargets, refusedVerdict, secured } from './auth-readings.ts';
@@ -73,10 +74,13 @@ export const keyMatrixRules: Rule[] = [
     hint: 'Read both headers through one code path: each key gets the same answer in Authorization: Bearer and in x-api-key (no scope: 403 forbidden; another campaign’s item: 404 not_found; revoked or unknown: the same refusal).',
     plan(op, world) {
       const keys = KEY_NAMES.filter((key) => world.has(key));
-      return VIAS.flatMap((via): Probe[] => [
+      const matrix = VIAS.flatMap((via): Probe[] => [
         ...keys.flatMap((key) => onTargets(op, world, { key, via }, 'first')),
         ...onTargets(op, world, { madeUp: via }, 'first'),
       ]);
+      // Once at the start and once at the end, on the first live route: a key that goes wrong late
+      // meets the matrix again, and a further live collection costs the end of the run nothing.
+      return [...matrix, ...(world.spec.live[0] === op ? atTheEndToo(matrix) : [])];
     },
     across: (ctx) =>
       headerPairsAcross(

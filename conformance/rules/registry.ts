@@ -8,6 +8,10 @@ import { AREAS } from '../core/types.ts';
 import { authRules } from './auth.ts';
 import { cachingRules } from './caching.ts';
 import { catalogueRules, sendRules } from './catalogue/rules.ts';
+import { keyedRules } from './catalogue/keyed-rules.ts';
+import { securityRules } from './security.ts';
+import { campaignLinkRules } from './campaign-links.ts';
+import { wireRules } from './wire.ts';
 import { collectionRules } from './collections.ts';
 import { codePairingRules, driftRules } from './drift.ts';
 import { envelopeRules } from './envelope.ts';
@@ -28,6 +32,7 @@ const byAreaThenId = (a: Rule, b: Rule) =>
 
 export const RULES: readonly Rule[] = [
   ...envelopeRules,
+  ...wireRules,
   ...codePairingRules,
   ...cachingRules,
   ...[
@@ -38,7 +43,9 @@ export const RULES: readonly Rule[] = [
     ...keyMatrixRules,
     ...pathSpellingRules,
     ...catalogueRules,
+    ...keyedRules.filter((rule) => rule.area === 'auth' || rule.area === 'isolation'),
     ...keyEchoRules,
+    ...campaignLinkRules,
     ...isolationRules,
   ].sort(byAreaThenId),
   ...notFoundRules,
@@ -47,6 +54,9 @@ export const RULES: readonly Rule[] = [
   ...paginationRules,
   ...methodsRules,
   ...sendRules,
+  ...keyedRules.filter((rule) => rule.area === 'methods'),
+  ...securityRules,
+  ...keyedRules.filter((rule) => rule.area === 'security'),
   ...driftRules,
 ];
 

@@ -81,3 +81,16 @@ export function sweepRequests(op: OperationModel, world: World): Probe[] {
         : [];
   return requests.flatMap((request) => (request ? [{ request }] : []));
 }
+
+/**
+ * The same requests made again at the end of the run (after every other request), not remembered:
+ * a fault that starts late (a tenant cache that goes wrong after some hundreds of requests) meets
+ * the probes that ran at the start once more, whatever the run's size.
+ */
+export function atTheEndToo(probes: readonly Probe[]): Probe[] {
+  return probes.map((probe) => ({
+    ...probe,
+    request: { ...probe.request, again: (probe.request.again ?? 0) + 1 },
+    phase: 3 as const,
+  }));
+}

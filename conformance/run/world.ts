@@ -40,9 +40,15 @@ export class LiveWorld implements World {
   private readonly mockExamples: MockExamples | undefined;
 
   readonly spec: SpecModel;
-  private readonly config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile' | 'depth'>;
+  private readonly config: Pick<
+    SuiteConfig,
+    'keys' | 'seed' | 'sample' | 'profile' | 'depth' | 'allowDestructive'
+  >;
 
-  constructor(spec: SpecModel, config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile' | 'depth'>) {
+  constructor(
+    spec: SpecModel,
+    config: Pick<SuiteConfig, 'keys' | 'seed' | 'sample' | 'profile' | 'depth' | 'allowDestructive'>,
+  ) {
     this.spec = spec;
     this.config = config;
     this.mockExamples = config.profile === 'mock' ? mockExamplesOf(spec) : undefined;
@@ -58,6 +64,10 @@ export class LiveWorld implements World {
 
   get depth(): 'default' | 'full' {
     return this.config.depth ?? 'default';
+  }
+
+  get allowDestructive(): boolean {
+    return this.config.allowDestructive === true;
   }
 
   has(key: KeyName): boolean {

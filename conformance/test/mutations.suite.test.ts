@@ -90,6 +90,10 @@ describe('mutation self-test', () => {
       const result = resultOf(report, mutation.breaks);
       expect(result.status, `${result.id}: ${result.actual}`).toBe('fail');
       expect(report.summary.verdict).toBe('fail');
+      // A misconfiguration fails its security category too: the security view says so.
+      if (result.area === 'security')
+        for (const id of result.owaspFailed ?? result.owasp ?? [])
+          expect(report.security?.find((category) => category.id === id)?.status, id).toBe('fail');
       if (mutation.alone) {
         expect(requiredFailures(report).map((line) => line.split(':')[0])).toEqual([mutation.breaks]);
       }

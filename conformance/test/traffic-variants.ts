@@ -38,6 +38,14 @@ export const CAUGHT: Record<string, string | string[]> = {
   'centroid-off': 'CONSISTENCY-003',
   'null-island': 'CONSISTENCY-003',
   'bearer-ignored': 'AUTH-001',
+  'keyed-answers-public': 'SECURITY-001',
+  'cors-any-origin-with-credentials': 'SECURITY-002',
+  'trace-echoes': 'SECURITY-003',
+  'stack-in-404': 'SECURITY-004',
+  'json-latin1': 'ENVELOPE-017',
+  'other-links-primary-slug': 'CONSISTENCY-004',
+  'late-tenant-cache': 'ISOLATION-002',
+  'stops-null': 'ENVELOPE-005',
   'x-api-key-ignored': 'AUTH-002',
   'x-api-key-other-data': ['AUTH-002', 'AUTH-013'],
   'no-key-accepted': 'AUTH-003',
@@ -94,6 +102,21 @@ export const CAUGHT: Record<string, string | string[]> = {
 
 /** Variants whose fault a recording cannot show, and why. */
 export const NOT_IN_TRAFFIC: Record<string, string> = {
+  ...Object.fromEntries(
+    [
+      'key-in-query',
+      'session-cookie',
+      'campaign-parameter',
+      'tenant-header',
+      'old-version-unfiltered',
+      'stops-sub-route',
+      'id-in-sql',
+      'writes-on-real-walks',
+    ].map((name) => [
+      name,
+      "the keyed catalogue's requests are told by the entry that made them, which a live run knows and a recording does not",
+    ]),
+  ),
   'wrong-web-base':
     'the expected web base URL is configuration, not traffic (a recording judged with CONFORMANCE_WEB_BASE_URL set shows it)',
   'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',

@@ -30,6 +30,7 @@ import type {
   Report,
   RetryReason,
   KeyName,
+  KeyPlacement,
   KeyUse,
   NetworkFailure,
   PaceSummary,
@@ -183,9 +184,10 @@ export class HttpClient {
   }
 
   private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
-    const { wire, display, keys, nearMisses } = this.headersOf(spec);
-    const url = this.urlOf(spec);
-    const asWritten = this.asWrittenOf(spec);
+    const { wire, display, keys, nearMisses, inQuery } = this.headersOf(spec);
+    const url = this.urlOf(withQuery(spec, inQuery, 'shown'));
+    const wireUrl = inQuery ? this.urlOf(withQuery(spec, inQuery, 'value')) : url;
+    const asWritten = this.asWrittenOf(withQuery(spec, inQuery, 'value'));
     const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
     if (nearMisses) info.nearMisses = nearMisses;
     if (spec.body !== undefined) info.body = spec.body;
@@ -198,7 +200,7 @@ export class HttpClient {
     try {
       for (let local = 0; ;) {
         const { outcome, startedAt } = await this.tried(exchange, credentials, () =>
-          this.attempt(method, asWritten ?? url, wire, spec.body),
+          this.attempt(method, asWritten ?? wireUrl, wire, spec.body),
         );
         const retry = this.retryOf(method, outcome, exchange.retries, local);
         if (!('kind' in outcome) && startedAt !== undefined) {
@@ -498,6 +500,8 @@ export class HttpClient {
     display: Record<string, string>;
     keys: KeyName[];
     nearMisses?: RequestInfo['nearMisses'];
+    /** A key placed in the query: the parameter, its value on the wire and as reports show it. */
+    inQuery?: QueryKey;
   } {
     // `identity` unless a check asks for a coding: a deployment may compress a request that names
     // none (RFC 9110 §12.5.3), and the suite must not fail it for that.
@@ -509,10 +513,19 @@ export class HttpClient {
     const display: Record<string, string> = {};
     const keys: KeyName[] = [];
     let nearMisses: RequestInfo['nearMisses'];
+    let inQuery: QueryKey | undefined;
     for (const use of spec.auth === undefined ? [] : [spec.auth].flat()) {
       const { value, shown } = this.keyOf(use);
       if (use.nearMiss) (nearMisses ??= []).push({ key: use.key, nearMiss: use.nearMiss });
       else keys.push(use.key);
+      if (use.placed?.in === 'query') {
+        inQuery = { name: use.placed.name, value, shown };
+        continue;
+      }
+      if (use.placed) {
+        placeOutOfHeaders(use.placed, value, shown, wire, display);
+        continue;
+      }
       const scheme = use.scheme ?? (use.via === 'bearer' ? 'Bearer' : '');
       const before = scheme === '' ? '' : `${scheme} `;
       if (use.via === 'bearer') {
@@ -543,7 +556,7 @@ export class HttpClient {
       wire['content-type'] = 'application/json';
       display['Content-Type'] = 'application/json';
     }
-    return { wire, display, keys, ...(nearMisses ? { nearMisses } : {}) };
+    return { wire, display, keys, ...(nearMisses ? { nearMisses } : {}), ...(inQuery ? { inQuery } : {}) };
   }
 
   /** A configured key's value (or its near miss, derived now) and how reports show it. */
@@ -600,6 +613,41 @@ function credentialsOf(spec: RequestSpec): string[] {
   const keys = uses.map((use) => (use.nearMiss ? `${use.key}~${use.nearMiss}` : use.key));
   if (spec.madeUpKey) keys.push('made-up');
   return keys;
+}
+
+/** A key sent in a cookie, or as the user of Basic authentication (`KeyUse.placed`). */
+function placeOutOfHeaders(
+  placed: KeyPlacement,
+  value: string,
+  shown: string,
+  wire: Record<string, string>,
+  display: Record<string, string>,
+): void {
+  if (placed.in === 'cookie') {
+    wire.cookie = `${placed.name}=${value}`;
+    display.Cookie = `${placed.name}=${shown}`;
+  } else if (placed.in === 'basic') {
+    wire.authorization = `Basic ${Buffer.from(`${value}:`).toString('base64')}`;
+    display.Authorization = `Basic <base64 of ${shown}:>`;
+  }
+}
+
+/** A key sent as a query parameter (`KeyUse.placed`). */
+interface QueryKey {
+  name: string;
+  value: string;
+  shown: string;
+}
+
+/** The request with the key's parameter after its query: its value for the wire, its variable for reports. */
+function withQuery<S extends Pick<RequestSpec, 'path' | 'query'>>(
+  spec: S,
+  key: QueryKey | undefined,
+  as: 'value' | 'shown',
+): S {
+  if (!key) return spec;
+  const pair = `${encodeURIComponent(key.name)}=${as === 'value' ? encodeURIComponent(key.value) : key.shown}`;
+  return { ...spec, query: spec.query ? `${spec.query}&${pair}` : pair };
 }
 
 /** An origin and a path to send exactly as written (`HttpClient.asWrittenOf`). */

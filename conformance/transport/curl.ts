@@ -12,7 +12,8 @@ export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly s
   const parts = ['curl', '-sS', '-i', ...reachArgs];
   if (request.method === 'HEAD') parts.push('--head');
   else if (request.method !== 'GET') parts.push('-X', request.method);
-  parts.push(singleQuoted(request.url));
+  // A key sent in the query shows as its variable, which the shell must expand.
+  parts.push(SHELL_VALUE.test(request.url) ? doubleQuoted(request.url) : singleQuoted(request.url));
   for (const [name, shown] of Object.entries(request.headers)) {
     const value = shown.replace(RECORDED_KEY_ID, (_, hex: string) => `$${recordedKeyVariable(hex)}`);
     const header = `${name}: ${value}`;

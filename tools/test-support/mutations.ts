@@ -30,6 +30,8 @@ export interface World {
   otherIds: Set<string>;
   /** A summary of an archived walk of the primary campaign, shaped as the list would show it. */
   archivedSummary: Record<string, unknown>;
+  /** The slugs of the primary and the second campaign. */
+  slugs: { primary: string; other: string };
 }
 
 export interface RequestView {
@@ -208,6 +210,8 @@ function json(answer: Answer, edit: (body: Json) => Json | void): Answer {
   return { ...answer, body: Buffer.from(JSON.stringify(edited)) };
 }
 
+const isObjectBody = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const walksOf = (body: Json) => (Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : []);
 const stopsOf = (body: Json) => {
   const data = body.data as { stops?: Record<string, unknown>[] } | undefined;
@@ -232,6 +236,60 @@ const success = (data: unknown): Answer => ({
   headers: { 'content-type': 'application/json; charset=utf-8' },
   body: Buffer.from(JSON.stringify({ ok: true, data })),
 });
+
+/**
+ * A session cookie opened by every keyed 200 and read instead of the key afterwards, even beside
+ * the revoked key: the cookie outlives the key.
+ */
+function sessionCookie(): Mutation {
+  const sessions = new Map<string, KeyName>();
+  return {
+    name: 'session-cookie',
+    breaks: 'AUTH-023',
+    description: 'a keyed answer sets a session cookie, which is then served alone or beside the revoked key',
+    request: (req, _v, world) => {
+      const sid = /(?:^|;\s*)sid=([^;]+)/.exec(headerOf(req, 'cookie') ?? '')?.[1];
+      const key = sid === undefined ? undefined : sessions.get(sid);
+      if (key) setKey(req, world, key);
+    },
+    response: (a, v) => {
+      if (
+        a.status !== 200 ||
+        v.key === undefined ||
+        v.key === 'unknown' ||
+        v.key === 'CONFORMANCE_REVOKED_KEY'
+      )
+        return undefined;
+      const sid = randomUUID();
+      sessions.set(sid, v.key);
+      return { ...a, headers: { ...a.headers, 'set-cookie': `sid=${sid}; Path=/; HttpOnly` } };
+    },
+  };
+}
+
+/**
+ * A tenant cache that goes wrong late: from the `after`-th request on, the other campaign's key is
+ * resolved to the primary campaign, so it reads the primary campaign's walks. Only probes made at
+ * the end of a run meet it.
+ */
+function lateTenantCache(after: number): Mutation {
+  let seen = 0;
+  return {
+    name: 'late-tenant-cache',
+    breaks: 'ISOLATION-002',
+    description: `from the ${after}th request on, the other campaign's key reads the primary campaign's walks`,
+    request: (req, v, world) => {
+      seen++;
+      if (
+        seen > after &&
+        v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY' &&
+        isDetail(v) &&
+        world.primaryIds.has(detailId(v))
+      )
+        setKey(req, world, 'CONFORMANCE_API_KEY');
+    },
+  };
+}
 
 export const MUTATIONS: Mutation[] = [
   // envelope
@@ -986,6 +1044,189 @@ export const MUTATIONS: Mutation[] = [
         ? errorAnswer(500, 'internal_error', 'Something went wrong on our side; please retry later.')
         : undefined,
   })),
+  // the attacker's keyed catalogue
+  {
+    name: 'key-in-query',
+    breaks: 'AUTH-023',
+    description: 'a key in ?api_key= is read when no key header is sent',
+    request: (req, v, world) => {
+      const name = keyNamed(world, v.query.get('api_key') ?? undefined);
+      if (v.key !== undefined || !name) return;
+      v.query.delete('api_key');
+      setQuery(req, v, v.query.toString());
+      setKey(req, world, name);
+    },
+  },
+  sessionCookie(),
+  {
+    name: 'campaign-parameter',
+    breaks: 'AUTH-024',
+    description: "?campaign=<slug> switches the primary key to that campaign's data",
+    request: (req, v, world) => {
+      if (v.key === 'CONFORMANCE_API_KEY' && v.query.get('campaign') === world.slugs.other)
+        setKey(req, world, 'CONFORMANCE_OTHER_CAMPAIGN_KEY');
+    },
+  },
+  {
+    name: 'tenant-header',
+    breaks: 'AUTH-024',
+    description: "an X-Tenant-Id header naming a campaign serves that campaign's data to any key",
+    request: (req, v, world) => {
+      if (v.key === 'CONFORMANCE_API_KEY' && headerOf(req, 'x-tenant-id') === world.slugs.other)
+        setKey(req, world, 'CONFORMANCE_OTHER_CAMPAIGN_KEY');
+    },
+  },
+  {
+    name: 'old-version-unfiltered',
+    breaks: 'AUTH-025',
+    description:
+      'an old /api/v0 serves every campaign to any valid key, without campaign filtering or scopes',
+    request: (req, v, world) => {
+      if (!v.path.startsWith('/api/v0/walks') || v.key === undefined || v.key === 'unknown') return;
+      const id = /^\/api\/v0\/walks\/([^/]+)$/.exec(v.path)?.[1];
+      const owner =
+        id !== undefined && world.primaryIds.has(id)
+          ? 'CONFORMANCE_API_KEY'
+          : 'CONFORMANCE_OTHER_CAMPAIGN_KEY';
+      req.url = req.url.replace('/api/v0/', '/api/v1/');
+      setKey(req, world, owner);
+    },
+  },
+  {
+    name: 'stops-sub-route',
+    breaks: 'AUTH-025',
+    description: "an undocumented /api/v1/walks/{id}/stops serves any campaign's stops to any valid key",
+    request: (req, v, world) => {
+      const id = /^\/api\/v1\/walks\/([^/]+)\/stops$/.exec(v.path)?.[1];
+      if (id === undefined || v.key === undefined || v.key === 'unknown') return;
+      req.url = `/api/v1/walks/${id}`;
+      setKey(req, world, world.otherIds.has(id) ? 'CONFORMANCE_OTHER_CAMPAIGN_KEY' : 'CONFORMANCE_API_KEY');
+    },
+    response: (a, v) =>
+      /\/stops$/.test(v.path) && a.status === 200
+        ? json(a, (b) => ({ ok: true, data: stopsOf(b) }))
+        : undefined,
+  },
+  {
+    name: 'id-in-sql',
+    breaks: 'SECURITY-005',
+    description:
+      "a walk id is concatenated into SQL: a quote gives a 500, ' OR '1'='1 another campaign's walk",
+    request: (req, v, world) => {
+      if (!isDetail(v) || !detailId(v).includes("' OR '1'='1")) return;
+      req.url = `/api/v1/walks/${[...world.otherIds][0] ?? ''}`;
+      setKey(req, world, 'CONFORMANCE_OTHER_CAMPAIGN_KEY');
+    },
+    response: (a, v) =>
+      isDetail(v) && detailId(v).includes("'") && !detailId(v).includes("' OR '1'='1")
+        ? errorAnswer(500, 'internal_error', 'Something went wrong on our side; please retry later.')
+        : undefined,
+  },
+  {
+    name: 'writes-on-real-walks',
+    breaks: 'METHODS-008',
+    description: 'PATCH and PUT on an existing walk answer 200 with the walk, whoever owns it',
+    request: (req, v) => {
+      if (!isDetail(v) || (v.method !== 'PATCH' && v.method !== 'PUT')) return;
+      req.method = 'GET';
+      setHeader(req, 'content-length', undefined);
+      setHeader(req, 'content-type', undefined);
+    },
+  },
+  lateTenantCache(650),
+  {
+    name: 'stops-null',
+    breaks: 'ENVELOPE-005',
+    description: 'a walk detail says "stops": null where the spec wants a list',
+    alone: true,
+    response: (a, v) =>
+      isDetail(v) && a.status === 200
+        ? json(a, (b) => {
+            if (isObjectBody(b.data)) b.data.stops = null;
+          })
+        : undefined,
+  },
+  // security misconfiguration
+  {
+    name: 'keyed-answers-public',
+    breaks: 'SECURITY-001',
+    description: 'keyed answers say Cache-Control: public, max-age=60',
+    response: (a, v) =>
+      v.key !== undefined && a.status === 200
+        ? { ...a, headers: { ...a.headers, 'cache-control': 'public, max-age=60' } }
+        : undefined,
+  },
+  {
+    name: 'cors-any-origin-with-credentials',
+    breaks: 'SECURITY-002',
+    description: 'the Origin of any request is reflected, with Access-Control-Allow-Credentials: true',
+    response: (a, _v, _world, req) => {
+      const origin = headerOf(req, 'origin');
+      return origin === undefined
+        ? undefined
+        : {
+            ...a,
+            headers: {
+              ...a.headers,
+              'access-control-allow-origin': origin,
+              'access-control-allow-credentials': 'true',
+            },
+          };
+    },
+  },
+  {
+    name: 'trace-echoes',
+    breaks: 'SECURITY-003',
+    description: 'TRACE echoes the request, its headers (the key among them) included',
+    response: (_a, v, _world, req) =>
+      v.method === 'TRACE'
+        ? {
+            status: 200,
+            headers: { 'content-type': 'message/http' },
+            body: Buffer.from(`TRACE ${req.url} HTTP/1.1\r\n`),
+          }
+        : undefined,
+  },
+  {
+    name: 'stack-in-404',
+    breaks: 'SECURITY-004',
+    description: "a 404's message carries the stack of the exception behind it",
+    response: (a) =>
+      a.status === 404
+        ? json(a, (b) => {
+            if (b.error)
+              b.error.message = `${b.error.message ?? ''}\n    at findWalk (/srv/app/dist/routes/walks.js:42:13)`;
+          })
+        : undefined,
+  },
+  {
+    name: 'json-latin1',
+    breaks: 'ENVELOPE-017',
+    description: 'JSON answers declare charset=ISO-8859-1',
+    response: (a) =>
+      String(a.headers['content-type'] ?? '').startsWith('application/json')
+        ? { ...a, headers: { ...a.headers, 'content-type': 'application/json; charset=ISO-8859-1' } }
+        : undefined,
+  },
+  {
+    name: 'other-links-primary-slug',
+    breaks: 'CONSISTENCY-004',
+    description: "the second campaign's walks link under the primary campaign's slug",
+    response: (a, v, world) =>
+      v.key === 'CONFORMANCE_OTHER_CAMPAIGN_KEY' && a.status === 200
+        ? json(a, (b) => {
+            const items = Array.isArray(b.data) ? b.data : [b.data];
+            for (const item of items as Record<string, unknown>[]) {
+              for (const field of ['web_url', 'app_link'])
+                if (typeof item[field] === 'string')
+                  item[field] = (item[field] as string).replace(
+                    `/${world.slugs.other}/`,
+                    `/${world.slugs.primary}/`,
+                  );
+            }
+          })
+        : undefined,
+  },
   // methods
   ...(['POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method, i): Mutation => ({
     name: `${method.toLowerCase()}-allowed`,
@@ -1207,6 +1448,7 @@ function worldOf(dataset: Dataset, credentials: World['credentials']): World {
     primaryIds: new Set(dataset.walks.filter((w) => active(w, primary.id)).map((w) => w.id)),
     otherIds: new Set(dataset.walks.filter((w) => active(w, second?.id)).map((w) => w.id)),
     archivedSummary: summaryOf(archived, primary.slug, credentials.CONFORMANCE_WEB_BASE_URL),
+    slugs: { primary: primary.slug, other: second?.slug ?? '' },
   };
 }
 

@@ -50,8 +50,16 @@ import {
   PRIMARY_KEY,
   REVOKED_KEY,
 } from '../../core/roles.ts';
-import type { Make } from './shapes.ts';
+import type { KeyName } from '../../core/roles.ts';
+import type { Make, Shape } from './shapes.ts';
 import {
+  inParameters,
+  itemId,
+  placed,
+  selectorHeader,
+  selectorParameter,
+  subRoute,
+  write,
   again,
   beforeLast,
   beforeName,
@@ -91,6 +99,15 @@ export const SOURCES = {
   suite: {
     name: 'faults of independent broken servers',
     where: 'the conformance suite’s own broken servers',
+  },
+  apitop10: {
+    name: 'OWASP API Security Top 10 (2023)',
+    where: 'https://owasp.org/API-Security/editions/2023/en/0x11-t10/',
+  },
+  inpv: {
+    name: 'OWASP WSTG-INPV-05 and -12 (SQL and NoSQL injection)',
+    where:
+      'https://github.com/OWASP/wstg/tree/2fab1ade827ee2336f14b7c695014191b7e2f3e1/document/4-Web_Application_Security_Testing/07-Input_Validation_Testing',
   },
 } as const;
 export type Source = keyof typeof SOURCES;
@@ -440,3 +457,266 @@ export function catalogueSize(): Record<Family, { entries: number; default: numb
  */
 export const nameIndexOf = (template: string): number =>
   template.split('/').findLastIndex((segment) => segment !== '' && !segment.startsWith('{'));
+
+/**
+ * The requests an attacker makes with a key, or with the key out of its place: each family judged
+ * by one rule (`keyed-rules.ts`), each entry a request made from a plain read of a live route,
+ * asked as its family's askings say (whose key, on whose item). Facts are the run's: the items each
+ * campaign listed, the other campaign's identifiers its links show.
+ */
+export const KEYED_FAMILIES = {
+  placement: {
+    title: 'the key out of its place (query string, cookie, Basic authentication)',
+    askings: [{ key: PRIMARY_KEY, item: 'own' }],
+  },
+  tenant: {
+    title: 'campaign and tenant selectors naming the other campaign',
+    askings: [{ key: PRIMARY_KEY, item: 'other' }],
+  },
+  inventory: {
+    title: 'other versions, sub-routes and suffixes, with a key',
+    askings: [
+      { key: PRIMARY_KEY, item: 'other' },
+      { key: NO_SCOPE_KEY, item: 'own' },
+    ],
+  },
+  injection: {
+    title: 'injection-shaped ids and parameters',
+    askings: [{ key: PRIMARY_KEY, item: 'own' }],
+  },
+  writes: {
+    title: 'writes on real items',
+    askings: [
+      { key: PRIMARY_KEY, item: 'own' },
+      { key: PRIMARY_KEY, item: 'other' },
+    ],
+  },
+} as const satisfies Record<string, { title: string; askings: readonly KeyedAsking[] }>;
+export type KeyedFamily = keyof typeof KEYED_FAMILIES;
+
+/** Whose key asks, on whose item (a collection's read names none). */
+export interface KeyedAsking {
+  key: KeyName;
+  item: 'own' | 'other';
+}
+
+/** What the run has seen that a keyed entry makes its request with. */
+export interface RunFacts {
+  /** The item asked on, as the list showed it (its representation, for a PUT). */
+  item?: Record<string, unknown>;
+  /** The other campaign's identifiers its links and fields show (its slug, its id). */
+  otherIdentifiers: readonly string[];
+}
+
+export interface KeyedEntry {
+  /** How reports name it; unique in the catalogue. */
+  name: string;
+  family: KeyedFamily;
+  sources: readonly Source[];
+  /** Tried by every run (once, the live routes taking turns); the rest wait for `--depth full`. */
+  default?: true;
+  /** Sent only under `--allow-destructive`: a DELETE of an item that exists. */
+  destructive?: true;
+  /** A parameter a backend may not know: a 2xx that ignores it is no fault (only a 5xx or data to an id is). */
+  lenient?: true;
+  make: (base: Shape, facts: RunFacts) => Shape | undefined;
+}
+
+const keyed = (
+  family: KeyedFamily,
+  nameOf: string,
+  sources: readonly Source[],
+  make: KeyedEntry['make'],
+  flags: Pick<KeyedEntry, 'default' | 'destructive' | 'lenient'> = {},
+): KeyedEntry => ({ name: nameOf, family, sources, make, ...flags });
+
+/** The key's parameter names in query strings, the cookie names, seen in the wild. */
+const KEY_PARAMETERS = ['api_key', 'key', 'token', 'access_token', 'apikey'] as const;
+const KEY_COOKIES = ['api_key', 'session', 'token'] as const;
+
+const PLACEMENT: KeyedEntry[] = [
+  ...KEY_PARAMETERS.map((parameter) =>
+    keyed(
+      'placement',
+      `the key as ?${parameter}=`,
+      ['apitop10', 'suite'],
+      placed({ in: 'query', name: parameter }),
+      parameter === 'apikey' ? {} : ON,
+    ),
+  ),
+  ...KEY_COOKIES.map((cookie) =>
+    keyed(
+      'placement',
+      `the key as a cookie ${cookie}=`,
+      ['apitop10', 'suite'],
+      placed({ in: 'cookie', name: cookie }),
+      cookie === 'api_key' ? ON : {},
+    ),
+  ),
+  keyed(
+    'placement',
+    'the key as the user of Basic authentication',
+    ['apitop10'],
+    placed({ in: 'basic' }),
+    ON,
+  ),
+];
+
+/** Query parameters and headers a multi-tenant backend may pick its tenant by. */
+const TENANT_PARAMETERS = [
+  'campaign',
+  'campaign_id',
+  'campaignId',
+  'campaign_slug',
+  'tenant',
+  'tenant_id',
+  'org',
+  'org_id',
+  'slug',
+] as const;
+const TENANT_HEADERS = [
+  'X-Campaign',
+  'X-Campaign-Id',
+  'X-Campaign-Slug',
+  'X-Tenant',
+  'X-Tenant-Id',
+  'X-Org-Id',
+  'X-Organization',
+] as const;
+const DEFAULT_SELECTORS = new Set<string>(['campaign', 'campaign_id', 'tenant', 'X-Campaign', 'X-Tenant-Id']);
+
+const TENANT: KeyedEntry[] = [
+  ...TENANT_PARAMETERS.map((parameter) =>
+    keyed(
+      'tenant',
+      `?${parameter}= naming the other campaign`,
+      ['apitop10', 'suite'],
+      selectorParameter(parameter),
+      DEFAULT_SELECTORS.has(parameter) ? ON : {},
+    ),
+  ),
+  ...TENANT_HEADERS.map((headerName) =>
+    keyed(
+      'tenant',
+      `${headerName} naming the other campaign`,
+      ['apitop10', 'suite'],
+      selectorHeader(headerName),
+      DEFAULT_SELECTORS.has(headerName) ? ON : {},
+    ),
+  ),
+];
+
+const INVENTORY: KeyedEntry[] = [
+  keyed(
+    'inventory',
+    'an older API version, with a key',
+    ['apitop10', 'recipes'],
+    version((n) => `v${Math.max(0, n - 1)}`),
+    ON,
+  ),
+  keyed(
+    'inventory',
+    'the API version left out, with a key',
+    ['apitop10', 'recipes'],
+    version(() => ''),
+    ON,
+  ),
+  keyed(
+    'inventory',
+    'a newer API version, with a key',
+    ['apitop10'],
+    version((n) => `v${n + 1}`),
+  ),
+  keyed(
+    'inventory',
+    'an internal prefix, with a key',
+    ['apitop10'],
+    version(() => 'internal'),
+  ),
+  keyed('inventory', 'a /stops sub-route', ['apitop10', 'suite'], subRoute('/stops', 'item'), ON),
+  keyed('inventory', 'an /export sub-route', ['apitop10', 'suite'], subRoute('/export'), ON),
+  keyed('inventory', 'a .csv suffix, with a key', ['apitop10', 'suite'], tail('.csv'), ON),
+  keyed('inventory', 'a .json suffix, with a key', ['apitop10', 'suite'], tail('.json')),
+  keyed('inventory', 'an /all sub-route', ['apitop10'], subRoute('/all')),
+  keyed('inventory', 'a /download sub-route', ['apitop10'], subRoute('/download')),
+];
+
+/** Ids an attacker sends where one is read: each must be refused (400 or 404), never served. */
+const INJECTED_IDS: readonly { name: string; id: (own: string) => string; default?: true }[] = [
+  { name: 'a quote after the id', id: (own) => `${own}'`, default: true },
+  { name: "a tautology ' OR '1'='1 after the id", id: (own) => `${own}' OR '1'='1`, default: true },
+  { name: 'a NoSQL operator {"$ne":null} for the id', id: () => '{"$ne":null}', default: true },
+  { name: 'a traversal ../ before the id', id: (own) => `../${own}`, default: true },
+  { name: 'an overlong id', id: (own) => own.padEnd(2048, 'A'), default: true },
+  { name: 'a comment -- after the id', id: (own) => `${own}'--` },
+  { name: 'a UNION SELECT after the id', id: (own) => `${own}' UNION SELECT NULL--` },
+];
+/** A value sent percent-encoded, as a client would: the backend reads it decoded. */
+const valued = (value: string) => (p: string) => `${p}=${encodeURIComponent(value)}`;
+const INJECTED_VALUES: readonly {
+  name: string;
+  make: (parameter: string) => string;
+  default?: true;
+  lenient?: true;
+}[] = [
+  { name: 'a quote', make: valued("1'"), default: true },
+  { name: 'a NoSQL operator [$ne]', make: (p) => `${p}[$ne]=1`, default: true, lenient: true },
+  { name: "a tautology ' OR '1'='1", make: valued("1' OR '1'='1") },
+  { name: 'a NoSQL operator {"$ne":null}', make: valued('{"$ne":null}') },
+];
+
+const INJECTION: KeyedEntry[] = [
+  ...INJECTED_IDS.map((injected) =>
+    keyed('injection', injected.name, ['inpv'], itemId(injected.id), injected.default ? ON : {}),
+  ),
+  ...INJECTED_VALUES.map((injected) =>
+    keyed('injection', `${injected.name} in a query parameter`, ['inpv'], inParameters(injected.make), {
+      ...(injected.default ? ON : {}),
+      ...(injected.lenient ? { lenient: true as const } : {}),
+    }),
+  ),
+];
+
+const WRITES: KeyedEntry[] = [
+  keyed(
+    'writes',
+    'PATCH {} on a real item',
+    ['apitop10', 'suite'],
+    write('PATCH', () => '{}'),
+    ON,
+  ),
+  keyed(
+    'writes',
+    "PUT of the item's own representation",
+    ['apitop10', 'suite'],
+    write('PUT', (facts) => (facts.item ? JSON.stringify(facts.item) : undefined)),
+    ON,
+  ),
+  keyed(
+    'writes',
+    'DELETE of a real item',
+    ['apitop10'],
+    write('DELETE', () => ''),
+    {
+      default: true,
+      destructive: true,
+    },
+  ),
+];
+
+export const KEYED_CATALOGUE: readonly KeyedEntry[] = [
+  ...PLACEMENT,
+  ...TENANT,
+  ...INVENTORY,
+  ...INJECTION,
+  ...WRITES,
+];
+
+/** The entries of a keyed family. */
+export const keyedFamilyOf = (family: KeyedFamily): readonly KeyedEntry[] =>
+  KEYED_CATALOGUE.filter((entry) => entry.family === family);
+
+/** The keyed entry of this name (a probe's `transform`). */
+export const keyedEntryNamed = (name: string | undefined): KeyedEntry | undefined =>
+  name === undefined ? undefined : KEYED_BY_NAME.get(name);
+const KEYED_BY_NAME = new Map(KEYED_CATALOGUE.map((entry) => [entry.name, entry]));

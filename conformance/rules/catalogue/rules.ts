@@ -148,6 +148,16 @@ export const catalogueRules: Rule[] = [
   },
 ];
 
+/** The rule that judges each family of the catalogue (`catalogue.ts`, `FAMILIES`). */
+export const FAMILY_RULE: Record<Family, string> = {
+  path: 'AUTH-015',
+  address: 'AUTH-018',
+  method: 'AUTH-019',
+  host: 'AUTH-020',
+  'two-keys': 'AUTH-021',
+  cache: 'AUTH-022',
+};
+
 /** Routes that would send (§1): judged apart from the tricks, whatever the key. */
 export const sendRules: Rule[] = [
   {

@@ -5,7 +5,8 @@
  * client sends them.
  */
 import type { KeyName, Via } from '../../core/roles.ts';
-import type { KeyUse } from '../../core/types.ts';
+import type { KeyPlacement, KeyUse } from '../../core/types.ts';
+import { safeDecode } from '../../core/spec-model.ts';
 
 /** A request as a transform reads and rewrites it. */
 export interface Shape {
@@ -19,6 +20,8 @@ export interface Shape {
   madeUpKey?: Via;
   /** Set by the cache probes: the same request made again. */
   again?: number;
+  /** A write's body (the keyed catalogue's writes on real items). */
+  body?: string;
   /**
    * Where the route's name is in `path.split('/')`: the last literal segment of its template
    * (`walks` in `/api/v1/walks/{id}`), the part a gateway's rule and a backend's route both name.
@@ -176,3 +179,82 @@ export const encodedFirstLetter = (times: 1 | 2): Make =>
     const hex = first.charCodeAt(0).toString(16).toUpperCase();
     return `${times === 2 ? '%25' : '%'}${hex}${word.slice(1)}`;
   });
+
+/** What the run has seen, for the keyed entries (`catalogue.ts`, `RunFacts`). */
+interface Facts {
+  item?: Record<string, unknown>;
+  otherIdentifiers: readonly string[];
+}
+type KeyedMake = (base: Shape, facts: Facts) => Shape | undefined;
+
+/** The position of the item after the route's name, or undefined on a route that names none. */
+const itemAt = (s: Shape) => (split(s).length > s.nameAt + 1 ? s.nameAt + 1 : undefined);
+
+/** The request's key sent out of its headers: in the query, a cookie, or Basic authentication. */
+export const placed =
+  (placement: KeyPlacement): Make =>
+  (s) => {
+    const use = s.auth;
+    if (use === undefined || Array.isArray(use)) return undefined;
+    return { ...s, auth: { ...use, placed: placement } };
+  };
+
+/** A query parameter naming the other campaign (its first identifier the run saw: its slug). */
+export const selectorParameter =
+  (parameter: string): KeyedMake =>
+  (s, facts) => {
+    const other = facts.otherIdentifiers[0];
+    if (other === undefined) return undefined;
+    const pair = `${parameter}=${encodeURIComponent(other)}`;
+    return { ...s, query: s.query ? `${s.query}&${pair}` : pair };
+  };
+
+/** A header naming the other campaign. */
+export const selectorHeader =
+  (headerName: string): KeyedMake =>
+  (s, facts) => {
+    const other = facts.otherIdentifiers[0];
+    return other === undefined ? undefined : { ...s, headers: { ...s.headers, [headerName]: other } };
+  };
+
+/**
+ * A sub-route below the path (`…/walks/export`); `below: 'item'` only below an item's path
+ * (`…/walks/<id>/stops`), the parts an item holds.
+ */
+export const subRoute =
+  (route: string, below?: 'item'): Make =>
+  (s) =>
+    below === 'item' && itemAt(s) === undefined
+      ? undefined
+      : { ...s, path: `${s.path.replace(/\/+$/, '')}${route}` };
+
+/** The item's id replaced by one made from it (percent-encoded: it reaches the backend as written). */
+export const itemId =
+  (made: (own: string) => string): Make =>
+  (s) => {
+    const at = itemAt(s);
+    if (at === undefined) return undefined;
+    const parts = split(s);
+    const own = safeDecode(parts[at] ?? '');
+    return { ...s, path: parts.with(at, encodeURIComponent(made(own))).join('/') };
+  };
+
+/** Each query parameter of the request replaced by an injected one (`limit[$ne]=1`). */
+export const inParameters =
+  (made: (parameter: string) => string): Make =>
+  (s) => {
+    const names = [...new URLSearchParams(s.query ?? '').keys()];
+    if (names.length === 0) return undefined;
+    return { ...s, query: [...new Set(names)].map(made).join('&') };
+  };
+
+/** A write on the item the request names (none on a collection), with the body it sends. */
+export const write =
+  (sent: string, bodyOf: (facts: Facts) => string | undefined): KeyedMake =>
+  (s, facts) => {
+    if (itemAt(s) === undefined) return undefined;
+    const body = bodyOf(facts);
+    if (body === undefined) return undefined;
+    const { query: _none, ...rest } = s;
+    return { ...rest, method: sent, ...(body === '' ? {} : { body }) };
+  };

@@ -10,7 +10,7 @@ import { EvidenceTable } from '../../core/evidence.ts';
 import type { Observation } from '../../core/observation.ts';
 import type { Across, Rule, RuleContext } from '../../core/rule.ts';
 import type { SpecModel } from '../../core/spec-model.ts';
-import { breaks, chose, holds } from '../../core/rule.ts';
+import { breaks, chose, holds, unjudged } from '../../core/rule.ts';
 import { askedId, itemOf } from '../pages.ts';
 import { sweepRequests } from '../requests.ts';
 import { isWalkDetail, isWalkOperation } from './operations.ts';
@@ -77,7 +77,7 @@ function statusSetOf(spec: SpecModel): ReadonlySet<string> {
  */
 function stopsRule(
   declaration: Omit<Rule, 'appliesTo' | 'plan' | 'judge' | 'area' | 'level' | 'mock' | 'unit'>,
-  problemsOf: (stops: unknown[] | null, statuses: ReadonlySet<string>) => string[],
+  problemsOf: (stops: unknown[], statuses: ReadonlySet<string>) => string[],
 ): Rule {
   const memos = new WeakMap<SpecModel, BodyMemo<string[]>>();
   const memoOf = (spec: SpecModel) => {
@@ -101,13 +101,16 @@ function stopsRule(
       const stops = stopsOf(obs);
       const response = obs.exchange.response;
       if (stops === undefined || !response) return undefined;
+      // One cause, one failure: a stops that is no list is the schema rule's (ENVELOPE-005) to fail;
+      // a rule about the order, numbering, statuses or ids of stops has nothing to judge.
+      if (stops === null)
+        return unjudged(`${requestLine(obs)}: stops is not an array (the schema rule says what it is)`, obs);
       const problems = memoOf(ctx.spec).of(response, () => problemsOf(stops, statusSetOf(ctx.spec)));
       return problems.length === 0 ? holds(obs) : breaks(`${requestLine(obs)}: ${problems.join('; ')}`, obs);
     },
   };
 }
 
-const NOT_AN_ARRAY = 'stops is not an array';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const stopRules: Rule[] = [
@@ -119,7 +122,7 @@ export const stopRules: Rule[] = [
       expected: 'stops ordered by ascending position',
       hint: 'Sort stops by position before answering.',
     },
-    (stops) => (stops === null ? [NOT_AN_ARRAY] : [orderProblem(stops)].filter((p): p is string => !!p)),
+    (stops) => [orderProblem(stops)].filter((p): p is string => !!p),
   ),
   stopsRule(
     {
@@ -129,7 +132,7 @@ export const stopRules: Rule[] = [
       expected: 'positions 1..n, each once',
       hint: 'Number the stops of a walk 1, 2, … n: 1-based, no gaps, no repeats.',
     },
-    (stops) => (stops === null ? [NOT_AN_ARRAY] : [numberingProblem(stops)].filter((p): p is string => !!p)),
+    (stops) => [numberingProblem(stops)].filter((p): p is string => !!p),
   ),
   stopsRule(
     {
@@ -139,7 +142,7 @@ export const stopRules: Rule[] = [
       expected: 'every stop status one of §2.4',
       hint: 'Use only the status values of §2.4.',
     },
-    (stops, statuses) => statusProblems(stops ?? [], statuses),
+    (stops, statuses) => statusProblems(stops, statuses),
   ),
   stopsRule(
     {
@@ -149,7 +152,7 @@ export const stopRules: Rule[] = [
       expected: 'unique non-empty string stop ids',
       hint: 'Give every stop its own non-empty string id.',
     },
-    (stops) => stopIdProblems(stops ?? []),
+    (stops) => stopIdProblems(stops),
   ),
   {
     id: 'WALK-DETAIL-007',
