@@ -95,7 +95,8 @@ describe('how an operation pages', () => {
   it('takes a declaration as written, and prints nothing for it', () => {
     const spec = listsLive((doc) => {
       get(doc, '/api/v1/lists').parameters = [query('after')];
-      get(doc, '/api/v1/lists')['x-pagination'] = { items: 'data', cursor: 'after', next: 'meta.count' };
+      // `items` is the array's path inside `data`: '' is `data` itself (D-PAGINATION-DECLARED).
+      get(doc, '/api/v1/lists')['x-pagination'] = { items: '', cursor: 'after', next: 'meta.count' };
     });
     const op = spec.operation('listLists');
     expect(op.pagination).toEqual({ items: 'data', cursor: 'after', next: 'meta.count', source: 'declared' });
@@ -107,10 +108,10 @@ describe('how an operation pages', () => {
       listsLive((doc) => {
         get(doc, '/api/v1/lists')['x-pagination'] = value;
       });
-    expect(declared({ items: 'data', cursor: 'cursor', next: 'next_cursor' })).toThrow(
-      /listLists \(GET \/api\/v1\/lists\) x-pagination names cursor cursor, which is no query parameter of it/,
+    expect(declared({ items: '', cursor: 'cursor', next: 'next_cursor' })).toThrow(
+      /listLists \(GET \/api\/v1\/lists\) x-pagination names the cursor cursor, which is no query parameter/,
     );
-    expect(declared({ items: 'data' })).toThrow(/x-pagination has no cursor/);
+    expect(declared({ items: '' })).toThrow(/listLists .* x-pagination needs the strings items, cursor and next/);
   });
 });
 
