@@ -33,6 +33,7 @@ import {
   UNUSABLE_KEY_CODE,
 } from './auth-readings.ts';
 import { headerPairsAcross } from './header-pairs.ts';
+import { documentedBody, pinnedDifference, pinnedOf } from './pinned.ts';
 
 /** The code of a key without the operation's scope (§5.6), its status from the spec. */
 const NO_SCOPE_CODE = 'forbidden';
@@ -85,7 +86,10 @@ const primaryBothHeaders = (op: OperationModel, world: World): Probe[] => [
   ...onTargets(op, world, { key: PRIMARY_KEY, via: 'x-api-key' }),
 ];
 
-/** The primary key's data in x-api-key against Bearer, request by request. */
+/**
+ * The primary key's data in x-api-key against Bearer, request by request, by what the spec pins of
+ * it (`pinned.ts`): items by id and their documented fields, not a full page's order or membership.
+ */
 function sameDataAcross(ctx: RuleContext): Across {
   return headerPairsAcross(
     {
@@ -96,9 +100,16 @@ function sameDataAcross(ctx: RuleContext): Across {
           return undefined;
         if (!isSuccess(response.status) || data === undefined) return undefined;
         const items = Array.isArray(data) ? `${data.length} items` : 'one item';
-        return { status: response.status, digest: digestOf(data), label: `${response.status} with ${items}` };
+        const pinned = pinnedOf(ctx.spec, obs);
+        return {
+          status: response.status,
+          digest: digestOf(pinned),
+          pinned,
+          label: `${response.status} with ${items}`,
+        };
       },
-      difference: (bearer, xApiKey) => (bearer.digest === xApiKey.digest ? undefined : 'different data'),
+      difference: (bearer, xApiKey) =>
+        bearer.pinned && xApiKey.pinned ? pinnedDifference(bearer.pinned, xApiKey.pinned) : undefined,
     },
     ctx.state,
     'AUTH-002 pairs',
@@ -482,8 +493,11 @@ function revokedLikeUnknownAcross(spec: SpecModel, state: RuleState): Across {
   const unknown = state.table<Set<string>>('AUTH-010 unknown', unionOf);
   const revokedAnswers = state.table<RevokedAnswer>('AUTH-010 revoked', joinRevoked);
   const evidence = new EvidenceTable(state, 'AUTH-010 evidence', 500);
+  // Compared by what the spec documents of the refusal: a request id or a timestamp never differs.
   const shapeOf = (obs: Observation, response: ResponseData) =>
-    obs.bodyless ? `${response.status}` : `${response.status} ${digestOf(response.json)}`;
+    obs.bodyless
+      ? `${response.status}`
+      : `${response.status} ${digestOf(documentedBody(spec, obs.op, response))}`;
   return {
     see(obs) {
       const response = obs.exchange.response;

@@ -15,6 +15,7 @@ import type { Across, Judgement } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import { requestLine } from '../core/answers.ts';
 import type { RuleState } from '../core/state.ts';
+import type { Pinned } from './pinned.ts';
 
 /** What one answer of a pair is compared on; `label` is how a report shows it. */
 export interface PairOutcome {
@@ -23,6 +24,8 @@ export interface PairOutcome {
   code?: string;
   /** A digest of what it served; undefined when it served nothing or was recorded without its body. */
   digest?: string;
+  /** What the spec pins of what it served (`pinned.ts`), when the rule compares by it. */
+  pinned?: Pinned;
   label: string;
 }
 

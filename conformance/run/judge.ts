@@ -4,12 +4,14 @@
  * say (who judges what, and what was left unjudged and why); the verdicts are the rules' own.
  *
  * Who judges an observation:
- * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
+ * - a private one (a catalogue transform, an odd spelling): only the rules that planned it, and for
+ *   an unusable answer the rules about every answer;
  * - a lost one (not sent, timed out, cut): nobody; the rules that planned it are left unjudged;
  * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
  *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
- *   about every answer alone. The other rules that planned it are left unjudged, so one cause is
- *   one failure;
+ *   about every answer alone. Once one rule found it broken (the rules that asked for it judge
+ *   first), the other rules that planned it are left unjudged, so one cause is one failure, and a
+ *   rule failed by server errors alone fails no security category;
  * - a usable one: every rule.
  */
 import type { Observation } from '../core/observation.ts';
@@ -84,9 +86,15 @@ export class Judge {
     if (obs.op && !obs.private && obs.exchange.response) this.count(obs);
     let claimed = false;
     const catchAll: Tally[] = [];
-    for (const tally of this.candidates(obs)) {
+    for (const tally of usable ? this.candidates(obs) : plannersFirst(this.candidates(obs), obs)) {
       const { rule } = tally;
       const planned = obs.plannedBy?.has(rule.id) ?? false;
+      // One cause, one failure: once a rule about this request found the unusable answer broken,
+      // every other rule that asked for it leaves it unjudged.
+      if (!usable && claimed && rule.sees === 'answers' && !rule.catchAll) {
+        if (planned) this.mark(rule.id, unusableReason(obs), obs);
+        continue;
+      }
       // An HTML page is the mark of something in front of the API (a gateway's or a framework's
       // error page), one cause across requests: only the rules about every answer judge it.
       const sees = rule.sees ?? 'usable';
@@ -120,7 +128,12 @@ export class Judge {
    */
   private candidates(obs: Observation): readonly Tally[] {
     const { plannedBy } = obs;
-    if (obs.private) return this.tallies.filter((t) => plannedBy?.has(t.rule.id));
+    // An unusable answer to a private one is also the rules' about every answer: a 5xx is a fault
+    // whoever asked, and its planners may judge only usable answers.
+    if (obs.private)
+      return this.tallies.filter(
+        (t) => plannedBy?.has(t.rule.id) || (obs.answer !== 'usable' && t.rule.catchAll),
+      );
     let applying = this.applying.get(obs.op);
     if (!applying) {
       const op = obs.op;
@@ -190,16 +203,17 @@ export class Judge {
   private judgeWith(tally: Tally, obs: Observation): boolean {
     const given = tally.rule.judge?.(obs, this.ctx);
     if (given === undefined) return false;
+    const serverError = obs.answer === 'server-error';
     if (!Array.isArray(given)) {
       tally.judgedObservations++;
       tally.judgedMs += obs.exchange.durationMs;
-      tally.record(given as Judgement, obs);
+      tally.record(given as Judgement, obs, serverError);
       return (given as Judgement).verdict === 'breaks';
     }
     if (given.length === 0) return false;
     tally.judgedObservations++;
     tally.judgedMs += obs.exchange.durationMs;
-    for (const judgement of given) tally.record(judgement, obs);
+    for (const judgement of given) tally.record(judgement, obs, serverError);
     return given.some((j) => j.verdict === 'breaks');
   }
 
@@ -227,6 +241,16 @@ export class Judge {
   private mark(ruleId: string, reason: string, obs: Observation): void {
     this.byId.get(ruleId)?.leftUnjudged(reason, obs.exchange);
   }
+}
+
+/** The rules that asked for an exchange before the others that may judge it: the one that asked judges first. */
+function plannersFirst(tallies: readonly Tally[], obs: Observation): readonly Tally[] {
+  const plannedBy = obs.plannedBy;
+  if (!plannedBy || plannedBy.size === 0) return tallies;
+  return [
+    ...tallies.filter((t) => plannedBy.has(t.rule.id)),
+    ...tallies.filter((t) => !plannedBy.has(t.rule.id)),
+  ];
 }
 
 /** Why a lost exchange could not be judged, grouped by cause so a report counts each cause once. */
