@@ -33,7 +33,7 @@ import {
   UNUSABLE_KEY_CODE,
 } from './auth-readings.ts';
 import { headerPairsAcross } from './header-pairs.ts';
-import { documentedBody, pinnedDifference, pinnedOf } from './pinned.ts';
+import { askedAgainWhenDifferent, documentedBody, pinnedDifference, pinnedOf } from './pinned.ts';
 
 /** The code of a key without the operation's scope (§5.6), its status from the spec. */
 const NO_SCOPE_CODE = 'forbidden';
@@ -80,11 +80,19 @@ function malformedAsks(spec: SpecModel) {
 const malformedProbes = (op: OperationModel, world: World): Probe[] =>
   inTurn(malformedAsks(world.spec), op, world).flatMap(({ item }) => onTargets(op, world, item, 'first'));
 
-/** The primary key in both headers, on every target: the x-api-key answers are compared with Bearer's. */
-const primaryBothHeaders = (op: OperationModel, world: World): Probe[] => [
-  ...onTargets(op, world, { key: PRIMARY_KEY, via: 'bearer' }),
-  ...onTargets(op, world, { key: PRIMARY_KEY, via: 'x-api-key' }),
-];
+/**
+ * The primary key in both headers, on every target: the x-api-key answers are compared with
+ * Bearer's, and a pair whose answers differ is asked again together (`askedAgainWhenDifferent`).
+ */
+function primaryBothHeaders(op: OperationModel, world: World): Probe[] {
+  const bearer = onTargets(op, world, { key: PRIMARY_KEY, via: 'bearer' });
+  const xApiKey = onTargets(op, world, { key: PRIMARY_KEY, via: 'x-api-key' });
+  const paired = bearer.flatMap((probe, i) => {
+    const other = xApiKey[i];
+    return other ? askedAgainWhenDifferent(world.spec, op, probe, other) : [probe];
+  });
+  return [...paired, ...xApiKey.slice(bearer.length)];
+}
 
 /**
  * The primary key's data in x-api-key against Bearer, request by request, by what the spec pins of

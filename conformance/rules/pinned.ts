@@ -14,7 +14,8 @@ import { isObject } from '../../spec/json-value.ts';
 import { dataOf } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { Probe } from '../core/rule.ts';
+import type { Exchange, ResponseData } from '../core/types.ts';
 import { canonical } from './auth-readings.ts';
 import { limitAsked } from './pages.ts';
 
@@ -103,7 +104,11 @@ export const declaresOrder = (op: OperationModel): boolean =>
  * What the spec pins of an answer. `fields: false` compares a collection's items by id alone (the key
  * matrix: which items, not their fields, which may change between two requests).
  */
-export function pinnedOf(spec: SpecModel, obs: Observation, options: { fields?: boolean } = {}): Pinned {
+export function pinnedOf(
+  spec: SpecModel,
+  obs: Pick<Observation, 'op' | 'query' | 'exchange'>,
+  options: { fields?: boolean } = {},
+): Pinned {
   const response = obs.exchange.response as ResponseData;
   const body = documentedBody(spec, obs.op, response);
   const data = dataOf(response);
@@ -157,4 +162,38 @@ export function pinnedDifference(a: Pinned, b: Pinned): string | undefined {
     if (extra !== undefined) return `item ${extra} listed in one answer only`;
   }
   return undefined;
+}
+
+/** What of an exchange `pinnedOf` reads, for an answer a live run has just received. */
+const answeredAs = (op: OperationModel, exchange: Exchange) => ({
+  op,
+  exchange,
+  query: new URL(exchange.request.url).searchParams,
+});
+
+/**
+ * Two requests whose answers a rule compares, asked again together when their answers differ in
+ * what the spec pins: data that changes between two requests (a stop's status moving on) differs
+ * once and agrees when asked again close together; a real difference repeats. Each probe remembers
+ * its answer; the one answered second compares and asks both again, in the phase after.
+ */
+export function askedAgainWhenDifferent(
+  spec: SpecModel,
+  op: OperationModel,
+  first: Probe,
+  second: Probe,
+): Probe[] {
+  const answers: (Exchange | undefined)[] = [undefined, undefined];
+  const again = (probe: Probe) => ({ ...probe.request, again: (probe.request.again ?? 0) + 1 });
+  const compared = (mine: 0 | 1) => (answered: Exchange) => {
+    answers[mine] = answered;
+    const [a, b] = answers;
+    if (!a || !b || a.response?.status !== 200 || b.response?.status !== 200) return undefined;
+    const difference = pinnedDifference(pinnedOf(spec, answeredAs(op, a)), pinnedOf(spec, answeredAs(op, b)));
+    return difference === undefined ? undefined : [again(first), again(second)];
+  };
+  return [
+    { ...first, followUp: compared(0) },
+    { ...second, followUp: compared(1) },
+  ];
 }

@@ -27,6 +27,8 @@ import {
 } from './sweep-proxy.ts';
 
 let target: SweepTarget | undefined;
+/** Simulated seconds of the canvassing day per real second: about two stops change status a second. */
+const LIVE_RATE = 3;
 
 afterEach(async () => {
   await target?.close();
@@ -115,6 +117,36 @@ describe('legal real-world behaviours pass', () => {
     expect(pages.size).toBeGreaterThan(1);
     expect(requiredFailures(report)).toEqual([]);
     for (const id of ['AUTH-002', 'AUTH-013']) expect(resultOf(report, id).status, id).toBe('pass');
+    expect(report.summary.verdict).toBe('pass');
+  }, 120_000);
+
+  it('live data: stop statuses change while the run asks', async () => {
+    target = await startSweepTarget({}, { clock: { rate: LIVE_RATE } });
+    const base = target.baseUrl;
+    const headers = { authorization: `Bearer ${target.credentials.CONFORMANCE_API_KEY ?? ''}` };
+    const counts = async () =>
+      JSON.stringify(
+        (
+          (await (await fetch(`${base}/api/v1/walks?limit=200`, { headers })).json()) as { data: unknown[] }
+        ).data.map((w) => (w as { counts: unknown }).counts),
+      );
+    // Into the morning's shifts, past their start (the proxy passes the clock's route on).
+    const advanced = await fetch(`${base}/sandbox/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance: '3h' }),
+    });
+    expect(advanced.status).toBe(200);
+    // The test bed is live: within seconds, a list asked again tells other counts.
+    const before = await counts();
+    let changed = false;
+    for (let i = 0; i < 20 && !changed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      changed = (await counts()) !== before;
+    }
+    expect(changed).toBe(true);
+    const report = await runSuite(configFor(target.baseUrl, target.credentials));
+    expect(requiredFailures(report)).toEqual([]);
     expect(report.summary.verdict).toBe('pass');
   }, 120_000);
 
