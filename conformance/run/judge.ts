@@ -4,8 +4,7 @@
  * say (who judges what, and what was left unjudged and why); the verdicts are the rules' own.
  *
  * Who judges an observation:
- * - a private one (a catalogue transform, an odd spelling): only the rules that planned it, and for
- *   an unusable answer the rules about every answer;
+ * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
  * - a lost one (not sent, timed out, cut): nobody; the rules that planned it are left unjudged;
  * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
  *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
@@ -128,12 +127,7 @@ export class Judge {
    */
   private candidates(obs: Observation): readonly Tally[] {
     const { plannedBy } = obs;
-    // An unusable answer to a private one is also the rules' about every answer: a 5xx is a fault
-    // whoever asked, and its planners may judge only usable answers.
-    if (obs.private)
-      return this.tallies.filter(
-        (t) => plannedBy?.has(t.rule.id) || (obs.answer !== 'usable' && t.rule.catchAll),
-      );
+    if (obs.private) return this.tallies.filter((t) => plannedBy?.has(t.rule.id));
     let applying = this.applying.get(obs.op);
     if (!applying) {
       const op = obs.op;

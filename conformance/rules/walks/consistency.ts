@@ -163,11 +163,16 @@ const verdict = (pair: WalkPair, problems: string[]): Judgement =>
  */
 function* byWalk(pairs: Iterable<WalkPair>, verdictOf: (pair: WalkPair) => Judgement): Generator<Judgement> {
   let item: string | undefined;
-  let walk: Judgement[] = [];
+  let walk: { judgement: Judgement; last: number }[] = [];
   const settled = function* (): Generator<Judgement> {
-    const agreed = walk.some((j) => j.verdict === 'holds');
-    for (const judgement of walk) {
-      yield agreed && judgement.verdict === 'breaks'
+    // Changed during the run: a summary that agreed was seen after every sighting of the one that
+    // did not (asked again, the list agreed); a difference seen last repeats, and fails.
+    const agreedLast = Math.max(
+      -Infinity,
+      ...walk.filter((w) => w.judgement.verdict === 'holds').map((w) => w.last),
+    );
+    for (const { judgement, last } of walk) {
+      yield last < agreedLast && judgement.verdict === 'breaks'
         ? {
             verdict: 'chose',
             choice: `changed during the run: ${judgement.problem}; asked again close together, they agreed`,
@@ -181,7 +186,7 @@ function* byWalk(pairs: Iterable<WalkPair>, verdictOf: (pair: WalkPair) => Judge
   for (const pair of pairs) {
     if (pair.item !== item) yield* settled();
     item = pair.item;
-    walk.push(verdictOf(pair));
+    walk.push({ judgement: verdictOf(pair), last: pair.summary.seen.last });
   }
   yield* settled();
 }
