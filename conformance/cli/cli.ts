@@ -162,7 +162,7 @@ async function reportOf(options: CliOptions, session: Session, io: Io): Promise<
   }
   const target = await resolveTarget(options.config);
   session.stop = target.close;
-  session.redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
+  session.redact = redactorFor(target.secrets, options.config.keys, reachSecrets(options.config.reach));
   const selected = selectChecks(RULES, options.config.only, options.skip);
   const progress = new Progress({
     live: io.live === true,

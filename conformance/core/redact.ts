@@ -27,8 +27,14 @@ const WORD = '[\\p{L}\\p{N}_.-]';
 /** Keys by name, and the other secrets of a run (gateway header values, proxy credentials) by theirs. */
 export function redactorFor(...keySets: Partial<Record<KeyName | string, string>>[]): Redactor {
   const named = namedSecrets(keySets);
+  // Each key is replaced by a mark of private-use characters, and the marks by the variable names
+  // last: a name (`$CONFORMANCE_API_KEY`) may itself hold a piece of a key (a placeholder of
+  // `--profile mock`, flipped in case, holds `CONFORMANCE`), and replaced again it would grow `$$$`.
+  const names = [...new Set(named.map(([name]) => `$${name}`))];
+  const marks = new Map(names.map((name, index) => [name, markOf(index)]));
+  const markFor = (name: string) => marks.get(`$${name}`) as string;
   const forms = named
-    .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, `$${name}`, value] as const))
+    .flatMap(([name, value]) => variantsOf(value).map((variant) => [variant, markFor(name), value] as const))
     .sort((a, b) => b[0].length - a[0].length);
   const secrets = forms.filter(([, , value]) => value.length >= SECRET_LENGTH);
   const tokens = forms
@@ -45,7 +51,8 @@ export function redactorFor(...keySets: Partial<Record<KeyName | string, string>
     let out = text;
     for (const [secret, name] of secrets) out = out.replaceAll(secret, name);
     for (const [token, name] of tokens) out = out.replace(token, () => name);
-    return redactPieces(out, pieces, piecesIn);
+    out = redactPieces(out, pieces, piecesIn, markFor);
+    return out.replace(MARK, (mark) => names[(mark.codePointAt(1) as number) - MARK_BASE] ?? '');
   };
   // Most texts hold no secret at all (a --har file carries keys as their variable names): one pass
   // tells, and only a text that holds some form or piece pays a pass per form.
@@ -71,6 +78,11 @@ function namedSecrets(keySets: Partial<Record<string, string>>[]): [string, stri
       : [[name, value]];
   });
 }
+
+/** A replaced key's mark: its index as one private-use character between two others, no key's or name's. */
+const MARK_BASE = 0xe100;
+const MARK = /\uE000[\uE100-\uF8FE]\uE001/gu;
+const markOf = (index: number) => `\uE000${String.fromCodePoint(MARK_BASE + index)}\uE001`;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -178,6 +190,7 @@ function redactPieces(
   text: string,
   pieces: readonly (readonly [string, string])[],
   piecesIn: (text: string) => Set<string>,
+  markFor: (name: string) => string,
 ): string {
   let held = piecesIn(text);
   let out = text;
@@ -185,7 +198,7 @@ function redactPieces(
     // Pieces wholly inside the public prefix are no secret; any secret piece overlaps a later one.
     for (let start = firstPieceStart(key); held.size > 0 && start + PIECE <= key.length; start++) {
       if (!held.has(key.slice(start, start + PIECE))) continue;
-      const replaced = redactPiece(out, key, start, `$${name}`);
+      const replaced = redactPiece(out, key, start, markFor(name));
       if (replaced !== out) held = piecesIn(replaced);
       out = replaced;
     }

@@ -124,10 +124,12 @@ export interface Probe {
   /** The catalogue transform that made it. */
   transform?: string;
   /**
-   * A request made from this one's answer, sent in the phase after it (revalidation with the ETag
-   * the answer gave); undefined when the answer gives nothing to ask with. Planned by the same rule.
+   * Requests made from this one's answer: one is sent in the phase after it (revalidation with the
+   * ETag the answer gave); several are asked together, after every other request, with nothing
+   * sent between them (two requests asked again when their answers differ). Undefined when the
+   * answer gives nothing to ask with. Planned by the same rule.
    */
-  followUp?: (answered: Exchange) => RequestSpec | undefined;
+  followUp?: (answered: Exchange) => RequestSpec | readonly RequestSpec[] | undefined;
   /**
    * The follow-up is made again from its own request's answer, and so on until it gives nothing or
    * asks a request already sent (a walk through the pages of a collection).

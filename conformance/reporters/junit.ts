@@ -1,7 +1,9 @@
 /**
  * JUnit XML for CI: one test suite per area, one test case per requirement, valid against both
  * schemas CI readers hold reports to (the Jenkins xUnit plugin's `junit-10.xsd` and the Apache Ant
- * schema; `conformance/test/junit-schemas/`): no attributes on `<testsuites>`, every suite with its
+ * schema; `conformance/test/junit-schemas/`): `<testsuites>` with the totals CI readers add up
+ * (`name`, `tests`, `failures`, `errors`, `time`: all junit-10.xsd allows there; the Ant schema
+ * describes the suites within), every suite with its
  * counts, time, timestamp and host, its properties, output and error output, and at most one
  * outcome per test case. Result classes: fail is a `<failure>`; skip is `<skipped>`; inconclusive
  * (the data could not show it) and a run not judged are an `<error>` with the reason. An expected
@@ -97,10 +99,19 @@ export function junitReport(report: Report): string {
   if (since.length > 0)
     suites.push({ name: 'comparison', cases: [], counts: NO_COUNTS, seconds: 0, out: since.join('\n') });
   const header = { timestamp: timestampOf(report.startedAt), hostname: hostname() || 'localhost' };
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>', '<testsuites>'];
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>', rootXml(suites, report)];
   suites.forEach((suite, id) => out.push(...suiteXml(suite, id, header)));
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
+}
+
+/** The root with the totals of every suite; its time is the run's wall time. */
+function rootXml(suites: readonly Suite[], report: Report): string {
+  const total = (count: (suite: Suite) => number) => suites.reduce((sum, suite) => sum + count(suite), 0);
+  const tests = total((suite) => suite.cases.length);
+  const failures = total((suite) => suite.counts.failure);
+  const errors = total((suite) => suite.counts.error);
+  return `<testsuites name="conformance" tests="${tests}" failures="${failures}" errors="${errors}" time="${seconds(report.durationMs)}">`;
 }
 
 function suiteXml(suite: Suite, id: number, header: { timestamp: string; hostname: string }): string[] {

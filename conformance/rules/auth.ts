@@ -33,6 +33,7 @@ import {
   UNUSABLE_KEY_CODE,
 } from './auth-readings.ts';
 import { headerPairsAcross } from './header-pairs.ts';
+import { askedAgainWhenDifferent, documentedBody, pinnedDifference, pinnedOf } from './pinned.ts';
 
 /** The code of a key without the operation's scope (§5.6), its status from the spec. */
 const NO_SCOPE_CODE = 'forbidden';
@@ -79,13 +80,24 @@ function malformedAsks(spec: SpecModel) {
 const malformedProbes = (op: OperationModel, world: World): Probe[] =>
   inTurn(malformedAsks(world.spec), op, world).flatMap(({ item }) => onTargets(op, world, item, 'first'));
 
-/** The primary key in both headers, on every target: the x-api-key answers are compared with Bearer's. */
-const primaryBothHeaders = (op: OperationModel, world: World): Probe[] => [
-  ...onTargets(op, world, { key: PRIMARY_KEY, via: 'bearer' }),
-  ...onTargets(op, world, { key: PRIMARY_KEY, via: 'x-api-key' }),
-];
+/**
+ * The primary key in both headers, on every target: the x-api-key answers are compared with
+ * Bearer's, and a pair whose answers differ is asked again together (`askedAgainWhenDifferent`).
+ */
+function primaryBothHeaders(op: OperationModel, world: World): Probe[] {
+  const bearer = onTargets(op, world, { key: PRIMARY_KEY, via: 'bearer' });
+  const xApiKey = onTargets(op, world, { key: PRIMARY_KEY, via: 'x-api-key' });
+  const paired = bearer.flatMap((probe, i) => {
+    const other = xApiKey[i];
+    return other ? askedAgainWhenDifferent(world.spec, op, probe, other) : [probe];
+  });
+  return [...paired, ...xApiKey.slice(bearer.length)];
+}
 
-/** The primary key's data in x-api-key against Bearer, request by request. */
+/**
+ * The primary key's data in x-api-key against Bearer, request by request, by what the spec pins of
+ * it (`pinned.ts`): items by id and their documented fields, not a full page's order or membership.
+ */
 function sameDataAcross(ctx: RuleContext): Across {
   return headerPairsAcross(
     {
@@ -96,9 +108,16 @@ function sameDataAcross(ctx: RuleContext): Across {
           return undefined;
         if (!isSuccess(response.status) || data === undefined) return undefined;
         const items = Array.isArray(data) ? `${data.length} items` : 'one item';
-        return { status: response.status, digest: digestOf(data), label: `${response.status} with ${items}` };
+        const pinned = pinnedOf(ctx.spec, obs);
+        return {
+          status: response.status,
+          digest: digestOf(pinned),
+          pinned,
+          label: `${response.status} with ${items}`,
+        };
       },
-      difference: (bearer, xApiKey) => (bearer.digest === xApiKey.digest ? undefined : 'different data'),
+      difference: (bearer, xApiKey) =>
+        bearer.pinned && xApiKey.pinned ? pinnedDifference(bearer.pinned, xApiKey.pinned) : undefined,
     },
     ctx.state,
     'AUTH-002 pairs',
@@ -482,8 +501,11 @@ function revokedLikeUnknownAcross(spec: SpecModel, state: RuleState): Across {
   const unknown = state.table<Set<string>>('AUTH-010 unknown', unionOf);
   const revokedAnswers = state.table<RevokedAnswer>('AUTH-010 revoked', joinRevoked);
   const evidence = new EvidenceTable(state, 'AUTH-010 evidence', 500);
+  // Compared by what the spec documents of the refusal: a request id or a timestamp never differs.
   const shapeOf = (obs: Observation, response: ResponseData) =>
-    obs.bodyless ? `${response.status}` : `${response.status} ${digestOf(response.json)}`;
+    obs.bodyless
+      ? `${response.status}`
+      : `${response.status} ${digestOf(documentedBody(spec, obs.op, response))}`;
   return {
     see(obs) {
       const response = obs.exchange.response;

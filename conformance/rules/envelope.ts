@@ -2,7 +2,6 @@
  * Envelopes (§4.1, §7), the JSON rule (§4) and the answer's manners (caching, CORS, hygiene,
  * compression), judged on every answer of every operation, whichever rule asked for it.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../../spec/json-value.ts';
 import { describe, errorEnvelopeProblem, isSuccess, requestLine } from '../core/answers.ts';
 import type { Evidence, Observation } from '../core/observation.ts';
@@ -12,10 +11,11 @@ import type { Across, Judgement, Rule } from '../core/rule.ts';
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import { earlier, entryKey, evidenceOf } from '../core/evidence.ts';
 import { type RuleState, sum } from '../core/state.ts';
-import type { OperationModel } from '../core/spec-model.ts';
+import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { FailureKind, ResponseData } from '../core/types.ts';
 import { collectionRequest, isPlannedPath } from './requests.ts';
 import { validationOf } from '../core/drift.ts';
+import { type Pinned, pinnedDifference, pinnedOf } from './pinned.ts';
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;
 
@@ -275,7 +275,7 @@ export const envelopeRules: Rule[] = [
       const plain = collectionRequest(op, world, { key: PRIMARY_KEY }, 'full');
       return [gzip, plain].flatMap((request) => (request ? [{ request }] : []));
     },
-    across: () => compressionAcross(),
+    across: (ctx) => compressionAcross(ctx.spec),
   },
   {
     id: 'ENVELOPE-011',
@@ -418,9 +418,9 @@ const GZIP_CONTENT_HINT =
   'A gzip answer must decode to exactly the JSON the identity answer carries: compress the same body you would send uncompressed.';
 
 /** Pairs each answer to `Accept-Encoding: gzip` with the identity answer to the same request. */
-function compressionAcross(): Across {
+function compressionAcross(spec: SpecModel): Across {
   const gzip = new Map<string, Observation>();
-  const identity = new Map<string, ResponseData>();
+  const identity = new Map<string, { response: ResponseData; pinned: Pinned }>();
   const keyOf = (obs: Observation) => `${obs.exchange.request.url} ${JSON.stringify(obs.credential)}`;
   return {
     see(obs) {
@@ -428,7 +428,7 @@ function compressionAcross(): Across {
       const asked = header(obs, 'accept-encoding');
       if (asked === 'gzip') gzip.set(keyOf(obs), obs);
       else if (askedIdentity(obs) && obs.exchange.response && jsonOf(obs) !== undefined)
-        identity.set(keyOf(obs), obs.exchange.response);
+        identity.set(keyOf(obs), { response: obs.exchange.response, pinned: pinnedOf(spec, obs) });
     },
     finish() {
       const judgements: Judgement[] = [];
@@ -439,7 +439,7 @@ function compressionAcross(): Across {
           judgements.push(chose(`Accept-Encoding: gzip got ${describe(response)}`, true, obs));
           continue;
         }
-        const report = compressionReport(response, identity.get(key));
+        const report = compressionReport(response, identity.get(key), () => pinnedOf(spec, obs));
         judgements.push(
           report.sameContent
             ? chose(report.actual, response.encoded?.coding !== 'gzip', obs)
@@ -458,8 +458,10 @@ function compressionAcross(): Across {
  */
 function compressionReport(
   answer: ResponseData,
-  identity: ResponseData | undefined,
+  plain: { response: ResponseData; pinned: Pinned } | undefined,
+  pinned: () => Pinned,
 ): { actual: string; sameContent: boolean } {
+  const identity = plain?.response;
   const parts: string[] = [];
   let sameContent = true;
   if (answer.encoded) {
@@ -467,7 +469,13 @@ function compressionReport(
     parts.push(
       `${answer.encoded.coding}: ${answer.encoded.bytes} bytes for ${identity ? `${identity.bytes} identity bytes${ratio}` : `${answer.bytes} decoded bytes`}`,
     );
-    sameContent = identity?.json !== undefined && isDeepStrictEqual(answer.json, identity.json);
+    // The same content is what the spec pins of it (`pinned.ts`): a request id, a timestamp, or
+    // which tied items a full page holds differ by right.
+    sameContent =
+      answer.json !== undefined &&
+      plain !== undefined &&
+      identity?.json !== undefined &&
+      pinnedDifference(pinned(), plain.pinned) === undefined;
     parts.push(
       answer.json === undefined
         ? `the decoded body is ${answer.jsonError ?? 'empty'}`

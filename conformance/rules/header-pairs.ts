@@ -12,9 +12,10 @@ import { EvidenceTable } from '../core/evidence.ts';
 import type { Evidence, Observation } from '../core/observation.ts';
 import type { Via } from '../core/roles.ts';
 import type { Across, Judgement } from '../core/rule.ts';
-import { breaks, holds } from '../core/rule.ts';
+import { breaks, chose, holds } from '../core/rule.ts';
 import { requestLine } from '../core/answers.ts';
 import type { RuleState } from '../core/state.ts';
+import type { Pinned } from './pinned.ts';
 
 /** What one answer of a pair is compared on; `label` is how a report shows it. */
 export interface PairOutcome {
@@ -23,6 +24,8 @@ export interface PairOutcome {
   code?: string;
   /** A digest of what it served; undefined when it served nothing or was recorded without its body. */
   digest?: string;
+  /** What the spec pins of what it served (`pinned.ts`), when the rule compares by it. */
+  pinned?: Pinned;
   label: string;
 }
 
@@ -162,20 +165,39 @@ function anyAlike(rule: PairRule, bearer: PairOutcome[], xApiKey: PairOutcome[])
   return bearer.some((b) => xApiKey.some((x) => rule.difference(b, x) === undefined));
 }
 
-/** One pair's verdict: holds when some answers near in time are alike; none when never near. */
+/** The first two answers near in time that differ, bearer's first. */
+function firstDifferent(
+  rule: PairRule,
+  bearer: PairOutcome[],
+  xApiKey: PairOutcome[],
+): { bearer: PairOutcome; xApiKey: PairOutcome } | undefined {
+  for (const b of bearer) {
+    const x = xApiKey.find((outcome) => rule.difference(b, outcome) !== undefined);
+    if (x) return { bearer: b, xApiKey: x };
+  }
+  return undefined;
+}
+
+/**
+ * One pair's verdict: holds when the answers near in time are alike; breaks when none are alike;
+ * when some are alike and others differ (the same request asked again agreed), the data changed
+ * between two requests: advisory, "changed during the run". None when never near.
+ */
 function verdictOf(rule: PairRule, pair: Pair, evidence: Evidence | undefined): Judgement | undefined {
   let compared: { bearer: PairOutcome; xApiKey: PairOutcome } | undefined;
+  let alike = false;
   for (const bucket of [...pair.sides.bearer.keys()].sort((a, b) => a - b)) {
     const bearer = outcomesIn(pair.sides.bearer, bucket);
     const xApiKey = near(pair.sides['x-api-key'], bucket);
     if (xApiKey.length === 0) continue;
-    if (anyAlike(rule, bearer, xApiKey)) return holds(evidence);
-    compared ??= { bearer: bearer[0] as PairOutcome, xApiKey: xApiKey[0] as PairOutcome };
+    alike ||= anyAlike(rule, bearer, xApiKey);
+    compared ??= firstDifferent(rule, bearer, xApiKey);
   }
+  if (alike && !compared) return holds(evidence);
   if (!compared) return undefined;
   const difference = rule.difference(compared.bearer, compared.xApiKey) ?? 'the answers differ';
-  return breaks(
-    `${pair.line}: Authorization: Bearer got ${compared.bearer.label}, x-api-key got ${compared.xApiKey.label} (${difference})`,
-    evidence,
-  );
+  const shown = `${pair.line}: Authorization: Bearer got ${compared.bearer.label}, x-api-key got ${compared.xApiKey.label} (${difference})`;
+  return alike
+    ? chose(`changed during the run: ${shown}, and the same when asked again`, false, evidence)
+    : breaks(shown, evidence);
 }

@@ -15,15 +15,18 @@ import { NEAR_MISSES } from '../core/near-miss.ts';
 import { digestOf, inTurn, MOCK_KEYS, onTargets, refusedVerdict, secured } from './auth-readings.ts';
 import type { PairOutcome } from './header-pairs.ts';
 import { headerPairsAcross } from './header-pairs.ts';
+import { pinnedDifference, pinnedOf } from './pinned.ts';
+import type { SpecModel } from '../core/spec-model.ts';
 
 /** Rate limiting says nothing about the key: such an answer is not compared. */
 const TOO_MANY_REQUESTS = 429;
 
 /**
  * What the matrix compares of an answer: status, error code, and which items it served (their ids,
- * not their fields, which may change between two requests).
+ * not their fields, which may change between two requests), as far as the spec pins them
+ * (`pinned.ts`: of a full page, neither the order nor which items beyond its `limit`).
  */
-function matrixOutcome(obs: Observation): PairOutcome | undefined {
+function matrixOutcome(obs: Observation, spec: SpecModel): PairOutcome | undefined {
   const response = obs.exchange.response;
   if (!secured(obs) || !response || response.status === TOO_MANY_REQUESTS) return undefined;
   if (obs.bodyless) return { status: response.status, label: `${response.status}` };
@@ -41,7 +44,10 @@ function matrixOutcome(obs: Observation): PairOutcome | undefined {
       served: kind === 'collection' ? `${ids.length} items` : ids.length > 0 ? `item ${ids[0]}` : 'no item',
     };
   });
-  return { status: response.status, digest, label: `${response.status} with ${served}` };
+  const label = `${response.status} with ${served}`;
+  if (kind !== 'collection') return { status: response.status, digest, label };
+  const pinned = pinnedOf(spec, obs, { fields: false });
+  return { status: response.status, digest: digestOf(pinned), pinned, label };
 }
 
 /** Which items a success served, by its body (a recording serves the same answers again and again). */
@@ -54,6 +60,10 @@ function matrixDifference(bearer: PairOutcome, xApiKey: PairOutcome): string | u
   if (bearer.status !== xApiKey.status) return 'a different status';
   if (bearer.code !== undefined && xApiKey.code !== undefined && bearer.code !== xApiKey.code)
     return 'a different error code';
+  if (bearer.pinned && xApiKey.pinned) {
+    const difference = pinnedDifference(bearer.pinned, xApiKey.pinned);
+    return difference === undefined ? undefined : `different items: ${difference}`;
+  }
   if (bearer.digest !== undefined && xApiKey.digest !== undefined && bearer.digest !== xApiKey.digest)
     return 'different items';
   return undefined;
@@ -84,7 +94,7 @@ export const keyMatrixRules: Rule[] = [
     },
     across: (ctx) =>
       headerPairsAcross(
-        { outcomeOf: matrixOutcome, difference: matrixDifference },
+        { outcomeOf: (obs) => matrixOutcome(obs, ctx.spec), difference: matrixDifference },
         ctx.state,
         'AUTH-013 pairs',
       ),

@@ -12,8 +12,9 @@
  *   planned it are left unjudged;
  * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
  *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
- *   about every answer alone. The other rules that planned it are left unjudged, so one cause is
- *   one failure;
+ *   about every answer alone. Once one rule found it broken (the rules that asked for it judge
+ *   first), the other rules that planned it are left unjudged, so one cause is one failure, and a
+ *   rule failed by server errors alone fails no security category;
  * - a usable one: every rule.
  */
 import type { Observation } from '../core/observation.ts';
@@ -98,9 +99,15 @@ export class Judge {
     if (obs.op && !obs.private && obs.exchange.response) this.count(obs);
     let claimed = false;
     const catchAll: Tally[] = [];
-    for (const tally of this.candidates(obs)) {
+    for (const tally of usable ? this.candidates(obs) : plannersFirst(this.candidates(obs), obs)) {
       const { rule } = tally;
       const planned = obs.plannedBy?.has(rule.id) ?? false;
+      // One cause, one failure: once a rule about this request found the unusable answer broken,
+      // every other rule that asked for it leaves it unjudged.
+      if (!usable && claimed && rule.sees === 'answers' && !rule.catchAll) {
+        if (planned) this.mark(rule.id, unusableReason(obs), obs);
+        continue;
+      }
       // An HTML page is the mark of something in front of the API (a gateway's or a framework's
       // error page), one cause across requests: only the rules about every answer judge it.
       const sees = rule.sees ?? 'usable';
@@ -204,16 +211,17 @@ export class Judge {
   private judgeWith(tally: Tally, obs: Observation): boolean {
     const given = tally.rule.judge?.(obs, this.ctx);
     if (given === undefined) return false;
+    const serverError = obs.answer === 'server-error';
     if (!Array.isArray(given)) {
       tally.judgedObservations++;
       tally.judgedMs += obs.exchange.durationMs;
-      tally.record(given as Judgement, obs);
+      tally.record(given as Judgement, obs, serverError);
       return (given as Judgement).verdict === 'breaks';
     }
     if (given.length === 0) return false;
     tally.judgedObservations++;
     tally.judgedMs += obs.exchange.durationMs;
-    for (const judgement of given) tally.record(judgement, obs);
+    for (const judgement of given) tally.record(judgement, obs, serverError);
     return given.some((j) => j.verdict === 'breaks');
   }
 
@@ -245,6 +253,16 @@ export class Judge {
 
 /** Why a throttled exchange was left unjudged by the rules that asked for it (`report.ts` gives the pace to set). */
 export const THROTTLED_REASON = "still throttled after the retries (the target's pace, not its fault)";
+
+/** The rules that asked for an exchange before the others that may judge it: the one that asked judges first. */
+function plannersFirst(tallies: readonly Tally[], obs: Observation): readonly Tally[] {
+  const plannedBy = obs.plannedBy;
+  if (!plannedBy || plannedBy.size === 0) return tallies;
+  return [
+    ...tallies.filter((t) => plannedBy.has(t.rule.id)),
+    ...tallies.filter((t) => !plannedBy.has(t.rule.id)),
+  ];
+}
 
 /** Why a lost exchange could not be judged, grouped by cause so a report counts each cause once. */
 export function lostReason(obs: Observation): string {

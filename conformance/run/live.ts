@@ -18,6 +18,9 @@ import type { Tally } from './tally.ts';
 import { LiveWorld } from './world.ts';
 import { InOrderJudging } from './in-order.ts';
 
+/** The phase of requests asked again together (`Probe.followUp`): after every planned phase. */
+const TOGETHER_PHASE = 10;
+
 interface Planned {
   request: RequestSpec;
   phase: number;
@@ -135,10 +138,13 @@ class Plan {
         sent.add(entry);
         tags.set(exchange, [...(tags.get(exchange) ?? []), entry]);
         for (const { by, probe } of entry.followUps) {
-          const request = probe.followUp?.(exchange);
-          if (!request) continue;
+          const made = [probe.followUp?.(exchange) ?? []].flat();
           const again = probe.repeats ? { followUp: probe.followUp, repeats: true as const } : {};
-          this.add({ request, ...again, ...(probe.private ? { private: true } : {}) }, by, phase + 1);
+          // Requests asked again to compare their answers go together, after every other request,
+          // so that nothing else is sent between them.
+          const next = made.length > 1 ? Math.max(phase + 1, TOGETHER_PHASE) : phase + 1;
+          for (const request of made)
+            this.add({ request, ...again, ...(probe.private ? { private: true } : {}) }, by, next);
         }
       });
     }

@@ -70,7 +70,9 @@ export function resultOfTally(tally: Tally, strict: boolean, source: 'live' | 't
     durationMs: Math.round(tally.judgedMs),
   };
   if (rule.owasp) result.owasp = [...rule.owasp];
-  if (status === 'fail' && tally.owaspFailed.size > 0) result.owaspFailed = [...tally.owaspFailed];
+  // A rule failed by server errors alone shows no weakness of its categories: the server failed.
+  if (status === 'fail' && !tally.ownFindings) result.owaspFailed = [];
+  else if (status === 'fail' && tally.owaspFailed.size > 0) result.owaspFailed = [...tally.owaspFailed];
   if (rule.decision) result.decision = rule.decision;
   if (tally.differsFromOwn && rule.decision) result.differsFrom = rule.decision.split(/,\s*/);
   else if (tally.differs.size > 0) result.differsFrom = [...tally.differs];

@@ -51,6 +51,7 @@ export interface TallyDump {
   differs: string[];
   differsFromOwn: boolean;
   owaspFailed: string[];
+  ownFindings?: boolean;
 }
 
 const SEQ_DIGITS = 16;
@@ -89,6 +90,11 @@ export class Tally {
   differsFromOwn = false;
   /** The OWASP categories its findings named, for a rule that places each finding. */
   readonly owaspFailed = new Set<string>();
+  /**
+   * Whether a finding stood on the rule's own evidence: anything but a server error, which says only
+   * that the server failed (the security view places no failure under a category for it).
+   */
+  ownFindings = false;
   /** Each distinct finding, with how many records showed it and where it was first found. */
   private readonly found: StateTable<Counted>;
   /** The findings in the order found (`orderOf`), to list them so. */
@@ -111,8 +117,11 @@ export class Tally {
     this.finishing = true;
   }
 
-  /** One verdict; `evidence` the exchange it is about when the verdict names none. */
-  record(judgement: Judgement, evidence: Evidence | undefined): void {
+  /**
+   * One verdict; `evidence` the exchange it is about when the verdict names none; `serverError` when
+   * the answer judged was a 5xx.
+   */
+  record(judgement: Judgement, evidence: Evidence | undefined, serverError = false): void {
     const exchange = judgement.obs?.exchange ?? evidence?.exchange;
     this.firstJudged = this.first(this.firstJudged, exchange);
     switch (judgement.verdict) {
@@ -123,6 +132,7 @@ export class Tally {
       case 'breaks':
         this.records++;
         if (judgement.owasp) this.owaspFailed.add(judgement.owasp);
+        if (!serverError) this.ownFindings = true;
         this.find(judgement.problem, exchange);
         this.failedAt(exchange, judgement.hint);
         return;
@@ -187,6 +197,7 @@ export class Tally {
       differs: [...this.differs],
       differsFromOwn: this.differsFromOwn,
       owaspFailed: [...this.owaspFailed],
+      ownFindings: this.ownFindings,
     };
     if (this.firstFailure) dump.firstFailure = { exchange: shownExchange(this.firstFailure) };
     if (this.hint) dump.firstHint = this.hint;
@@ -211,6 +222,7 @@ export class Tally {
     for (const id of dump.differs) this.differs.add(id);
     this.differsFromOwn ||= dump.differsFromOwn;
     for (const category of dump.owaspFailed) this.owaspFailed.add(category);
+    this.ownFindings ||= dump.ownFindings !== false;
   }
 
   private find(problem: string, exchange: Exchange | undefined): void {

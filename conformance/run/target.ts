@@ -17,6 +17,12 @@ export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUr
 
 export interface Target {
   config: SuiteConfig;
+  /**
+   * The keys output must never show: the configured ones and the embedded server's demo keys. The
+   * placeholders `--profile mock` gives are public words, and left out: each holds the variable
+   * names themselves (`CONFORMANCE`, in another letter case), and redacted they would garble them.
+   */
+  secrets: Partial<Record<KeyName, string>>;
   /** Stops what was started for the run (the embedded server); nothing for a given base URL. */
   close: () => Promise<void>;
 }
@@ -48,7 +54,7 @@ export function requireTargetKeys(options: TargetOptions): void {
 export async function resolveTarget(options: TargetOptions): Promise<Target> {
   if (options.baseUrl !== undefined) {
     const config: SuiteConfig = { ...options, baseUrl: options.baseUrl, embedded: false };
-    return { config: withMockKeys(config), close: async () => undefined };
+    return { config: withMockKeys(config), secrets: options.keys, close: async () => undefined };
   }
   if (options.profile === 'mock') {
     throw new ConfigError(
@@ -59,6 +65,7 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
   const { [WEB_BASE_URL_NAME]: webBaseUrl, ...keys } = server.credentials;
   return {
     config: { ...options, baseUrl: server.baseUrl, keys, webBaseUrl, embedded: true },
+    secrets: keys,
     close: () => server.close(),
   };
 }

@@ -81,7 +81,7 @@ export function pourBytes(res: ServerResponse, total: number): () => number {
   return () => sent;
 }
 
-/** A JUnit report's counts, added up over its suites (the root carries none: the Ant schema allows none). */
+/** A JUnit report's counts, added up over its suites (the root totals all but skipped, which junit-10.xsd does not allow there). */
 export function junitTotals(xml: string): {
   tests: number;
   failures: number;

@@ -2,13 +2,16 @@
  * `--profile mock` against a real Prism mock of spec/openapi.yaml: checks needing real data or keys
  * are skipped as not applicable, the others run (some through `Prefer`), and the run passes.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../command-line/free-port.ts';
 import { type RunningPrism, startPrism } from '../../mock/prism.ts';
 import { runSuite } from '../run/runner.ts';
 import { resolveTarget } from '../run/target.ts';
 import type { Report } from '../core/types.ts';
-import { configFor, requiredFailures, resultOf } from './harness.ts';
+import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 
 let prism: RunningPrism | undefined;
 let report: Report;
@@ -69,4 +72,28 @@ describe('--profile mock against Prism', () => {
       expect(resultOf(report, id).reason).toMatch(/^not applicable to the mock: /);
     }
   });
+});
+
+describe('--profile mock reports', () => {
+  it('print the title, the package names and the curl lines intact, whatever key is given', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mock-reports-'));
+    try {
+      const junit = join(dir, 'junit.xml');
+      const run = await runCli(
+        ['--base-url', prism?.baseUrl ?? '', '--profile', 'mock', '--reporter', 'junit', '--output', junit],
+        { CONFORMANCE_API_KEY: 'any-key-at-all' },
+      );
+      const xml = await readFile(junit, 'utf8');
+      expect(run.status).toBe(0);
+      for (const text of [run.stdout, xml]) {
+        expect(text).not.toMatch(/\$\$/);
+        expect(text).toContain('conformance');
+      }
+      // The placeholders are public words, printed as they are; the key given is redacted.
+      expect(run.stdout + xml).not.toContain('any-key-at-all');
+      expect(xml).not.toMatch(/\$CONFORMANCE_[A-Z_]*_KEY_[A-Z]/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

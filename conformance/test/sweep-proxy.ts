@@ -21,6 +21,8 @@ export interface Asked {
   query: URLSearchParams;
   /** The demo key it carries, `unknown` for any other value, undefined for none. */
   key: KeyName | 'unknown' | undefined;
+  /** Whether the key came in x-api-key alone (no Authorization header). */
+  viaXApiKey: boolean;
   seq: number;
 }
 
@@ -39,6 +41,11 @@ export interface Variant {
   answer?(answer: ProxyAnswer, asked: Asked): ProxyAnswer | 'reset' | undefined;
   /** Write the answer (default: in one piece with its Content-Length). */
   write?(res: ServerResponse, answer: ProxyAnswer): void;
+  /**
+   * With other upstreams (`startSweepTarget`'s `others`): which one this request goes to, 0 for the
+   * first (e.g. the same data set listed in other orders).
+   */
+  upstream?(asked: Asked, upstreams: number): number;
 }
 
 export interface SweepTarget {
@@ -52,19 +59,28 @@ const isDetail = (a: Asked) => /^\/api\/v1\/walks\/[^/]+$/.test(a.path);
 export const asked = { isList, isDetail };
 
 /** Starts the reference server (with `options`) and the variant's proxy in front of it. */
-export async function startSweepTarget(variant: Variant, options: StartOptions = {}): Promise<SweepTarget> {
-  const upstream = await startReferenceServer({ host: '127.0.0.1', port: 0, log: false, ...options });
+export async function startSweepTarget(
+  variant: Variant,
+  options: StartOptions = {},
+  ...others: StartOptions[]
+): Promise<SweepTarget> {
+  const upstreams: RunningServer[] = [];
+  for (const other of [{}, ...others]) {
+    upstreams.push(
+      await startReferenceServer({ host: '127.0.0.1', port: 0, log: false, ...options, ...other }),
+    );
+  }
   let seq = 0;
   const proxy: Listening = await listen((req, res) => {
     seq++;
-    void serve(req, res, variant, upstream, seq).catch(() => res.destroy());
+    void serve(req, res, variant, upstreams, seq).catch(() => res.destroy());
   });
   return {
     baseUrl: `${proxy.baseUrl}${variant.prefix ?? ''}`,
-    credentials: upstream.credentials,
+    credentials: (upstreams[0] as RunningServer).credentials,
     close: async () => {
       await proxy.close();
-      await upstream.close();
+      for (const upstream of upstreams) await upstream.close();
     },
   };
 }
@@ -73,9 +89,10 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   variant: Variant,
-  upstream: RunningServer,
+  upstreams: readonly RunningServer[],
   seq: number,
 ): Promise<void> {
+  const first = upstreams[0] as RunningServer;
   const url = new URL(req.url ?? '/', 'http://proxy.invalid');
   const prefix = variant.prefix ?? '';
   if (!url.pathname.startsWith(`${prefix}/`)) {
@@ -87,9 +104,11 @@ async function serve(
     path: url.pathname.slice(prefix.length),
     rawQuery: url.search.replace(/^\?/, ''),
     query: url.searchParams,
-    key: keyOf(req, upstream.credentials),
+    key: keyOf(req, first.credentials),
+    viaXApiKey: req.headers['x-api-key'] !== undefined && req.headers.authorization === undefined,
     seq,
   };
+  const upstream = upstreams[variant.upstream?.(seen, upstreams.length) ?? 0] ?? first;
   const change = variant.forward?.(seen) ?? {};
   const headers: OutgoingHttpHeaders = { ...req.headers, 'accept-encoding': 'identity' };
   delete headers.host;

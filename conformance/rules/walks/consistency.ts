@@ -5,7 +5,10 @@
  * a recording is judged whatever order it holds them in.
  */
 import { isObject } from '../../../spec/json-value.ts';
-import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
+import type { Across, Judgement, ListedItem, Probe, Rule, RuleContext, World } from '../../core/rule.ts';
+import { OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../../core/roles.ts';
+import { type OperationModel, pathOf } from '../../core/spec-model.ts';
+import type { Exchange, RequestSpec } from '../../core/types.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { askedId, idOf, itemOf, pageOf } from '../pages.ts';
 import { BodyMemo } from '../../core/body-memo.ts';
@@ -153,6 +156,41 @@ const verdict = (pair: WalkPair, problems: string[]): Judgement =>
     ? holds(pair.detail.obs)
     : breaks(problems.map((p) => `walk ${pair.item}: ${p}`).join('; '), pair.detail.obs ?? pair.summary.obs);
 
+/**
+ * The verdicts of one rule's pairs, walk by walk: a walk none of whose pairs agree breaks; a walk
+ * some of whose pairs agree and others differ (its summary and detail asked again close together
+ * agreed, `recheckedDetails`) changed during the run: advisory, never a failure.
+ */
+function* byWalk(pairs: Iterable<WalkPair>, verdictOf: (pair: WalkPair) => Judgement): Generator<Judgement> {
+  let item: string | undefined;
+  let walk: { judgement: Judgement; last: number }[] = [];
+  const settled = function* (): Generator<Judgement> {
+    // Changed during the run: a summary that agreed was seen after every sighting of the one that
+    // did not (asked again, the list agreed); a difference seen last repeats, and fails.
+    const agreedLast = Math.max(
+      -Infinity,
+      ...walk.filter((w) => w.judgement.verdict === 'holds').map((w) => w.last),
+    );
+    for (const { judgement, last } of walk) {
+      yield last < agreedLast && judgement.verdict === 'breaks'
+        ? {
+            verdict: 'chose',
+            choice: `changed during the run: ${judgement.problem}; asked again close together, they agreed`,
+            differs: false,
+            ...(judgement.obs ? { obs: judgement.obs } : {}),
+          }
+        : judgement;
+    }
+    walk = [];
+  };
+  for (const pair of pairs) {
+    if (pair.item !== item) yield* settled();
+    item = pair.item;
+    walk.push({ judgement: verdictOf(pair), last: pair.summary.seen.last });
+  }
+  yield* settled();
+}
+
 /** Whether counts holds exactly the status keys, each an integer ≥ 0 (else the counts rules judge it). */
 function completeCounts(counts: unknown, statuses: readonly string[]): counts is Record<string, number> {
   return (
@@ -169,15 +207,16 @@ function completeCounts(counts: unknown, statuses: readonly string[]): counts is
 function countJudge(ctx: RuleContext) {
   const statuses = stopStatuses(ctx.spec);
   return function* (walks: WalkPairs): Generator<Judgement> {
-    for (const pair of walks.all())
-      yield verdict(
+    yield* byWalk(walks.all(), (pair) =>
+      verdict(
         pair,
         pair.summary.facts.count === pair.detail.facts.stops
           ? []
           : [
               `count ${JSON.stringify(pair.summary.facts.count)}, ${pair.detail.facts.stops} stops in its detail`,
             ],
-      );
+      ),
+    );
     for (const id of walks.summaries.items()) {
       // The summaries of this walk paired with a detail: judged against it above.
       let paired: Set<string> | undefined;
@@ -199,34 +238,76 @@ function countJudge(ctx: RuleContext) {
 function countsJudge(ctx: RuleContext) {
   const statuses = stopStatuses(ctx.spec);
   return function* (walks: WalkPairs): Generator<Judgement> {
-    for (const pair of walks.all()) {
-      const counts: Record<string, unknown> = isObject(pair.summary.facts.counts)
-        ? pair.summary.facts.counts
-        : {};
-      const problems = statuses
-        .map((status) => ({ status, real: pair.detail.facts.byStatus[status] ?? 0 }))
-        .filter(({ status, real }) => counts[status] !== real)
-        .slice(0, 2)
-        .map(
-          ({ status, real }) =>
-            `counts.${status} is ${JSON.stringify(counts[status])}, ${real} stops have it`,
-        );
-      yield verdict(pair, problems);
-    }
+    yield* byWalk(walks.all(), (pair) =>
+      verdict(pair, countsProblems(pair.summary.facts, pair.detail.facts, statuses)),
+    );
   };
+}
+
+/** How a summary's counts differ from its detail's stops (the first two statuses that differ). */
+function countsProblems(summary: SummaryFacts, detail: DetailFacts, statuses: readonly string[]): string[] {
+  const counts: Record<string, unknown> = isObject(summary.counts) ? summary.counts : {};
+  return statuses
+    .map((status) => ({ status, real: detail.byStatus[status] ?? 0 }))
+    .filter(({ status, real }) => counts[status] !== real)
+    .slice(0, 2)
+    .map(
+      ({ status, real }) => `counts.${status} is ${JSON.stringify(counts[status])}, ${real} stops have it`,
+    );
 }
 
 /** CONSISTENCY-003: lat/lng is a centroid the located stops allow. */
 function* centroidJudge(walks: WalkPairs): Generator<Judgement> {
-  for (const pair of walks.all()) {
+  yield* byWalk(walks.all(), (pair) => {
     const { lat, lng } = pair.summary.facts;
     const { centroids, tolerance } = pair.detail.facts;
-    yield matchesCentroid(lat, lng, centroids, tolerance)
+    return matchesCentroid(lat, lng, centroids, tolerance)
       ? verdict(pair, [])
       : verdict(pair, [
           `lat/lng ${String(lat)}, ${String(lng)}; the stops give ${centroids.map(shownPoint).join(' or ')}`,
         ]);
-  }
+  });
+}
+
+/**
+ * The sweep, with each detail of a listed walk asked again together with its list when the two
+ * disagree on its stops (count, counts or centroid): a walk whose stops moved on between the list
+ * and the detail agrees when both are asked again close together; a real inconsistency repeats.
+ */
+function recheckedDetails(op: OperationModel, world: World): Probe[] {
+  const probes = sweepRequests(op, world);
+  const collection = op.collection;
+  if (op.kind !== 'item' || !collection) return probes;
+  const statuses = stopStatuses(world.spec);
+  const listed = new Map<string, { item: ListedItem; campaign: 'primary' | 'other' }>();
+  for (const campaign of ['primary', 'other'] as const)
+    for (const item of world.listed(collection, campaign))
+      listed.set(pathOf(op, item.id), { item, campaign });
+  return probes.map((probe) => {
+    const known = listed.get(probe.request.path);
+    if (!known) return probe;
+    return {
+      ...probe,
+      followUp: (answered: Exchange) => {
+        const data = isObject(answered.response?.json) ? answered.response.json.data : undefined;
+        const stops = isObject(data) ? stopsOf(data) : undefined;
+        const [summary] = summariesOf([known.item.summary]);
+        if (!stops || !summary) return undefined;
+        const { facts } = summary;
+        const agrees =
+          facts.count === stops.facts.stops &&
+          countsProblems(facts, stops.facts, statuses).length === 0 &&
+          matchesCentroid(facts.lat, facts.lng, stops.facts.centroids, stops.facts.tolerance);
+        if (agrees) return undefined;
+        const again = (request: RequestSpec) => ({ ...request, again: (request.again ?? 0) + 1 });
+        const list = world.request(collection, {
+          key: known.campaign === 'primary' ? PRIMARY_KEY : OTHER_CAMPAIGN_KEY,
+          ...(collection.limit ? { query: `${collection.limit.name}=${collection.limit.maximum}` } : {}),
+        });
+        return list ? [again(list), again(probe.request)] : undefined;
+      },
+    };
+  });
 }
 
 function consistencyRule(
@@ -241,7 +322,7 @@ function consistencyRule(
     unit: 'walks',
     sweeps: true,
     appliesTo: isWalkOperation,
-    plan: sweepRequests,
+    plan: recheckedDetails,
     across: (ctx) => walkPairsAcross(ctx, judge(ctx)),
   };
 }
