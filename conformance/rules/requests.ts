@@ -85,11 +85,14 @@ export function sweepRequests(op: OperationModel, world: World): Probe[] {
 /**
  * The same requests made again at the end of the run (after every other request), not remembered:
  * a fault that starts late (a tenant cache that goes wrong after some hundreds of requests) meets
- * the probes that ran at the start once more, whatever the run's size.
+ * the probes that ran at the start once more, whatever the run's size. They are the planning rules'
+ * own (private): the answers every other rule judges were judged at the start, and counting them
+ * twice would weigh the same read double in drift and coverage.
  */
 export function atTheEndToo(probes: readonly Probe[]): Probe[] {
   return probes.map((probe) => ({
     ...probe,
+    private: true as const,
     request: { ...probe.request, again: (probe.request.again ?? 0) + 1 },
     phase: 3 as const,
   }));

@@ -38,8 +38,19 @@ const finding = (report: Report, operationId: string, status: number, where: str
     (f) => f.operationId === operationId && f.status === status && f.where === where,
   );
 
-/** Whether an exchange is one of the attacker's catalogue's private probes, which drift does not count. */
+/**
+ * Whether an exchange is one of the attacker's catalogue's private probes, which drift does not
+ * count: a trick `recognise` tells back, a keyed family's tenant selector (a query parameter the
+ * list does not declare, or a campaign, tenant or organisation header) or an injection-shaped id
+ * (a quote, an operator, a traversal, an overlong id).
+ */
 function isTrick(exchange: Exchange): boolean {
+  const url = new URL(exchange.request.url);
+  if ([...url.searchParams.keys()].some((name) => name !== 'limit')) return true;
+  const id = decodeURIComponent(url.pathname.split('/walks/')[1] ?? '');
+  if (/['"{}$]|\.\./.test(id) || id.length > 200) return true;
+  if (Object.keys(exchange.request.headers).some((name) => /^x-(campaign|tenant|org)/i.test(name)))
+    return true;
   const spec = specModelFor();
   const basePath = new URL(exchange.request.url).pathname.replace(/\/api\/v1.*$/, '');
   const obs = observe(exchange, { spec, keyring: new Keyring({ keys: {} }), basePath, source: 'live' });
