@@ -46,6 +46,7 @@ export const CAUGHT: Record<string, string | string[]> = {
   'other-links-primary-slug': 'CONSISTENCY-004',
   'late-tenant-cache': 'ISOLATION-002',
   'stops-null': 'ENVELOPE-005',
+  'list-null': 'ENVELOPE-005',
   'x-api-key-ignored': 'AUTH-002',
   'x-api-key-other-data': ['AUTH-002', 'AUTH-013'],
   'no-key-accepted': 'AUTH-003',

@@ -1146,6 +1146,18 @@ export const MUTATIONS: Mutation[] = [
           })
         : undefined,
   },
+  {
+    name: 'list-null',
+    breaks: 'ENVELOPE-005',
+    description: 'an empty walks list says "data": null where the spec wants []',
+    alone: true,
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => {
+            if (Array.isArray(b.data) && b.data.length === 0) b.data = null;
+          })
+        : undefined,
+  },
   // security misconfiguration
   {
     name: 'keyed-answers-public',
