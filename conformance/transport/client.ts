@@ -422,6 +422,8 @@ export class HttpClient {
     });
     const response = responseOf(raw.status, raw.headers, Buffer.alloc(0));
     response.socket = { afterHeaders: raw.afterHeaders };
+    // An answer with content (a revalidation answered 200) is counted, not parsed: its body is not kept.
+    if (method !== 'HEAD' && raw.status !== 204 && raw.status !== 304) response.unrecorded = true;
     return response;
   }
 
