@@ -36,7 +36,8 @@ export function observe(
   exchange: Exchange,
   options: ObserveOptions,
   tags: ProbeTags = {},
-  bodyless = false,
+  // An answer whose body was not kept (a recording's, or one read off the socket) shows no body to judge.
+  bodyless = exchange.response?.unrecorded === true,
 ): Observation {
   const url = parsedUrl(exchange.request.url);
   const path = pathBelow(url, options.basePath);

@@ -38,6 +38,8 @@ export interface RuleDeclaration {
   needs?: readonly KeyName[];
   /** Only when the deployment's web base URL is configured. */
   needsWebBaseUrl?: true;
+  /** Only on a direct connection to the target: through a proxy it is skipped, for this reason. */
+  direct?: string;
   /** How `--profile mock` treats it: run, or skipped with the reason a mock cannot show it. */
   mock: MockMode;
   /**

@@ -175,6 +175,11 @@ export interface RequestSpec {
    * deduplication, so a read made after other keys' requests is sent rather than remembered.
    */
   again?: number;
+  /**
+   * Read off the socket (`transport/raw-answer.ts`): the answer's status and headers, and how many
+   * bytes came after them, which an HTTP client drops for HEAD, 204 and 304 (`ResponseData.socket`).
+   */
+  offSocket?: true;
 }
 
 /** The request as reports show it: keys by name, never by value. */
@@ -207,6 +212,11 @@ export interface ResponseData {
   jsonError?: string;
   /** A recording holds the answer's status and headers, not its body: `body` is empty for want of it. */
   unrecorded?: true;
+  /**
+   * A request sent `offSocket`: the bytes that came after the headers, or why the answer could not
+   * be read off the socket (a proxy between, which the client goes through as usual).
+   */
+  socket?: { afterHeaders: number } | { unread: string };
 }
 
 export type FailureKind =

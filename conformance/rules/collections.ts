@@ -28,6 +28,7 @@ import {
   limitAsked,
   metaCountOf,
   minuteOf,
+  notAList,
   pageOf,
   joinSeen,
   sameData,
@@ -171,6 +172,8 @@ export const collectionRules: Rule[] = [
       if (response?.status !== 200) return breaks(at(obs, `answered ${describe(response)}`), obs);
       // A 200 recorded without its body does not show the empty list: the rule cannot judge it.
       if (obs.bodyless) return undefined;
+      const missing = notAList(obs);
+      if (missing) return missing;
       const page = pageOf(obs);
       const count = metaCountOf(obs);
       if (!page || page.length > 0 || (op.counted && count !== 0)) {

@@ -14,6 +14,7 @@ import { type RuleState, sum } from '../core/state.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { FailureKind, ResponseData } from '../core/types.ts';
 import { collectionRequest, isPlannedPath } from './requests.ts';
+import { notAList } from './pages.ts';
 import { validationOf } from '../core/drift.ts';
 import { type Pinned, pinnedDifference, pinnedOf } from './pinned.ts';
 
@@ -88,7 +89,8 @@ export const envelopeRules: Rule[] = [
       if (!response || response.status !== 200 || obs.op?.kind !== 'collection' || !obs.op.counted)
         return undefined;
       const body = response.json;
-      if (!isObject(body) || !Array.isArray(body.data)) return breaks(at(obs, 'data is not an array'), obs);
+      if (!isObject(body) || !Array.isArray(body.data))
+        return notAList(obs) ?? breaks(at(obs, 'data is not an array'), obs);
       const count = isObject(body.meta) ? body.meta.count : undefined;
       return count === body.data.length
         ? holds(obs)

@@ -124,9 +124,12 @@ export const methodsRules: Rule[] = [
     judge(obs) {
       const response = obs.exchange.response;
       if (!obs.op || obs.exchange.request.method !== 'HEAD' || !response) return undefined;
+      // Read off the socket (ENVELOPE-018), the bytes an HTTP client drops after the headers count too.
+      const socket = response.socket && 'afterHeaders' in response.socket ? response.socket.afterHeaders : 0;
+      const bytes = response.bytes + socket;
       return chose(
-        `HEAD → ${response.status}${response.bytes > 0 ? ` with ${response.bytes} body bytes` : ', no body'}`,
-        response.status === METHOD_NOT_ALLOWED || response.bytes > 0,
+        `HEAD → ${response.status}${bytes > 0 ? ` with ${bytes} body bytes` : ', no body'}`,
+        response.status === METHOD_NOT_ALLOWED || bytes > 0,
         obs,
       );
     },

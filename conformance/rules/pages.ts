@@ -8,6 +8,8 @@ import { dataOf } from '../core/answers.ts';
 import type { Credential } from '../core/credentials.ts';
 import { roleOfCredential } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
+import type { Judgement } from '../core/rule.ts';
+import { unjudged } from '../core/rule.ts';
 import { reads } from '../core/roles.ts';
 import { valueAt } from '../core/pagination.ts';
 import type { LimitParameter, OperationModel } from '../core/spec-model.ts';
@@ -147,6 +149,24 @@ export function pageOf(obs: Observation): unknown[] | undefined {
   if (dataOf(response) === undefined) return undefined;
   const page = valueAt(response.json, obs.op?.limit?.items ?? obs.op?.pagination?.items ?? 'data');
   return Array.isArray(page) ? page : undefined;
+}
+
+/**
+ * One cause, one failure: a 200 answer whose list is there but is no array (`"data": null` where the
+ * spec wants `[]`) is the schema rule's (ENVELOPE-005) to fail. A rule about the list's items, count
+ * or emptiness has nothing to judge in it, and says so rather than failing it with a hint about a
+ * list that is not there. Undefined when the list is an array, or the answer holds none to read.
+ */
+export function notAList(obs: Observation): Judgement | undefined {
+  const response = obs.exchange.response;
+  if (!response || response.status !== 200 || obs.bodyless || obs.exchange.request.method !== 'GET')
+    return undefined;
+  if (!isObject(response.json) || response.json.ok !== true) return undefined;
+  const place = obs.op?.limit?.items ?? obs.op?.pagination?.items ?? 'data';
+  const page = valueAt(response.json, place);
+  if (Array.isArray(page)) return undefined;
+  const what = page === undefined ? 'absent' : JSON.stringify(page).slice(0, 20);
+  return unjudged(`${place} is ${what}, not a list (the schema rule says what it should be)`, obs);
 }
 
 /** The item of a 200 item answer to a GET, when its body holds one. */

@@ -13,7 +13,7 @@ import { type LiveOutcome, runLive } from './live.ts';
 import type { LiveWorld } from './world.ts';
 import { reportOf, type ReportInput } from './report.ts';
 import { skippedResult } from './results.ts';
-import { shownProxy } from '../transport/reach.ts';
+import { proxyFor, shownProxy } from '../transport/reach.ts';
 import { RULES } from '../rules/registry.ts';
 import type { Exchange, PreflightSummary, Report, ReachSummary, SuiteConfig } from '../core/types.ts';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
@@ -54,6 +54,8 @@ export function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
   const missing = (rule.needs ?? []).filter((key) => !config.keys[key]);
   if (missing.length > 0) return `set ${missing.join(' and ')} to run this rule`;
   if (rule.needsWebBaseUrl && !config.webBaseUrl) return `set ${WEB_BASE_URL_NAME} to run this rule`;
+  if (rule.direct && config.profile !== 'mock' && proxyFor(config.baseUrl, config.reach))
+    return `the run goes through a proxy: ${rule.direct}`;
   if (config.profile === 'mock' && rule.mock !== 'run')
     return `not applicable to the mock: ${rule.mock.skip}`;
   return undefined;

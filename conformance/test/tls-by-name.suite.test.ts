@@ -123,11 +123,14 @@ describe('TLS by the target name, tricks included', { timeout: 240_000 }, () => 
   it('a private CA (--ca-file), localhost: every rule judged, exit 0', async () => {
     const outcome = await fullRun(`https://localhost:${portOf(plain)}`, []);
     expectJudgedByName(outcome, plain, 'localhost');
+    // Read off a TLS socket of its own, by the same name and roots.
+    expect(resultOf(outcome.report, 'ENVELOPE-018').status).toBe('pass');
   });
 
   it('mutual TLS 1.2 (--cert, --key): every rule judged, exit 0', async () => {
     const outcome = await fullRun(`https://localhost:${portOf(mutual12)}`, identity());
     expectJudgedByName(outcome, mutual12, 'localhost');
+    expect(resultOf(outcome.report, 'ENVELOPE-018').status).toBe('pass');
   });
 
   it('mutual TLS 1.3 through a CONNECT tunnel to a name only the proxy knows: every rule judged, exit 0', async () => {
@@ -138,6 +141,11 @@ describe('TLS by the target name, tricks included', { timeout: 240_000 }, () => 
       ...identity(),
     ]);
     expectJudgedByName(outcome, mutual13, HIDDEN_HOST);
+    // The bytes after a HEAD answer's headers are read off a socket of the suite's own, never
+    // through a proxy: that rule is skipped, saying why.
+    const wire = resultOf(outcome.report, 'ENVELOPE-018');
+    expect(wire.status).toBe('skip');
+    expect(wire.reason).toMatch(/through a proxy/);
     // Every tunnel was asked for the target, never for the trick's host.
     const connects = proxy.log.slice(before).filter((line) => line.startsWith('CONNECT '));
     expect(connects.length).toBeGreaterThan(0);

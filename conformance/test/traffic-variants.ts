@@ -46,6 +46,7 @@ export const CAUGHT: Record<string, string | string[]> = {
   'other-links-primary-slug': 'CONSISTENCY-004',
   'late-tenant-cache': 'ISOLATION-002',
   'stops-null': 'ENVELOPE-005',
+  'list-null': 'ENVELOPE-005',
   'x-api-key-ignored': 'AUTH-002',
   'x-api-key-other-data': ['AUTH-002', 'AUTH-013'],
   'no-key-accepted': 'AUTH-003',
@@ -117,6 +118,8 @@ export const NOT_IN_TRAFFIC: Record<string, string> = {
       "the keyed catalogue's requests are told by the entry that made them, which a live run knows and a recording does not",
     ]),
   ),
+  'head-body-on-wire':
+    'the bytes after the headers of a HEAD answer are read off the socket by a live run; a recording holds what an HTTP client parsed',
   'wrong-web-base':
     'the expected web base URL is configuration, not traffic (a recording judged with CONFORMANCE_WEB_BASE_URL set shows it)',
   'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',

@@ -41,7 +41,8 @@ import type {
 } from '../core/types.ts';
 import { USER_AGENT } from '../core/tool.ts';
 import { curlOf, curlReachArgs } from './curl.ts';
-import { routeOf } from './dispatcher.ts';
+import { routeOf, targetTlsOf } from './dispatcher.ts';
+import { rawAnswer } from './raw-answer.ts';
 import { cutOf, failureOf } from './failures.ts';
 import { type KnownRequest, TargetWatch } from './liveness.ts';
 import type { ProxySetting } from '../core/types.ts';
@@ -96,6 +97,8 @@ export class HttpClient {
   readonly proxy: ProxySetting | undefined;
   /** curl's flags for the same way there, in every reproduction. */
   private readonly curlArgs: string[];
+  /** The target's TLS options, as the dispatcher's, for an answer read off the socket. */
+  private readonly socketTls: ReturnType<typeof targetTlsOf>;
   private readonly memo = new Map<string, Promise<Exchange>>();
   private readonly waiting: (() => void)[] = [];
   private inFlight = 0;
@@ -124,6 +127,7 @@ export class HttpClient {
     this.agent = route.dispatcher;
     this.proxy = route.proxy;
     this.curlArgs = curlReachArgs(options.reach, route.proxy);
+    this.socketTls = targetTlsOf(options);
     const base = new URL(options.baseUrl);
     this.base = { origin: base.origin, path: base.pathname.replace(/\/+$/, '') };
   }
@@ -140,6 +144,7 @@ export class HttpClient {
       spec.madeUpKey ?? null,
       spec.headers ?? {},
       spec.again ?? 0,
+      spec.offSocket ?? false,
     ]);
     const known = this.memo.get(key);
     if (known) {
@@ -200,7 +205,7 @@ export class HttpClient {
     try {
       for (let local = 0; ;) {
         const { outcome, startedAt } = await this.tried(exchange, credentials, () =>
-          this.attempt(method, asWritten ?? wireUrl, wire, spec.body),
+          this.attempt(method, asWritten ?? wireUrl, wire, spec.body, spec.offSocket === true),
         );
         const retry = this.retryOf(method, outcome, exchange.retries, local);
         if (!('kind' in outcome) && startedAt !== undefined) {
@@ -313,11 +318,12 @@ export class HttpClient {
     target: string | AsWritten,
     headers: Record<string, string>,
     body: string | undefined,
+    offSocket = false,
   ): Promise<AttemptOutcome> {
     const refused = await this.notSending();
     if (refused) return refused;
     this.sent++;
-    const outcome = await this.bounded(method, target, headers, body);
+    const outcome = await this.bounded(method, target, headers, body, offSocket);
     if (!('kind' in outcome))
       this.watch.answered({ method, target, headers, line: lineOf(method, target) }, outcome);
     return outcome;
@@ -329,6 +335,7 @@ export class HttpClient {
     target: string | AsWritten,
     headers: Record<string, string>,
     body: string | undefined,
+    offSocket = false,
   ): Promise<AttemptOutcome> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -343,9 +350,10 @@ export class HttpClient {
         Math.min(this.options.timeoutMs, Math.max(0, this.deadline - performance.now())),
       );
     });
-    const work = this.answerOf(method, target, headers, body, controller).catch(
-      (error: unknown) => ({ thrown: error }) as const,
-    );
+    const answering = offSocket
+      ? this.offSocketAnswerOf(method, target, headers, body, controller)
+      : this.answerOf(method, target, headers, body, controller);
+    const work = answering.catch((error: unknown) => ({ thrown: error }) as const);
     try {
       const first = await Promise.race([work, deadline]);
       if (first === 'deadline') {
@@ -384,6 +392,39 @@ export class HttpClient {
     const wire = await this.bodyOf(answer, controller);
     if (!Buffer.isBuffer(wire)) return wire;
     return this.contentOf(answer, wire, method);
+  }
+
+  /**
+   * The answer read off the socket (`raw-answer.ts`): its status, headers and the bytes after them.
+   * Through a proxy the request goes as any other, and the answer says why it was not read so.
+   */
+  private async offSocketAnswerOf(
+    method: string,
+    target: string | AsWritten,
+    headers: Record<string, string>,
+    body: string | undefined,
+    controller: AbortController,
+  ): Promise<ResponseData | NetworkFailure> {
+    if (this.proxy || body !== undefined) {
+      const answer = await this.answerOf(method, target, headers, body, controller);
+      if ('kind' in answer) return answer;
+      const unread = this.proxy ? 'the run goes through a proxy' : 'a request with a body';
+      return { ...answer, socket: { unread: `${unread}: the answer was read by the HTTP client` } };
+    }
+    const url = typeof target === 'string' ? new URL(target) : undefined;
+    const raw = await rawAnswer({
+      origin: url?.origin ?? (target as AsWritten).origin,
+      target: url ? `${url.pathname}${url.search}` : (target as AsWritten).path,
+      method,
+      headers,
+      tls: this.socketTls,
+      signal: controller.signal,
+    });
+    const response = responseOf(raw.status, raw.headers, Buffer.alloc(0));
+    response.socket = { afterHeaders: raw.afterHeaders };
+    // An answer with content (a revalidation answered 200) is counted, not parsed: its body is not kept.
+    if (method !== 'HEAD' && raw.status !== 204 && raw.status !== 304) response.unrecorded = true;
+    return response;
   }
 
   /** A request the run's end cut short, and what it was doing then. */

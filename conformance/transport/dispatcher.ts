@@ -44,7 +44,7 @@ export function routeOf(options: DispatcherOptions): Route {
     // Short: a reset on a pooled socket the server already closed would read as the target's fault.
     keepAliveTimeout: 2_000,
   };
-  const targetTls = { ...tlsOf(options.reach), ...serverNameOf(options.baseUrl) };
+  const targetTls = targetTlsOf(options);
   // The embedded reference server is in this process: no proxy stands between.
   const proxy = options.embedded ? undefined : proxyFor(options.baseUrl, options.reach);
   if (!proxy) {
@@ -63,6 +63,13 @@ export function routeOf(options: DispatcherOptions): Route {
     proxyTls: { timeout, ...proxyTlsOf(targetTls) },
   });
   return { dispatcher, proxy };
+}
+
+/** The TLS options of a connection to the target: the run's (`tlsOf`), naming the base URL's host. */
+export function targetTlsOf(
+  options: Pick<DispatcherOptions, 'baseUrl' | 'reach'>,
+): TlsOptions & { servername?: string } {
+  return { ...tlsOf(options.reach), ...serverNameOf(options.baseUrl) };
 }
 
 /**

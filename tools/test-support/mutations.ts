@@ -60,6 +60,11 @@ export interface Answer {
   body: Buffer;
   /** Cut: the whole body's Content-Length declared, half the body sent, and the connection closed. */
   cut?: true;
+  /**
+   * Written on the socket after the headers of an answer that has no content (HEAD, 304), as a
+   * broken server or gateway does; Node's own response never writes a body there.
+   */
+  afterHeaders?: Buffer;
 }
 
 export interface Mutation {
@@ -1146,6 +1151,28 @@ export const MUTATIONS: Mutation[] = [
           })
         : undefined,
   },
+  {
+    name: 'list-null',
+    breaks: 'ENVELOPE-005',
+    description: 'an empty walks list says "data": null where the spec wants []',
+    alone: true,
+    response: (a, v) =>
+      isList(v) && a.status === 200
+        ? json(a, (b) => {
+            if (Array.isArray(b.data) && b.data.length === 0) b.data = null;
+          })
+        : undefined,
+  },
+  {
+    name: 'head-body-on-wire',
+    breaks: 'ENVELOPE-018',
+    description: 'HEAD answers write the GET body on the wire after their headers',
+    alone: true,
+    request: (req, v) => {
+      if (v.method === 'HEAD') req.method = 'GET';
+    },
+    response: (a, v) => (v.method === 'HEAD' ? { ...a, afterHeaders: a.body } : undefined),
+  },
   // security misconfiguration
   {
     name: 'keyed-answers-public',
@@ -1407,6 +1434,10 @@ function relay(from: IncomingMessage, res: ServerResponse, rewrite: (answer: Ans
     const bodyless = res.req.method === 'HEAD' || out.status === 304;
     const sent = bodyless ? out.headers : { ...out.headers, 'content-length': out.body.length };
     res.writeHead(out.status, sent);
+    if (out.afterHeaders && bodyless) {
+      res.flushHeaders();
+      res.socket?.write(out.afterHeaders);
+    }
     if (out.cut && !bodyless) {
       res.write(out.body.subarray(0, Math.floor(out.body.length / 2)), () => res.destroy());
       return;
