@@ -58,7 +58,7 @@ export function listsAndSmsDecisions(doc: SpecDoc): void {
   const voters = detail?.allOf?.[1] as { properties?: Json; required?: string[] } | undefined;
   if (voters?.properties) {
     voters.properties.next_cursor = { type: ['string', 'null'], description: 'The next page of voters.' };
-    voters.required = [...(voters.required ?? []), 'next_cursor'];
+    voters.required = [...new Set([...(voters.required ?? []), 'next_cursor'])];
     const list = doc.paths['/api/v1/lists/{id}']?.get;
     if (list) list.parameters = [...(list.parameters ?? []), cursorParameter()];
   }
