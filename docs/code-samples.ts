@@ -59,11 +59,11 @@ export function sampleRequestOf(doc: OpenApiDocument, op: Operation): SampleRequ
   const notes: string[] = [];
   for (const ref of op.definition.parameters ?? []) {
     const parameter = resolveRef<OpenAPIV3_1.ParameterObject>(doc, ref);
-    const example = exampleOf(doc, parameter);
+    const example = exampleOf(doc, parameter, op);
     if (parameter.in === 'path') {
       path = path.replace(`{${parameter.name}}`, encodeURIComponent(example));
       notes.push(
-        `The ${parameter.name} in the URL is a demo walk (the sandbox's /docs page fills in`,
+        `The ${parameter.name} in the URL is a demo ${itemNounOf(op)} (the sandbox's /docs page fills in`,
         `one of its own); in your code, ${firstSentence(parameter.description ?? '')}`,
       );
     }
@@ -75,14 +75,23 @@ export function sampleRequestOf(doc: OpenApiDocument, op: Operation): SampleRequ
 
 /**
  * The answer a sample gets from the sandbox, as its last comment line says it: the success envelope,
- * printed as JSON. A list names how many walks `limit` brings (the demo campaign has more than 200).
+ * printed as JSON. A collection names how many of its items `limit` brings, by the collection's last
+ * path segment (`[50 walks]`: the demo campaign has more than 200); an item says the operation's summary.
  */
 export function answerOf(op: Operation, query: ReadonlyArray<readonly [string, string]>): string {
   const limit = query.find(([name]) => name === LIMIT.name)?.[1];
-  if (limit !== undefined) {
-    return `Prints the 200 answer: {"ok": true, "data": [${limit} walks], "meta": {"count": ${limit}}}.`;
+  if (limit !== undefined && !op.path.endsWith('}')) {
+    const items = op.path.split('/').pop() ?? 'items';
+    return `Prints the 200 answer: {"ok": true, "data": [${limit} ${items}], "meta": {"count": ${limit}}}.`;
   }
-  return `Prints the 200 answer: {"ok": true, "data": {the walk, its stops in position order}}.`;
+  const summary = (op.definition.summary ?? `the ${itemNounOf(op)}`).replace(/^Get /, '');
+  return `Prints the 200 answer: {"ok": true, "data": {${summary}}}.`;
+}
+
+/** What one item of the operation's collection is called: its collection's last segment, singular. */
+function itemNounOf(op: Operation): string {
+  const segments = op.path.split('/').filter((segment) => segment !== '' && !segment.startsWith('{'));
+  return (segments.pop() ?? 'item').replace(/s$/, '');
 }
 
 /** The first sentence of a description, Markdown code marks dropped, to follow a colon. */
@@ -92,13 +101,46 @@ function firstSentence(description: string): string {
   return sentence.charAt(0).toLowerCase() + sentence.slice(1);
 }
 
-function exampleOf(doc: OpenApiDocument, parameter: OpenAPIV3_1.ParameterObject): string {
+function exampleOf(doc: OpenApiDocument, parameter: OpenAPIV3_1.ParameterObject, op: Operation): string {
   const schema = parameter.schema ? resolveRef<OpenAPIV3_1.SchemaObject>(doc, parameter.schema) : {};
-  const example: unknown = parameter.example ?? schema.examples?.[0] ?? schema.default;
+  const example: unknown =
+    parameter.example ??
+    schema.examples?.[0] ??
+    schema.default ??
+    (parameter.in === 'path' ? collectionExampleId(doc, op, parameter.name) : undefined);
   if (example === undefined) {
-    throw new Error(`parameter ${parameter.name} has no example to show in the request samples`);
+    throw new Error(
+      `${op.operationId}: parameter ${parameter.name} has no example to show in the request samples, ` +
+        'and its collection lists no example item with that field',
+    );
   }
   return String(example);
+}
+
+/**
+ * An item path's id taken from its collection's own example answer (the first item's field of the
+ * parameter's name): an endpoint made live needs no example of its own for the page's samples.
+ */
+function collectionExampleId(doc: OpenApiDocument, op: Operation, name: string): unknown {
+  const collectionPath = op.path.slice(0, op.path.lastIndexOf(`/{${name}}`));
+  const collection = operationsOf(doc).find((candidate) => candidate.path === collectionPath);
+  const ok = collection?.definition.responses?.['200'];
+  if (!ok) return undefined;
+  const response = resolveRef<OpenAPIV3_1.ResponseObject>(doc, ok);
+  for (const media of Object.values(response.content ?? {})) {
+    const examples = [
+      media.example,
+      ...Object.values(media.examples ?? {}).map(
+        (ref) => resolveRef<OpenAPIV3_1.ExampleObject>(doc, ref).value,
+      ),
+    ];
+    for (const value of examples) {
+      const first = (value as { data?: unknown } | undefined)?.data;
+      const item = Array.isArray(first) ? (first[0] as Record<string, unknown> | undefined) : undefined;
+      if (item?.[name] !== undefined) return item[name];
+    }
+  }
+  return undefined;
 }
 
 /** The header of the operation's first security scheme (the spec's own order of preference). */

@@ -96,6 +96,7 @@ export function createApp({ dataset, config, served }: AppOptions): Express {
       docsPath: settings.docsPath,
       ...demo,
       exampleIds: exampleIdsOf(routes, served?.resources),
+      sampleItemIds: sampleItemIdsOf(routes, served?.resources),
       partnerFiles: settings.partnerFiles,
     }),
   );
@@ -122,6 +123,19 @@ function exampleIdsOf(routes: readonly ServedRoute[], resources?: SchemaResource
   for (const { op } of routes) {
     const id = op.kind === 'item' ? resources?.exampleId(op.operationId) : undefined;
     if (id !== undefined) ids[exampleIdStandIn(op.operationId).slice(2, -2)] = id;
+  }
+  return ids;
+}
+
+/** An id of the primary campaign's data for each item path drawn from its schema: the page's samples name it. */
+function sampleItemIdsOf(
+  routes: readonly ServedRoute[],
+  resources?: SchemaResources,
+): Record<string, string> {
+  const ids: Record<string, string> = {};
+  for (const { op } of routes) {
+    const id = op.kind === 'item' ? resources?.exampleId(op.operationId) : undefined;
+    if (id !== undefined) ids[op.path] = id;
   }
   return ids;
 }

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
+  type Dataset,
   type DatasetOptions,
   type DemoCredentials,
   demoCredentials,
@@ -118,18 +119,33 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
  * (loaded only then: the project's spec needs no YAML parse, no Ajv and no generator at start-up).
  */
 async function dataToServe(given: string | undefined, sizes: DatasetOptions) {
-  // The project's spec is read whole only once it has live paths beyond the walks'.
-  const spec =
-    given ??
-    (pathTemplatesOf(LIVE_SPEC_FILE).every((path) => WALK_OPERATION_PATHS.has(path))
-      ? undefined
-      : LIVE_SPEC_FILE);
+  const spec = specToServe(given);
   if (spec === undefined) return { dataset: generateDataset(sizes), served: undefined };
   const { loadServedSpec, schemaResources } = await import('./served-spec.ts');
   const servedSpec = loadServedSpec(spec);
   const dataset = generateDataset({ ...sizes, liveScopes: scopesOf(servedSpec.operations) });
-  const served = { operations: servedSpec.operations, resources: schemaResources(servedSpec, dataset) };
-  return { dataset, served };
+  return {
+    dataset,
+    served: { operations: servedSpec.operations, resources: schemaResources(servedSpec, dataset) },
+  };
+}
+
+/**
+ * The spec to read whole and serve: the given one, else the project's once it has live paths
+ * beyond the walks' (the walks alone need no YAML parse, no Ajv and no generator at start-up).
+ */
+export function specToServe(given?: string): string | undefined {
+  if (given !== undefined) return given;
+  return pathTemplatesOf(LIVE_SPEC_FILE).every((path) => WALK_OPERATION_PATHS.has(path))
+    ? undefined
+    : LIVE_SPEC_FILE;
+}
+
+/** What `createApp` serves of `spec` for a data set made for it: its operations, and data drawn from its schemas. */
+export async function servedFor(spec: string, dataset: Dataset) {
+  const { loadServedSpec, schemaResources } = await import('./served-spec.ts');
+  const servedSpec = loadServedSpec(spec);
+  return { operations: servedSpec.operations, resources: schemaResources(servedSpec, dataset) };
 }
 
 /**

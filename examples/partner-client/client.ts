@@ -15,12 +15,26 @@
  * In your own project: `npx openapi-typescript <sandbox>/openapi.yaml -o openapi.d.ts`,
  * `npm install openapi-fetch`, and copy this file (change the type import to your openapi.d.ts).
  */
-import createClient from 'openapi-fetch';
+import createClient, { type ClientPathsWithMethod } from 'openapi-fetch';
 import type { components, paths } from '../../spec/generated/openapi.d.ts';
 
 export type WalkSummary = components['schemas']['WalkSummary'];
 export type WalkDetail = components['schemas']['WalkDetail'];
 type ApiErrorBody = components['schemas']['Error'];
+
+/** Every path the contract lets a client read: the live operations of the spec, by their templates. */
+export type ReadPath = ClientPathsWithMethod<ReturnType<typeof createClient<paths>>, 'get'>;
+/** What a read of `P` answers with: the `data` of its 200 envelope, as the contract types it. */
+export type ReadData<P extends ReadPath> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': { data: infer D } } } } };
+}
+  ? D
+  : never;
+/** A read's parameters: the path's own (`{ id }`) and its query (`{ limit }`). */
+export interface ReadParams {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+}
 
 /**
  * A failed answer: `code` is the API's stable error code, the thing to branch on (the message is
@@ -90,12 +104,20 @@ export function createWalksClient(options: WalksClientOptions) {
   const send = <T>(name: string, attempt: () => Promise<Answer<T>>) =>
     withRetries(name, attempt, settings, budget);
   return {
-    /** The campaign's active walks, at most `limit` of them (v1 lists at most 200: no pagination). */
-    listWalks: (limit?: number) =>
-      send('GET /api/v1/walks', () => client.GET('/api/v1/walks', { params: { query: { limit } } })),
-    /** One walk with its stops in ascending `position`. */
-    getWalk: (id: string) =>
-      send('GET /api/v1/walks/{id}', () => client.GET('/api/v1/walks/{id}', { params: { path: { id } } })),
+    /**
+     * A read of any live operation of the contract, by its path template: `read('/api/v1/walks',
+     * { query: { limit } })`, `read('/api/v1/walks/{id}', { path: { id } })`. The compiler holds the
+     * template to the contract's paths and types the answer's `data`; a newly live operation needs
+     * only the types made again (`npm run generate:types`), no method written for it.
+     */
+    read: <P extends ReadPath>(path: P, params: ReadParams = {}) =>
+      send<ReadData<P>>(`GET ${path}`, () =>
+        // The params are the contract's own (their names from the template); openapi-fetch's
+        // per-path parameter types do not narrow over a generic path.
+        (client.GET as (path: P, init: { params: ReadParams }) => Promise<Answer<ReadData<P>>>)(path, {
+          params,
+        }),
+      ),
   };
 }
 

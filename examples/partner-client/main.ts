@@ -43,12 +43,13 @@ async function main(): Promise<number> {
     onRetry: logRetry,
   });
   try {
-    const walks = await client.listWalks(limit);
+    const walks = await client.read('/api/v1/walks', { query: { limit } });
     console.log(`walks: ${walks.length} (limit ${limit})`);
     if (walks.length === MAX_LIMIT) console.log('  the campaign may have more: v1 lists at most 200 walks');
     for (const walk of walks.slice(0, 5)) console.log(`  ${describeWalk(walk)}`);
     const details: WalkDetail[] = [];
-    for (const walk of walks) details.push(await client.getWalk(walk.id));
+    for (const walk of walks)
+      details.push(await client.read('/api/v1/walks/{id}', { path: { id: walk.id } }));
     report(details);
     return 0;
   } catch (error) {

@@ -37,6 +37,11 @@ export interface ReferenceDocsOptions {
   demoWalks?: { withStops: readonly string[]; empty: string | undefined };
   /** The demo keys by their contract names, for the stand-ins in the partner files. */
   demoKeys?: Readonly<Record<string, string>>;
+  /**
+   * An id of its own data for each item path template drawn from the schema
+   * (`/api/v1/lists/{id}`): the page's samples of that path are sent to it.
+   */
+  sampleItemIds?: Readonly<Record<string, string>>;
   /** An id of its own data for each item operation's stand-in (`EXAMPLE_ID_GET_LIST`). */
   exampleIds?: Readonly<Record<string, string>>;
   /** The partner files made from the served spec, in place of the built ones. */
@@ -48,6 +53,7 @@ interface Localization {
   builtOrigin: string;
   origin: string;
   sampleWalkId: string | undefined;
+  sampleItemIds?: Readonly<Record<string, string>> | undefined;
   demoKeys: Readonly<Record<string, string>>;
 }
 
@@ -59,6 +65,7 @@ export function referenceDocsRouter(options: ReferenceDocsOptions): Router {
     builtOrigin,
     origin: originOf(req, builtOrigin),
     sampleWalkId: options.sampleWalkId,
+    sampleItemIds: options.sampleItemIds,
     demoKeys: { ...options.exampleIds, ...options.demoKeys },
   });
   const built = dirname(docsPath);
@@ -221,9 +228,15 @@ export function originOf(req: IncomingMessage, fallback: string): string {
 /** The built origin, the example walk of the samples and the demo-key stand-ins, replaced. */
 export function localize(
   text: string,
-  { builtOrigin, origin, sampleWalkId, demoKeys }: Localization,
+  { builtOrigin, origin, sampleWalkId, sampleItemIds = {}, demoKeys }: Localization,
 ): string {
   let out = text;
+  for (const [template, id] of Object.entries(sampleItemIds)) {
+    // The samples' URL of an item path (`/api/v1/lists/{id}`), its example id replaced by one of this server's.
+    const collection = template.slice(0, template.lastIndexOf('/{'));
+    const itemUrl = new RegExp(`${escapeRegExp(builtOrigin + collection)}/[^/?#'"\\\\\\s]+`, 'g');
+    out = out.replace(itemUrl, `${origin}${collection}/${encodeURIComponent(id)}`);
+  }
   if (sampleWalkId) {
     // Only the detail samples' URLs: the spec's examples keep their ids (they are the mock's answers).
     const walkUrl = new RegExp(`${escapeRegExp(builtOrigin)}(/api/v[0-9]+/walks/)[0-9a-fA-F-]{36}`, 'g');

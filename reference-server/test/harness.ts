@@ -17,7 +17,7 @@ import { createApp } from '../app.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Logger } from 'pino';
 import { createLogger } from '../log.ts';
-import { createHttpServer } from '../start.ts';
+import { createHttpServer, servedFor, specToServe } from '../start.ts';
 
 export const contract = createContractValidator();
 
@@ -61,7 +61,12 @@ export async function startTestServer(
     'walks' in options && Array.isArray(options.walks)
       ? (options as Dataset)
       : datasetFor(options as DatasetOptions);
-  const server = createHttpServer(createApp({ dataset, config: { log: false, ...config } }));
+  // What the server serves is the project's spec, as `npm run reference-server` serves it.
+  const spec = specToServe();
+  const served = spec === undefined ? undefined : await servedFor(spec, dataset);
+  const server = createHttpServer(
+    createApp({ dataset, ...(served ? { served } : {}), config: { log: false, ...config } }),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

@@ -119,7 +119,8 @@ describe('paths and methods (D-PATH-UNKNOWN, D-METHOD, D-PLANNED)', () => {
 
   it('answers every planned endpoint with 404 "This endpoint is planned and not active yet." before authentication', async () => {
     const paths = plannedPaths();
-    expect(paths.length).toBeGreaterThanOrEqual(6);
+    // However many the planned spec still holds; never none, or the loop below would prove nothing.
+    expect(paths.length).toBeGreaterThan(0);
     for (const path of paths) {
       for (const headers of [{}, key(), bearer(server.keys.CONFORMANCE_NO_SCOPE_KEY)]) {
         const answer = await server.get(path, headers);

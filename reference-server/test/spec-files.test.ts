@@ -13,9 +13,10 @@ describe('the spec files the server reads without a YAML parser', () => {
 
   it('yield exactly the path templates a YAML parser finds', () => {
     for (const file of [LIVE_SPEC_FILE, PLANNED_SPEC_FILE]) {
+      // Each file has paths of its own, so the comparison is never of two empty lists; how many is the spec's.
+      expect(pathTemplatesOf(file).length).toBeGreaterThan(0);
       expect(pathTemplatesOf(file)).toEqual(Object.keys(loadSpec(file).paths ?? {}));
     }
-    expect(pathTemplatesOf(PLANNED_SPEC_FILE).length).toBeGreaterThanOrEqual(6);
   });
 
   it('yield the first server’s URL a YAML parser finds, and refuse a templated or missing one', () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { freePort } from '../../command-line/free-port.ts';
 import { type Launched, killGroup, launchNpm, redacted } from '../../tools/test-support/child-launcher.ts';
-import { createContractValidator } from '../../spec/contract.ts';
+import { createContractValidator, loadSpec, operationsOf } from '../../spec/contract.ts';
 
 interface PageSample {
   operationId: string;
@@ -92,18 +92,27 @@ async function run(sample: PageSample, apiKey: string) {
   }
 }
 
-/** Holds the printed answer to what the sample's own comment says: `[50 walks]`, or the walk in its URL. */
+/** The live operations of the spec the sandbox serves (the project's): each has its samples on the page. */
+const operations = operationsOf(loadSpec());
+
+/**
+ * Holds the printed answer to what the sample's own comment says: `[50 walks]` (as many items as
+ * `limit`), or for an item the one its URL names.
+ */
 function expectTheAnswerItNames(sample: PageSample, printed: unknown): void {
   expect(validator.validateResponse(sample.operationId, 200, printed).errors).toEqual([]);
   const said = /Prints the 200 answer: (.*)$/m.exec(sample.source)?.[1];
   expect(said, 'the sample says what it prints').toBeDefined();
-  const walks = /\[(\d+) walks\]/.exec(said ?? '')?.[1];
+  const count = /\[(\d+) [a-z_]+\]/.exec(said ?? '')?.[1];
   const body = printed as { data: { id?: string } | unknown[]; meta?: { count: number } };
-  if (walks !== undefined) {
-    expect([(body.data as unknown[]).length, body.meta?.count]).toEqual([Number(walks), Number(walks)]);
+  if (count !== undefined) {
+    expect([(body.data as unknown[]).length, body.meta?.count]).toEqual([Number(count), Number(count)]);
   } else {
-    const id = /\/api\/v1\/walks\/([0-9a-f-]{36})/.exec(sample.source)?.[1];
-    expect((body.data as { id?: string }).id).toBe(id);
+    const op = operations.find((candidate) => candidate.operationId === sample.operationId);
+    const collection = op?.path.slice(0, op.path.lastIndexOf('/{')) ?? '';
+    const id = new RegExp(`${origin}${collection}/([^/?'"\\\\\\s]+)`).exec(sample.source)?.[1];
+    expect(id, 'the sample names an item in its URL').toBeDefined();
+    expect((body.data as { id?: string }).id).toBe(decodeURIComponent(id ?? ''));
   }
 }
 
@@ -111,17 +120,12 @@ describe(
   'the reference page’s samples, as served by npm start on its own ports',
   { timeout: 120_000 },
   () => {
-    it('carries a curl, a JavaScript and a Python sample for every operation, against this sandbox', () => {
-      expect(samples.map((s) => s.label).sort()).toEqual(
-        [
-          'curl',
-          'curl',
-          'JavaScript (fetch)',
-          'JavaScript (fetch)',
-          'Python (requests)',
-          'Python (requests)',
-        ].sort(),
+    it('carries a curl, a JavaScript and a Python sample for every live operation, against this sandbox', () => {
+      const expected = operations.flatMap((op) =>
+        Object.keys(RUNNERS).map((label) => `${op.operationId} ${label}`),
       );
+      expect(expected.length).toBeGreaterThan(0);
+      expect(samples.map((s) => `${s.operationId} ${s.label}`).sort()).toEqual(expected.sort());
       for (const sample of samples) {
         expect(sample.source).toContain(origin);
         expect(sample.source).not.toContain('127.0.0.1:8080');

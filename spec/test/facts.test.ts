@@ -89,7 +89,13 @@ describe('the facts named in spec/facts.ts agree with the spec', () => {
     expect(bearer.bearerFormat).toBe(`${KEY_PREFIX}<KEY_BODY>`);
   });
 
-  it('WALKS_READ_SCOPE is the one scope each live operation requires', () => {
-    for (const op of operationsOf(doc)) expect(op.requiredScopes).toEqual([WALKS_READ_SCOPE]);
+  it('WALKS_READ_SCOPE is the one scope each walks operation requires; every live operation needs one live scope', () => {
+    const walks = operationsOf(doc).filter((op) => /^\/api\/v\d+\/walks(\/|$)/.test(op.path));
+    expect(walks.length).toBeGreaterThan(0);
+    for (const op of walks) expect(op.requiredScopes).toEqual([WALKS_READ_SCOPE]);
+    for (const op of operationsOf(doc)) {
+      expect(op.requiredScopes).toHaveLength(1);
+      expect(LIVE_SCOPES).toContain(op.requiredScopes[0]);
+    }
   });
 });

@@ -58,7 +58,7 @@ export function listsAndSmsDecisions(doc: SpecDoc): void {
   const voters = detail?.allOf?.[1] as { properties?: Json; required?: string[] } | undefined;
   if (voters?.properties) {
     voters.properties.next_cursor = { type: ['string', 'null'], description: 'The next page of voters.' };
-    voters.required = [...(voters.required ?? []), 'next_cursor'];
+    voters.required = [...new Set([...(voters.required ?? []), 'next_cursor'])];
     const list = doc.paths['/api/v1/lists/{id}']?.get;
     if (list) list.parameters = [...(list.parameters ?? []), cursorParameter()];
   }
@@ -98,6 +98,8 @@ export function plannedMadeLive(
   const live = parse(readFileSync(LIVE_SPEC_PATH, 'utf8')) as SpecDoc;
   const planned = parse(readFileSync(PLANNED_SPEC_PATH, 'utf8')) as SpecDoc;
   for (const path of paths) {
+    // Already made live in the project's spec: kept as the API team wrote it.
+    if (live.paths[path] && !planned.paths[path]) continue;
     const item = structuredClone(planned.paths[path]);
     if (!item) throw new Error(`the planned spec has no path ${path}`);
     delete item.get['x-status'];

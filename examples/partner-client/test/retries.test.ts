@@ -101,7 +101,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
 describe('the partner client’s retries', { timeout: 30_000 }, () => {
   it('backs off exponentially with full jitter on 5xx, capped, then gets the walk', async () => {
     const { client, waits } = scripted([failure(500, 'internal_error'), failure(503, 'unavailable'), ok]);
-    expect(await client.getWalk(WALK.id)).toEqual(WALK);
+    expect(await client.read('/api/v1/walks/{id}', { path: { id: WALK.id } })).toEqual(WALK);
     expect(waits).toEqual([100, 200]);
     expect(backoff(10, { baseDelayMs: 100, maxDelayMs: 5_000, random: () => 1 })).toBe(5_000);
     expect(backoff(3, { baseDelayMs: 100, maxDelayMs: 5_000, random: () => 0.25 })).toBe(200);
@@ -109,25 +109,25 @@ describe('the partner client’s retries', { timeout: 30_000 }, () => {
 
   it('waits the Retry-After seconds on 429, and gives up on one longer than it will wait', async () => {
     const throttled = scripted([failure(429, 'rate_limited', { 'Retry-After': '3' }), ok]);
-    expect(await throttled.client.getWalk(WALK.id)).toEqual(WALK);
+    expect(await throttled.client.read('/api/v1/walks/{id}', { path: { id: WALK.id } })).toEqual(WALK);
     expect(throttled.waits).toEqual([3_000]);
 
     const tooLong = scripted([failure(429, 'rate_limited', { 'Retry-After': '120' })]);
-    const error = await failureOf(tooLong.client.getWalk(WALK.id));
+    const error = await failureOf(tooLong.client.read('/api/v1/walks/{id}', { path: { id: WALK.id } }));
     expect([error.status, error.code, error.retryAfterSeconds]).toEqual([429, 'rate_limited', 120]);
     expect(tooLong.waits).toEqual([]);
   });
 
   it('retries a reset connection and a cut answer', async () => {
     const { client, notices } = scripted(['reset', 'cut', ok]);
-    expect(await client.getWalk(WALK.id)).toEqual(WALK);
+    expect(await client.read('/api/v1/walks/{id}', { path: { id: WALK.id } })).toEqual(WALK);
     expect(notices.map((n) => n.attempt)).toEqual([1, 2]);
     expect(received).toBe(3);
   });
 
   it('times out an attempt that never answers, and retries it', async () => {
     const { client, notices } = scripted(['hang', ok], { timeoutMs: 300 });
-    expect(await client.getWalk(WALK.id)).toEqual(WALK);
+    expect(await client.read('/api/v1/walks/{id}', { path: { id: WALK.id } })).toEqual(WALK);
     expect(notices.map((n) => n.reason)).toEqual(['timeout']);
   });
 
@@ -138,14 +138,14 @@ describe('the partner client’s retries', { timeout: 30_000 }, () => {
     [404, 'not_found'],
   ])('never retries %i %s', async (status, code) => {
     const { client, waits } = scripted([failure(status, code), ok]);
-    const error = await failureOf(client.getWalk(WALK.id));
+    const error = await failureOf(client.read('/api/v1/walks/{id}', { path: { id: WALK.id } }));
     expect([error.status, error.code]).toEqual([status, code]);
     expect([received, waits.length]).toEqual([1, 0]);
   });
 
   it('stops after maxRetries, with the last failure', async () => {
     const { client } = scripted(Array(5).fill(failure(500, 'internal_error')), { maxRetries: 2 });
-    const error = await failureOf(client.getWalk(WALK.id));
+    const error = await failureOf(client.read('/api/v1/walks/{id}', { path: { id: WALK.id } }));
     expect([error.status, received]).toEqual([500, 3]);
   });
 
@@ -154,8 +154,8 @@ describe('the partner client’s retries', { timeout: 30_000 }, () => {
     const { client } = scripted([failure(500, 'internal_error'), ok, failure(500, 'internal_error')], {
       budget,
     });
-    expect(await client.getWalk(WALK.id)).toEqual(WALK);
-    const error = await failureOf(client.getWalk(WALK.id));
+    expect(await client.read('/api/v1/walks/{id}', { path: { id: WALK.id } })).toEqual(WALK);
+    const error = await failureOf(client.read('/api/v1/walks/{id}', { path: { id: WALK.id } }));
     expect([error.status, received]).toEqual([500, 3]);
   });
 
@@ -165,7 +165,7 @@ describe('the partner client’s retries', { timeout: 30_000 }, () => {
       failure(500, 'internal_error'),
       failure(401, 'unauthorized'),
     ]);
-    const error = await failureOf(client.getWalk(WALK.id));
+    const error = await failureOf(client.read('/api/v1/walks/{id}', { path: { id: WALK.id } }));
     const said = JSON.stringify({ notices, error, message: error.message, stack: error.stack });
     expect(notices).toHaveLength(2);
     expect(said).not.toContain(KEY);
