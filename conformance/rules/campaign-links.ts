@@ -5,7 +5,9 @@
  * campaign's links from the primary campaign's slug passes every rule about one answer.
  */
 import { dataOf, requestLine } from '../core/answers.ts';
-import type { Observation } from '../core/observation.ts';
+import type { Evidence, Observation } from '../core/observation.ts';
+import { earlier, evidenceOf } from '../core/evidence.ts';
+import type { RuleState } from '../core/state.ts';
 import type { Campaign } from '../core/roles.ts';
 import { OTHER_CAMPAIGN_KEY, roleOf } from '../core/roles.ts';
 import type { Across, Judgement, Rule } from '../core/rule.ts';
@@ -13,7 +15,7 @@ import { breaks, holds, unjudged } from '../core/rule.ts';
 import { isObject } from '../../spec/json-value.ts';
 import { safeDecode } from '../core/spec-model.ts';
 
-/** Paths kept per field and campaign: two already show a fault. */
+/** Paths shown per field and campaign: two already show a fault. */
 const MAX_PATHS = 8;
 
 /** The campaign of a reading key, when the request carried one configured key that reads. */
@@ -34,9 +36,13 @@ export function linkPaths(item: Record<string, unknown>): [string, string][] {
   });
 }
 
-function campaignLinksAcross(): Across {
-  /** `field` → campaign → paths, with the first exchange that showed each. */
-  const seen = new Map<string, Map<Campaign, Map<string, Observation>>>();
+/**
+ * The link paths each campaign was served, per field, in the run's state (mergeable, so shards of
+ * a recording give the whole file's verdict): `field`, campaign and path as the key, the earliest
+ * exchange that showed it as the record.
+ */
+function campaignLinksAcross(state: RuleState): Across {
+  const seen = state.table<Evidence>('CONSISTENCY-004 link paths', earlier);
   return {
     see(obs) {
       const campaign = readingCampaignOf(obs);
@@ -46,16 +52,25 @@ function campaignLinksAcross(): Across {
       for (const item of Array.isArray(data) ? data : [data]) {
         if (!isObject(item)) continue;
         for (const [field, path] of linkPaths(item)) {
-          const byCampaign = seen.get(field) ?? new Map<Campaign, Map<string, Observation>>();
-          seen.set(field, byCampaign);
-          const paths = byCampaign.get(campaign) ?? new Map<string, Observation>();
-          byCampaign.set(campaign, paths);
-          if (!paths.has(path) && paths.size < MAX_PATHS) paths.set(path, obs);
+          const key = JSON.stringify([field, campaign, path]);
+          if (seen.get(key) === undefined) seen.set(key, evidenceOf(obs));
         }
       }
     },
     *finish(): Iterable<Judgement> {
-      for (const [field, byCampaign] of seen) {
+      /** `field` → campaign → paths with the earliest exchange of each, earliest first. */
+      const byField = new Map<string, Map<Campaign, Map<string, Evidence>>>();
+      const rows = [...seen.entries()]
+        .map(([key, obs]) => [JSON.parse(key) as [string, Campaign, string], obs] as const)
+        .sort((x, y) => x[1].exchange.seq - y[1].exchange.seq);
+      for (const [[field, campaign, path], obs] of rows) {
+        const byCampaign = byField.get(field) ?? new Map<Campaign, Map<string, Evidence>>();
+        byField.set(field, byCampaign);
+        const paths = byCampaign.get(campaign) ?? new Map<string, Evidence>();
+        byCampaign.set(campaign, paths);
+        if (paths.size < MAX_PATHS) paths.set(path, obs);
+      }
+      for (const [field, byCampaign] of [...byField].sort(([x], [y]) => x.localeCompare(y))) {
         for (const [campaign, paths] of byCampaign) {
           if (paths.size <= 1) continue;
           const [first, second] = [...paths];
@@ -74,7 +89,7 @@ function campaignLinksAcross(): Across {
         yield shared === undefined
           ? holds(other.values().next().value)
           : breaks(
-              `both campaigns' items link ${field} under ${shared} (${requestLine(other.get(shared) as Observation)}): a link names the campaign, and the other campaign's names the primary one's`,
+              `both campaigns' items link ${field} under ${shared} (${requestLine(other.get(shared) as Evidence)}): a link names the campaign, and the other campaign's names the primary one's`,
               other.get(shared),
             );
       }
@@ -97,6 +112,6 @@ export const campaignLinkRules: Rule[] = [
     expected:
       "the links of every item a campaign's key was served share one path (their id apart), and the two campaigns' paths differ (their slug)",
     hint: 'Build each link from the campaign of the item it names (its own slug), never from another campaign’s or from a cached value.',
-    across: () => campaignLinksAcross(),
+    across: (ctx) => campaignLinksAcross(ctx.state),
   },
 ];
