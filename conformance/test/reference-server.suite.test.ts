@@ -23,6 +23,10 @@ afterAll(async () => {
   await server.close();
 });
 
+/** A rule no operation of the spec calls for (cursor pages, when no live operation pages): the one skip. */
+const noOperation = /^no operation of the spec, and no answer of the run, that this rule judges$/;
+const applies = (r: Report['results'][number]) => !(r.status === 'skip' && noOperation.test(r.reason ?? ''));
+
 describe('the suite against the reference server', () => {
   it('passes every required check in live mode', () => {
     expect(requiredFailures(live)).toEqual([]);
@@ -39,13 +43,15 @@ describe('the suite against the reference server', () => {
   });
 
   it('runs every check with the demo data set: nothing skipped or not judged', () => {
-    const notRun = live.results.filter((r) => r.status === 'skip' || r.status === 'not-judged');
+    const notRun = live.results.filter(
+      (r) => applies(r) && (r.status === 'skip' || r.status === 'not-judged'),
+    );
     expect(notRun.map((r) => `${r.id}: ${r.reason}`)).toEqual([]);
     expect(live.results).toHaveLength(RULES.length);
   });
 
   it('reports advisory checks as advisory, never as pass or fail', () => {
-    const advisory = live.results.filter((r) => r.level === 'advisory' && !r.drift);
+    const advisory = live.results.filter((r) => r.level === 'advisory' && !r.drift && applies(r));
     expect(advisory.length).toBeGreaterThan(0);
     expect(advisory.filter((r) => r.status !== 'advisory').map((r) => r.id)).toEqual([]);
   });
