@@ -113,18 +113,23 @@ export interface ListsWorld {
   lists: Record<Campaign, SavedList[]>;
 }
 
-export async function startListsServer(): Promise<ListsServer> {
-  const reference = await startReferenceServer({ log: false });
-  const { CONFORMANCE_WEB_BASE_URL: _web, ...keys } = reference.credentials;
-  const world: ListsWorld = {
+/** The saved lists each demo campaign holds: 12 for the primary one, 5 for the other, none for the empty one. */
+export function listsWorldOf(credentials: Record<string, string>): ListsWorld {
+  const { CONFORMANCE_WEB_BASE_URL: _web, ...keys } = credentials;
+  return {
     keys,
     campaignOf: new Map<string, Campaign>([
-      [keys.CONFORMANCE_API_KEY, 'primary'],
-      [keys.CONFORMANCE_OTHER_CAMPAIGN_KEY, 'other'],
-      [keys.CONFORMANCE_EMPTY_CAMPAIGN_KEY, 'empty'],
+      [keys.CONFORMANCE_API_KEY as string, 'primary'],
+      [keys.CONFORMANCE_OTHER_CAMPAIGN_KEY as string, 'other'],
+      [keys.CONFORMANCE_EMPTY_CAMPAIGN_KEY as string, 'empty'],
     ]),
     lists: { primary: listsOf(12, 'Primary'), other: listsOf(5, 'Other'), empty: [] },
   };
+}
+
+export async function startListsServer(): Promise<ListsServer> {
+  const reference = await startReferenceServer({ log: false });
+  const world = listsWorldOf(reference.credentials);
   const upstream = new URL(reference.baseUrl);
   const server = await listen(
     createServer((req, res) => {

@@ -18,7 +18,7 @@ import {
   campaignOf,
   LISTS_LIMIT,
   listsLiveSpec,
-  listsOf,
+  listsWorldOf,
   type ListsWorld,
   serveLists,
 } from './lists-server.ts';
@@ -114,16 +114,7 @@ interface Issued {
 
 export async function startPagedServer(): Promise<PagedServer> {
   const reference = await startReferenceServer({ log: false });
-  const { CONFORMANCE_WEB_BASE_URL: _web, ...keys } = reference.credentials;
-  const world: ListsWorld = {
-    keys,
-    campaignOf: new Map<string, Campaign>([
-      [keys.CONFORMANCE_API_KEY, 'primary'],
-      [keys.CONFORMANCE_OTHER_CAMPAIGN_KEY, 'other'],
-      [keys.CONFORMANCE_EMPTY_CAMPAIGN_KEY, 'empty'],
-    ]),
-    lists: { primary: listsOf(12, 'Primary'), other: listsOf(5, 'Other'), empty: [] },
-  };
+  const world = listsWorldOf(reference.credentials);
   const issued = new Map<string, Issued>();
   const upstream = new URL(reference.baseUrl);
   const server = await listen(
