@@ -648,12 +648,21 @@ const DECODERS: Record<string, Decoder> = {
   br: promisify(brotliDecompress) as Decoder,
 };
 
-/** What identifies each credential a request sends to the target: its keys (or their near misses). */
+/**
+ * What identifies each credential a request sends to the target: its keys, and their near misses.
+ * A near miss counts against its key as well: a gateway's limit may well read it as the key. A key
+ * out of its place (a cookie, the query) counts as no key too: a limit that does not read it there
+ * counts the request with those that carry none.
+ */
 function credentialsOf(spec: RequestSpec): string[] {
   const uses = spec.auth === undefined ? [] : [spec.auth].flat();
-  const keys = uses.map((use) => (use.nearMiss ? `${use.key}~${use.nearMiss}` : use.key));
+  const keys = uses.flatMap((use) => [
+    use.key,
+    ...(use.nearMiss ? [`${use.key}~${use.nearMiss}`] : []),
+    ...(use.placed ? [''] : []),
+  ]);
   if (spec.madeUpKey) keys.push('made-up');
-  return keys;
+  return [...new Set(keys)];
 }
 
 /** A key sent in a cookie, or as the user of Basic authentication (`KeyUse.placed`). */

@@ -17,7 +17,7 @@ export interface WindowEvidence {
 /** Refusals before a limit is learnt (requests refused together count once: `pace.ts`). */
 const MIN_REFUSALS = 2;
 /** Acceptances before a limit is learnt: the window must have been seen filling up. */
-const MIN_ACCEPTED = 4;
+export const MIN_ACCEPTED = 4;
 /**
  * How much higher than the acceptances' counts the refusals' must lie: the chance that a refusal's
  * count exceeds an acceptance's (ties half). A limit refuses only above what it accepts (1, less the
@@ -36,7 +36,7 @@ export const EVIDENCE_KEPT = 2_000;
  */
 export function limitOf(evidence: WindowEvidence): number | undefined {
   const { refused } = evidence;
-  if (refused.length < MIN_REFUSALS || evidence.accepted.length < MIN_ACCEPTED) return undefined;
+  if (!weighable(evidence)) return undefined;
   const accepted = [...evidence.accepted].sort((a, b) => a - b);
   let above = 0;
   for (const count of refused) {
@@ -46,6 +46,11 @@ export function limitOf(evidence: WindowEvidence): number | undefined {
   if (above / (refused.length * accepted.length) < MIN_SEPARATION) return undefined;
   const sorted = [...refused].sort((a, b) => a - b);
   return Math.max(1, sorted[Math.floor(LIMIT_QUANTILE * (sorted.length - 1))] as number);
+}
+
+/** Whether the evidence is enough to tell a limit from faults. */
+export function weighable(evidence: WindowEvidence): boolean {
+  return evidence.refused.length >= MIN_REFUSALS && evidence.accepted.length >= MIN_ACCEPTED;
 }
 
 /** The pace kept under a limit: a tenth below it (at least one less), never below one. */

@@ -13,7 +13,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaceSummary, RateLimit } from '../core/types.ts';
-import { capUnder, declaredLimits, EVIDENCE_KEPT, limitOf, type WindowEvidence } from './limit-lessons.ts';
+import {
+  capUnder,
+  declaredLimits,
+  EVIDENCE_KEPT,
+  limitOf,
+  MIN_ACCEPTED,
+  weighable,
+  type WindowEvidence,
+} from './limit-lessons.ts';
 import { busiestSecond, Starts, type Window } from './windows.ts';
 
 const SECOND = 1_000;
@@ -25,6 +33,11 @@ const BURST_MS = 50;
 /** The key's last answers weighed for being swamped, and the share of refusals that is. */
 const RECENT = 20;
 const SWAMPED_SHARE = 0.5;
+/**
+ * A learnt limit's window is kept this much longer on the client's side: the target counts
+ * arrivals, which the network and the client's own work space closer together than their starts.
+ */
+const ARRIVAL_JITTER = 0.1;
 /** Starts are kept as long as the longest window looks back, and a little more for late answers. */
 const KEEP_MS = MINUTE + 10 * SECOND;
 
@@ -55,6 +68,13 @@ class KeyPace {
   readonly evidence: Answer[] = [];
   /** The limit learnt on each window (the count the evidence shows), by window length. */
   readonly limits = new Map<number, number>();
+  /**
+   * Windows whose limit is still provisional: read off one refusal that came above every count the
+   * key had been accepted at, kept until the evidence is enough to weigh it (`limitOf`).
+   */
+  readonly provisional = new Set<number>();
+  /** The most starts accepted in any one window so far, by window length. */
+  readonly busiestAccepted = new Map<number, number>();
   /** The last refusal's start and counts. */
   lastRefused: { at: number; counts: readonly number[] } = { at: Number.NEGATIVE_INFINITY, counts: [] };
   /** Whether each of the key's last answers was a refusal. */
@@ -148,7 +168,13 @@ export class Pace {
     const burst =
       refused && startedAt - pace.lastRefused.at < BURST_MS && `${counts}` === `${pace.lastRefused.counts}`;
     if (refused) pace.lastRefused = { at: startedAt, counts };
-    if (!burst) pace.evidence.push({ at: startedAt, refused, windows: windowsOfRefusal(answer.headers) });
+    const windows = windowsOfRefusal(answer.headers);
+    if (!burst) pace.evidence.push({ at: startedAt, refused, windows });
+    if (refused) learnProvisionally(pace, counts, windows);
+    else
+      LEARNT_WINDOWS.forEach((ms, i) =>
+        pace.busiestAccepted.set(ms, Math.max(pace.busiestAccepted.get(ms) ?? 0, (counts[i] as number) + 1)),
+      );
     if (pace.evidence.length > EVIDENCE_KEPT) pace.evidence.shift();
     // Weighed again at a refusal, or at an acceptance a lesson says should have been refused.
     const contradicts = LEARNT_WINDOWS.some(
@@ -194,19 +220,32 @@ export class Pace {
 
   /** The least pace any key learnt on a window. */
   private leastCap(ms: number): number | undefined {
-    const limits = [...this.keys.values()].flatMap((pace) => {
-      const limit = pace.limits.get(ms);
-      return limit === undefined ? [] : [limit];
-    });
-    return limits.length > 0 ? capUnder(Math.min(...limits)) : undefined;
+    const limit = this.least(ms);
+    return limit === undefined ? undefined : capUnder(limit);
   }
 
-  /** A key's caps: its own lessons (a key's limit is its own: another key may be another tier). */
+  /**
+   * A key's caps: its own lessons; on a window where it has none yet, the least limit another key
+   * learnt there, until its own answers teach otherwise. A deployment's keys are most often held to
+   * one limit, so a key new to the run starts at the pace the others taught rather than with a
+   * burst of refusals; a key of a higher tier only starts slower than it might.
+   */
   private keyWindows(pace: KeyPace): Window[] {
     return LEARNT_WINDOWS.flatMap((ms) => {
-      const limit = pace.limits.get(ms);
-      return limit === undefined ? [] : [{ ms, max: capUnder(limit) }];
+      const limit =
+        pace.limits.get(ms) ?? (pace.evidence.some((a) => a.refused) ? undefined : this.least(ms));
+      return limit === undefined ? [] : [{ ms: ms + ms * ARRIVAL_JITTER, max: capUnder(limit) }];
     });
+  }
+
+  /** The least limit any key learnt on a window. */
+  private least(ms: number): number | undefined {
+    let least: number | undefined;
+    for (const other of this.keys.values()) {
+      const limit = other.limits.get(ms);
+      if (limit !== undefined && (least === undefined || limit < least)) least = limit;
+    }
+    return least;
   }
 
   private paceOf(key: string): KeyPace {
@@ -258,12 +297,33 @@ function relearn(pace: KeyPace): void {
     }
     const limit = limitOf(evidence);
     if (limit === undefined) {
+      // A provisional lesson stands until there is evidence enough to weigh it.
+      if (pace.provisional.has(ms) && !weighable(evidence)) return;
       pace.limits.delete(ms);
+      pace.provisional.delete(ms);
       return;
     }
     pace.limits.set(ms, limit);
+    pace.provisional.delete(ms);
     const before = explained;
     explained = (counts) => before(counts) || (counts[i] as number) >= limit;
+  });
+}
+
+/**
+ * A first lesson from one refusal, on a window with none yet: a refusal that came once the window
+ * held more starts than the key had ever been accepted at is where a limit would refuse, so the key
+ * keeps below that count at once, rather than sending a burst more while the evidence gathers. A
+ * random refusal seldom comes above every acceptance, and when it does, the next refusals (at lower
+ * counts) weigh the lesson and drop it.
+ */
+function learnProvisionally(pace: KeyPace, counts: readonly number[], windows: readonly boolean[]): void {
+  LEARNT_WINDOWS.forEach((ms, i) => {
+    const count = counts[i] as number;
+    const busiest = pace.busiestAccepted.get(ms) ?? 0;
+    if (!windows[i] || pace.limits.has(ms) || busiest < MIN_ACCEPTED || count < busiest) return;
+    pace.limits.set(ms, count);
+    pace.provisional.add(ms);
   });
 }
 
