@@ -147,6 +147,10 @@ function recordingOptions(
   if (traffic !== undefined) options.traffic = traffic;
   if (shard) options.shard = shard;
   if (merge) options.merge = merge;
+  // The environment's web base URL names the deployment its keys are for (the demo keys' export
+  // sets it too); a recording may be of any deployment, so only --web-base-url speaks for one.
+  if ((traffic !== undefined || merge !== undefined) && flags['web-base-url'] === undefined)
+    delete options.config.webBaseUrl;
   const memory = sizeFlag('--traffic-memory', flags['traffic-memory']);
   if (memory !== undefined) {
     if (traffic === undefined && merge === undefined)
@@ -556,7 +560,7 @@ no DELETE ever goes to a real item; a deployment that accepts one loses that ite
   'web-base-url': {
     type: 'string',
     value: 'URL',
-    help: `Expected {web_base_url} of web_url/app_link (env ${WEB_BASE_URL_NAME})`,
+    help: `Expected {web_base_url} of web_url/app_link (env ${WEB_BASE_URL_NAME};\na recording is held to the flag's alone)`,
   },
   'env-file': {
     type: 'string',

@@ -121,7 +121,7 @@ export const NOT_IN_TRAFFIC: Record<string, string> = {
   'head-body-on-wire':
     'the bytes after the headers of a HEAD answer are read off the socket by a live run; a recording holds what an HTTP client parsed',
   'wrong-web-base':
-    'the expected web base URL is configuration, not traffic (a recording judged with CONFORMANCE_WEB_BASE_URL set shows it)',
+    'the expected web base URL is configuration, not traffic (a recording judged with --web-base-url shows it)',
   'gzip-label-on-plain-body': 'an answer that does not decode is recorded without a body (not judged)',
   'short-404-bodies': 'a recording holds the answers that arrived whole; a cut one is no answer in it',
   'key-echoed-in-header':
