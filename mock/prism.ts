@@ -32,7 +32,7 @@ export const DEFAULT_MOCK_PORT = 4010;
 
 export type MockedSpec = 'live' | 'planned';
 
-export const SPEC_PATHS: Record<MockedSpec, string> = { live: LIVE_SPEC_PATH, planned: PLANNED_SPEC_PATH };
+const SPEC_PATHS: Record<MockedSpec, string> = { live: LIVE_SPEC_PATH, planned: PLANNED_SPEC_PATH };
 
 export interface PrismOptions {
   spec?: MockedSpec;
@@ -67,7 +67,7 @@ export interface RunningPrism {
  * instead of a silently wrong body, and `--cors=false` because the API grants no CORS (D-CORS);
  * Prism's default would answer any origin with credentials allowed.
  */
-export function prismArguments(specPath: string, host: string, port: number, logLevel = 'info'): string[] {
+function prismArguments(specPath: string, host: string, port: number, logLevel = 'info'): string[] {
   return [
     'mock',
     specPath,
@@ -160,7 +160,7 @@ function outputTail(child: Subprocess, output: PrismOptions['output']): () => st
   return () => kept;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs: number;
   intervalMs?: number;
   /** Stops waiting as soon as this settles (e.g. the process exited before answering). */
@@ -172,7 +172,7 @@ export interface WaitOptions {
  * only once it has loaded the spec, and a connection (unlike a request) is not in its request log,
  * so nobody sees a probe of a path the spec does not have.
  */
-export async function waitUntilListening(host: string, port: number, options: WaitOptions): Promise<void> {
+async function waitUntilListening(host: string, port: number, options: WaitOptions): Promise<void> {
   const intervalMs = options.intervalMs ?? 150;
   const deadline = Date.now() + options.timeoutMs;
   let gaveUp: string | undefined;

@@ -43,7 +43,7 @@ export interface Io extends Output {
   stdin?: NodeJS.ReadableStream;
 }
 
-export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
+const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
 
 export async function main(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
   const session: Session = { redact: redactorFor(keysOf(env)) };

@@ -283,7 +283,7 @@ function prefixesOf(values: string[] | undefined): string[] | undefined {
   return given.length > 0 ? given : undefined;
 }
 
-export function normalizeBaseUrl(raw: string, name: string): string {
+function normalizeBaseUrl(raw: string, name: string): string {
   let url: URL;
   try {
     url = new URL(raw.trim());

@@ -75,7 +75,7 @@ export class Progress {
 }
 
 /** `GET /api/v1/walks?limit=1 200 12 ms`, `… 429 3 ms (tried again)`, `… timeout 10000 ms`. */
-export function requestLine(exchange: Exchange): string {
+function requestLine(exchange: Exchange): string {
   const url = new URL(exchange.request.url);
   const outcome = exchange.response
     ? String(exchange.response.status)

@@ -59,7 +59,7 @@ export interface DriftDump {
 const analysed = new WeakMap<readonly Exchange[], { sent: number; observations: DriftObservation[] }>();
 
 /** Every difference of the exchanges from the spec, each once, in spec order of operation and status. */
-export function observeDrift(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
+function observeDrift(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
   const known = analysed.get(exchanges);
   if (known && known.sent === exchanges.length) return known.observations;
   const observations = analyse(exchanges, ctx);

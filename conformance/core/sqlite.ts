@@ -12,7 +12,7 @@
 import type { Database as WasmDatabase, Statement as WasmStatement } from 'node-sqlite3-wasm';
 
 /** A value bound to a statement or read from a row: keys are bytes, records are text. */
-export type SqlValue = Uint8Array | string | number | null;
+type SqlValue = Uint8Array | string | number | null;
 
 /** A prepared statement; a row is an object by column name. */
 export interface SqlStatement {

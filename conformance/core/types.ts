@@ -523,7 +523,7 @@ export interface OperationCoverage {
   undocumented: { status: string; observed: number }[];
 }
 
-export interface RequirementCoverage extends Judged {
+interface RequirementCoverage extends Judged {
   id: string;
   status: Status;
 }
@@ -623,12 +623,12 @@ export interface ExpectedFailure {
  */
 export type ExpectationState = 'failing' | 'fixed' | 'not-run';
 
-export interface ExpectedFailureMark {
+interface ExpectedFailureMark {
   reason: string;
   state: ExpectationState;
 }
 
-export interface ExpectationsReport {
+interface ExpectationsReport {
   file: string;
   entries: (ExpectedFailure & { state: ExpectationState })[];
 }

@@ -63,7 +63,7 @@ function paceText(pace: Report['requests']['rateLimit']): string[] {
  * `--traffic`: "judged 480 of 485 exchanges of this API (97% of the file's 500 entries were this
  * API's); 5 not judged: no body recorded".
  */
-export function trafficText(traffic: TrafficCoverage): string {
+function trafficText(traffic: TrafficCoverage): string {
   const share = traffic.entries === 0 ? 0 : Math.round((100 * traffic.ofApi) / traffic.entries);
   const notJudged = traffic.notJudged.map((n) => `${n.entries} ${n.reason}`).join(', ');
   const bodyless = traffic.bodyless

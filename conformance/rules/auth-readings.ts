@@ -52,7 +52,7 @@ export function carriesData(response: ResponseData): boolean {
 }
 
 /** Why an answer is not a refusal (a 4xx that carries no data), or undefined when it is one. */
-export function notRefused(response: ResponseData): string | undefined {
+function notRefused(response: ResponseData): string | undefined {
   if (!isClientError(response.status)) return `answered ${describe(response)}`;
   if (carriesData(response)) return `${response.status}, but data came back with the refusal`;
   return undefined;
@@ -149,7 +149,7 @@ export function inTurn<T>(items: readonly T[], op: OperationModel, world: World)
 }
 
 /** The primary key goes first; every other credential after it. */
-export function phaseOf(ask: Ask): 1 | 2 {
+function phaseOf(ask: Ask): 1 | 2 {
   const plain = ask.scheme === undefined && ask.dropPrefix === undefined && ask.nearMiss === undefined;
   return ask.key === PRIMARY_KEY && plain && ask.madeUp === undefined ? 1 : 2;
 }

@@ -17,7 +17,7 @@ import type { ResponseData } from '../core/types.ts';
 import { collectionRequest } from './requests.ts';
 
 /** The Origin a browser on any other site sends: no deployment lists it. */
-export const ARBITRARY_ORIGIN = 'https://example.org';
+const ARBITRARY_ORIGIN = 'https://example.org';
 
 const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${problem}`;
 const reproduce = (obs: Observation) => `reproduce: ${obs.exchange.request.curl}`;

@@ -252,7 +252,7 @@ export class Judge {
 }
 
 /** Why a throttled exchange was left unjudged by the rules that asked for it (`report.ts` gives the pace to set). */
-export const THROTTLED_REASON = "still throttled after the retries (the target's pace, not its fault)";
+const THROTTLED_REASON = "still throttled after the retries (the target's pace, not its fault)";
 
 /** The rules that asked for an exchange before the others that may judge it: the one that asked judges first. */
 function plannersFirst(tallies: readonly Tally[], obs: Observation): readonly Tally[] {
@@ -265,7 +265,7 @@ function plannersFirst(tallies: readonly Tally[], obs: Observation): readonly Ta
 }
 
 /** Why a lost exchange could not be judged, grouped by cause so a report counts each cause once. */
-export function lostReason(obs: Observation): string {
+function lostReason(obs: Observation): string {
   const failure = obs.failure ?? { kind: 'network', message: 'no answer' };
   switch (failure.kind) {
     case 'budget':

@@ -87,7 +87,7 @@ export function reportOf(input: ReportInput): Report {
  * One line naming why required rules were left unjudged and what to change: the budget, the
  * timeout, or answers that never came.
  */
-export function notJudgedLine(
+function notJudgedLine(
   results: readonly CheckResult[],
   input: Pick<ReportInput, 'exchanges' | 'requests' | 'timeoutMs'>,
 ): string {

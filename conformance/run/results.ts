@@ -18,7 +18,7 @@ const SHOWN_IN_ACTUAL = 3;
  * Findings a result holds word for word in memory (the console, HTML and JUnit reports show them);
  * the JSON report lists every one (`findingsOf`).
  */
-export const SHOWN_FINDINGS = 500;
+const SHOWN_FINDINGS = 500;
 
 /** A tally's class and the one line saying what came back. */
 function classOf(
@@ -151,6 +151,6 @@ function choicesLine(choices: Map<string, number>): string {
 }
 
 /** `3 × not sent: the request budget is spent (--max-requests); 1 × no complete answer...`. */
-export function reasonsLine(reasons: Map<string, number>): string {
+function reasonsLine(reasons: Map<string, number>): string {
   return [...reasons].map(([reason, n]) => (n > 1 ? `${n} × ${reason}` : reason)).join('; ');
 }

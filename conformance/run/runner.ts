@@ -50,7 +50,7 @@ export type PreflightHook = (
 ) => Promise<PreflightSummary>;
 
 /** Why a rule cannot run on this configuration, or undefined when it can. */
-export function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
+function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
   const missing = (rule.needs ?? []).filter((key) => !config.keys[key]);
   if (missing.length > 0) return `set ${missing.join(' and ')} to run this rule`;
   if (rule.needsWebBaseUrl && !config.webBaseUrl) return `set ${WEB_BASE_URL_NAME} to run this rule`;

@@ -26,7 +26,7 @@ const CAMPAIGN_KEYS: Record<Campaign, KeyName> = {
 };
 
 /** The request that lists a collection's largest page (the `limit` maximum when it has one). */
-export function fullPage(op: OperationModel): Pick<RequestSpec, 'path' | 'query'> {
+function fullPage(op: OperationModel): Pick<RequestSpec, 'path' | 'query'> {
   return op.limit ? { path: op.path, query: `${op.limit.name}=${op.limit.maximum}` } : { path: op.path };
 }
 

@@ -287,6 +287,6 @@ function windowsOf(limit: RateLimit): Window[] {
   ];
 }
 
-export function rateLimitText(limit: RateLimit): string {
+function rateLimitText(limit: RateLimit): string {
   return `${limit.requests}/${limit.perMs === SECOND ? 's' : 'min'}`;
 }

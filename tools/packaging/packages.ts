@@ -34,7 +34,7 @@ export interface PackageDefinition {
 }
 
 /** The name the conformance package imports the sandbox's in-process server by. */
-export const SANDBOX_START = `${EMBEDDED_SERVER_PACKAGE}/start`;
+const SANDBOX_START = `${EMBEDDED_SERVER_PACKAGE}/start`;
 
 /**
  * Stands in for `reference-server/start.ts` in the conformance package: the same function, from

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { KEY_PREFIX } from '../../spec/facts.ts';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface Launched {
   child: { kill(signal?: NodeJS.Signals): boolean };
@@ -104,7 +104,7 @@ export function isListening(host: string, port: number): Promise<boolean> {
 }
 
 /** Whether any process of the group is still alive. */
-export function groupAlive(pgid: number): boolean {
+function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;

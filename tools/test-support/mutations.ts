@@ -24,7 +24,7 @@ import { badLimitsOf } from '../../conformance/rules/limits.ts';
 import { hasDotSegment } from '../../conformance/core/dot-segments.ts';
 import { type Listening, listen } from './listen.ts';
 
-export interface World {
+interface World {
   credentials: DemoCredentials & { CONFORMANCE_WEB_BASE_URL: string };
   primaryIds: Set<string>;
   otherIds: Set<string>;
@@ -34,7 +34,7 @@ export interface World {
   slugs: { primary: string; other: string };
 }
 
-export interface RequestView {
+interface RequestView {
   method: string;
   path: string;
   query: URLSearchParams;
@@ -46,7 +46,7 @@ export interface RequestView {
 }
 
 /** The request the proxy passes on, which a mutation may rewrite. */
-export interface Forwarded {
+interface Forwarded {
   method: string;
   /** Path and query. */
   url: string;
@@ -54,7 +54,7 @@ export interface Forwarded {
   headers: string[];
 }
 
-export interface Answer {
+interface Answer {
   status: number;
   headers: OutgoingHttpHeaders;
   body: Buffer;

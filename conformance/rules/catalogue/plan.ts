@@ -71,7 +71,7 @@ export function applied(base: RequestSpec, template: string, transform: Transfor
 }
 
 /** The base request of a route, asked so, on an item when it names one. */
-export function baseRequest(target: Target, world: World, ask: Ask, id?: string): RequestSpec | undefined {
+function baseRequest(target: Target, world: World, ask: Ask, id?: string): RequestSpec | undefined {
   const op = target.op;
   if (op) {
     if (op.kind === 'collection') return collectionRequest(op, world, ask, 'full');
@@ -174,7 +174,7 @@ export function familyProbes(family: Family, op: OperationModel, world: World): 
 }
 
 /** Whether an operation's success data holds a link (a string of `format: uri`, at any depth). */
-export function carriesLinks(spec: SpecModel, op: OperationModel): boolean {
+function carriesLinks(spec: SpecModel, op: OperationModel): boolean {
   const data = successProperty(spec.doc, op, 'data');
   return data !== undefined && holdsUri(spec, data, 0);
 }

@@ -6,7 +6,7 @@
  */
 import type { CheckResult, Report } from '../../core/types.ts';
 
-export const WITHHELD = '…';
+const WITHHELD = '…';
 const BODY_WITHHELD = '(body withheld: --redact-bodies)';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
