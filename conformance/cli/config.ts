@@ -31,7 +31,7 @@ import { reachOf } from '../transport/reach.ts';
 import { parseShard, type Shard } from '../run/shards.ts';
 import { requireTargetKeys, type TargetOptions } from '../run/target.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
-import type { KeyName, RateLimit } from '../core/types.ts';
+import type { KeyName, RateLimit } from '../core/configuration.ts';
 
 export const DEFAULTS = {
   profile: 'live',

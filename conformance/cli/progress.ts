@@ -5,7 +5,7 @@
  * a header value. Output that is not a terminal (CI) gets nothing unless `--log-requests` asks.
  */
 import type { ExchangeListener, HttpClient } from '../transport/client.ts';
-import type { Exchange } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
 
 export interface ProgressOptions {
   /** Stdout is a terminal: the live line is drawn. */

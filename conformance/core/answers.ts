@@ -2,7 +2,7 @@
  * Small readings of an answer the rules share, so every rule reads as its requirement: the error
  * envelope, its code, the success data, a one-line description for reports.
  */
-import type { ResponseData } from './types.ts';
+import type { ResponseData } from './exchange.ts';
 import { isObject } from '../../spec/json-value.ts';
 import type { Evidence } from './observation.ts';
 import type { SpecModel } from './spec-model.ts';

@@ -7,8 +7,10 @@
 import type { ContractValidator, ValidationResult } from '../../spec/contract.ts';
 import { mediaTypesOf, operationsOf } from '../../spec/contract.ts';
 import type { Operation } from '../../spec/contract.ts';
-import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
-import { DRIFT_KINDS, isFinal } from './types.ts';
+import type { Exchange, ResponseData } from './exchange.ts';
+import type { DriftFinding, DriftKind, DriftSection } from './report-model.ts';
+import { isFinal } from './exchange.ts';
+import { DRIFT_KINDS } from './report-model.ts';
 import { BodyMemo } from './body-memo.ts';
 import { shownExchange } from './evidence.ts';
 

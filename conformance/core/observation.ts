@@ -4,7 +4,7 @@
  * answer came back. The answer's kind is what keeps one cause one failure: a 5xx or an HTML page is
  * the answer rules' to fail, once; every other rule leaves such an answer unjudged.
  */
-import type { Exchange, NetworkFailure, ResponseData } from './types.ts';
+import type { Exchange, NetworkFailure, ResponseData } from './exchange.ts';
 import type { Credential } from './credentials.ts';
 import type { OperationModel } from './spec-model.ts';
 

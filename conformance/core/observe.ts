@@ -3,7 +3,7 @@
  * the method and path below the base URL, the credentials from the request's headers, the answer's
  * kind from the answer.
  */
-import type { Exchange } from './types.ts';
+import type { Exchange } from './exchange.ts';
 import type { Keyring } from './credentials.ts';
 import type { Observation } from './observation.ts';
 import { answerKindOf } from './observation.ts';

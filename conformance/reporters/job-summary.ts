@@ -4,7 +4,7 @@
  * (a deployment's answers, a tester's URL): it is escaped, never pasted, so no HTML or Markdown of
  * a target's reaches the page.
  */
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 
 /**
  * Characters Markdown (GitHub's) would read as markup, each escaped as the spec allows; `:` too,

@@ -2,18 +2,17 @@
  * The report sections the text reporters share (console, and JUnit's system-out): the coverage, the
  * drift, the expected failures and the comparison with a previous report, as plain lines.
  */
+import type { RequestInfo, RetryReason } from '../core/exchange.ts';
 import type {
   CheckChange,
   CheckResult,
   OperationCoverage,
-  RequestInfo,
   DriftFinding,
   Coverage,
   Judged,
   Report,
-  RetryReason,
   TrafficCoverage,
-} from '../core/types.ts';
+} from '../core/report-model.ts';
 import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
 
 /**

@@ -25,7 +25,8 @@ import type { RuleState, StateTable } from '../core/state.ts';
 import { either, sum } from '../core/state.ts';
 import { EvidenceTable } from '../core/evidence.ts';
 import type { OwaspCategory } from '../core/owasp.ts';
-import type { MockMode, ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
+import type { MockMode } from '../core/report-model.ts';
 import { collectionRequest } from './requests.ts';
 
 /** A Prism mock only checks that a key is present: it cannot tell keys apart. */

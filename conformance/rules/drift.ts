@@ -16,7 +16,7 @@ import { breaks, holds } from '../core/rule.ts';
 import { roleOf } from '../core/roles.ts';
 import type { SpecModel } from '../core/spec-model.ts';
 import { answerDrift } from '../core/drift.ts';
-import type { DriftKind } from '../core/types.ts';
+import type { DriftKind } from '../core/report-model.ts';
 
 /** The drift of an answer of a documented operation with a body; undefined for any other exchange. */
 function driftOf(obs: Observation, spec: SpecModel) {

@@ -15,7 +15,7 @@ import { dataOf } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { Probe } from '../core/rule.ts';
-import type { Exchange, ResponseData } from '../core/types.ts';
+import type { Exchange, ResponseData } from '../core/exchange.ts';
 import { canonical } from './auth-readings.ts';
 import { limitAsked } from './pages.ts';
 

@@ -13,7 +13,7 @@ import type { Judgement, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
 import { safeDecode } from '../core/spec-model.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
 import { collectionRequest } from './requests.ts';
 
 /** The Origin a browser on any other site sends: no deployment lists it. */

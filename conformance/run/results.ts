@@ -9,7 +9,8 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { excerpt } from '../core/answers.ts';
-import type { CheckResult, Exchange, Status } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { CheckResult, Status } from '../core/report-model.ts';
 import type { Finding, Tally } from './tally.ts';
 
 /** How many findings the one-line `actual` names before "and N more". */

@@ -15,7 +15,9 @@ import { reportOf, type ReportInput } from './report.ts';
 import { skippedResult } from './results.ts';
 import { proxyFor, shownProxy } from '../transport/reach.ts';
 import { RULES } from '../rules/registry.ts';
-import type { Exchange, PreflightSummary, Report, ReachSummary, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { PreflightSummary, Report, ReachSummary } from '../core/report-model.ts';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 
 const models = new Map<string, SpecModel>();

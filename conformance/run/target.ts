@@ -10,7 +10,8 @@ import { resolveRef } from '../../spec/contract.ts';
 import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { ConfigError } from '../core/config-error.ts';
 import { PRIMARY } from '../core/key-uses.ts';
-import type { Exchange, KeyName, SuiteConfig } from '../core/types.ts';
+import type { KeyName, SuiteConfig } from '../core/configuration.ts';
+import type { Exchange } from '../core/exchange.ts';
 
 /** What the configuration says of the target before it is resolved: no base URL means embedded. */
 export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };

@@ -12,7 +12,8 @@ import type { Ask, ListedItem, World } from '../core/rule.ts';
 import type { Campaign, KeyName, Via } from '../core/roles.ts';
 import { EMPTY_CAMPAIGN_KEY, NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../core/roles.ts';
 import { pathOf, type OperationModel, type SpecModel } from '../core/spec-model.ts';
-import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Exchange, RequestSpec } from '../core/exchange.ts';
 
 /** Credentials and headers of a request, without its path. */
 type Asking = Pick<RequestSpec, 'auth' | 'headers'>;

@@ -13,7 +13,8 @@ import { badLimitOf, badLimitsOf } from '../rules/limits.ts';
 import { ruleById } from '../rules/registry.ts';
 import { specModelFor } from '../run/runner.ts';
 import { DEFAULTS } from '../cli/config.ts';
-import type { Exchange, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Exchange } from '../core/exchange.ts';
 
 const spec = specModelFor();
 const BASE = 'https://api.example.test';

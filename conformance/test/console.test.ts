@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { consoleReport, EXAMPLES } from '../reporters/console.ts';
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 
 function result(overrides: Partial<CheckResult>): CheckResult {
   return {

@@ -4,7 +4,8 @@
  * findings the DRIFT checks judge (advisory, failures under --strict), in every report.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Exchange, Report } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Report } from '../core/report-model.ts';
 import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../core/drift.ts';
 import { redactorFor } from '../core/redact.ts';
 import { Keyring } from '../core/credentials.ts';

@@ -6,7 +6,8 @@ import type { ServerResponse } from 'node:http';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import { type Io, main } from '../cli/cli.ts';
 import { DEFAULTS } from '../cli/config.ts';
-import type { CheckResult, KeyName, Report, SuiteConfig } from '../core/types.ts';
+import type { KeyName, SuiteConfig } from '../core/configuration.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 
 export type Credentials = Partial<Record<KeyName | typeof WEB_BASE_URL_NAME, string>>;
 

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harText } from '../reporters/har.ts';
 import { redactorFor } from '../core/redact.ts';
 import { runSuite, runSuiteWithTraffic } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 import type { Mutation, MutationServer } from '../../tools/test-support/mutations.ts';
 import { LEGAL_VARIANTS, MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';

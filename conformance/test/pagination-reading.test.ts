@@ -13,7 +13,8 @@ import type { Observation } from '../core/observation.ts';
 import { observe } from '../core/observe.ts';
 import { inferenceLine } from '../core/pagination.ts';
 import { type SpecModel, specModelOf } from '../core/spec-model.ts';
-import type { Exchange, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Exchange } from '../core/exchange.ts';
 import { DEFAULTS } from '../cli/config.ts';
 import { ruleById } from '../rules/registry.ts';
 import { ruleContextOf } from '../run/live.ts';
@@ -111,7 +112,9 @@ describe('how an operation pages', () => {
     expect(declared({ items: '', cursor: 'cursor', next: 'next_cursor' })).toThrow(
       /listLists \(GET \/api\/v1\/lists\) x-pagination names the cursor cursor, which is no query parameter/,
     );
-    expect(declared({ items: '' })).toThrow(/listLists .* x-pagination needs the strings items, cursor and next/);
+    expect(declared({ items: '' })).toThrow(
+      /listLists .* x-pagination needs the strings items, cursor and next/,
+    );
   });
 });
 

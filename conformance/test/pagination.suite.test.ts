@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactorFor } from '../core/redact.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { harText } from '../reporters/har.ts';
 import { runSuiteWithTraffic } from '../run/runner.ts';
 import {

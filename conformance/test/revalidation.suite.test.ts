@@ -19,7 +19,8 @@ import {
 import { harText } from '../reporters/har.ts';
 import { redactorFor } from '../core/redact.ts';
 import { runSuiteWithTraffic } from '../run/runner.ts';
-import type { Exchange, Report } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 
 let variants: MutationServer;

@@ -14,7 +14,7 @@ import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec } from '../../spec/contract.ts';
 import { CREDENTIAL_NAMES, KEY_PREFIX } from '../../spec/facts.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { runCli } from './harness.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';

@@ -9,7 +9,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { request as httpRequest } from 'node:http';
 import type { RunningServer, StartOptions } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../core/types.ts';
+import type { KeyName } from '../core/configuration.ts';
 import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 

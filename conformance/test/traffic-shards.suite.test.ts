@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harText } from '../reporters/har.ts';
 import { redactorFor } from '../core/redact.ts';
 import { runSuiteWithTraffic } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, runCli } from './harness.ts';
 import type { Mutation, MutationServer } from '../../tools/test-support/mutations.ts';
 import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';

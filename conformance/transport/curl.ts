@@ -6,7 +6,8 @@
  * with credentials and passphrases as variables too.
  */
 import { PROXY_VARIABLE, safeDecode } from './reach.ts';
-import type { ProxySetting, Reach, RequestInfo } from '../core/types.ts';
+import type { ProxySetting, Reach } from '../core/configuration.ts';
+import type { RequestInfo } from '../core/exchange.ts';
 
 export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly string[] = []): string {
   const parts = ['curl', '-sS', '-i', ...reachArgs];

@@ -12,7 +12,8 @@
  * behind later ones, nor behind another key's pause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PaceSummary, RateLimit } from '../core/types.ts';
+import type { RateLimit } from '../core/configuration.ts';
+import type { PaceSummary } from '../core/report-model.ts';
 import { capUnder, declaredLimits, EVIDENCE_KEPT, limitOf, type WindowEvidence } from './limit-lessons.ts';
 import { busiestSecond, Starts, type Window } from './windows.ts';
 

@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from '../core/config-error.ts';
-import type { GatewayHeader, ProxySetting, Reach } from '../core/types.ts';
+import type { GatewayHeader, ProxySetting, Reach } from '../core/configuration.ts';
 
 type Env = Record<string, string | undefined>;
 

@@ -9,7 +9,7 @@
  * shows, paces and counts every attempt as an exchange of its own, so it decides here instead.
  */
 import { isThrottled } from '../core/observation.ts';
-import type { NetworkFailure, ResponseData, RetryReason } from '../core/types.ts';
+import type { NetworkFailure, ResponseData, RetryReason } from '../core/exchange.ts';
 
 /** What is tried again, and on which methods (a write may have been acted on). */
 const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {

@@ -12,8 +12,8 @@ import { preflight } from '../run/preflight.ts';
 import { reachSecrets } from '../transport/reach.ts';
 import { redactorFor } from '../core/redact.ts';
 import { runSuiteWithTraffic } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
-import { AREAS } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
+import { AREAS } from '../core/report-model.ts';
 
 let report: Report;
 let redact: Redactor = (text) => text;

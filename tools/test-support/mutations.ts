@@ -18,7 +18,7 @@ import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
 import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
 import { generateDataset } from '../../fixtures/index.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../../conformance/core/types.ts';
+import type { KeyName } from '../../conformance/core/configuration.ts';
 import { CREDENTIAL_KEY_NAMES, LIMIT } from '../../spec/facts.ts';
 import { badLimitsOf } from '../../conformance/rules/limits.ts';
 import { hasDotSegment } from '../../conformance/core/dot-segments.ts';

@@ -11,7 +11,7 @@ import { PRIMARY_KEY, REVOKED_KEY } from '../../core/roles.ts';
 import type { ListedItem, Probe, World } from '../../core/rule.ts';
 import type { OperationModel } from '../../core/spec-model.ts';
 import { safeDecode } from '../../core/spec-model.ts';
-import type { Exchange, RequestSpec } from '../../core/types.ts';
+import type { Exchange, RequestSpec } from '../../core/exchange.ts';
 import { collectionRequest } from '../requests.ts';
 import type { KeyedAsking, KeyedEntry, KeyedFamily, RunFacts } from './catalogue.ts';
 import { KEYED_FAMILIES, keyedFamilyOf, nameIndexOf } from './catalogue.ts';

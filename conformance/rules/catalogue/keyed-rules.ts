@@ -20,7 +20,7 @@ import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { safeDecode } from '../../core/spec-model.ts';
 import { joinBits } from '../../core/state.ts';
-import type { MockMode } from '../../core/types.ts';
+import type { MockMode } from '../../core/report-model.ts';
 import { carriesData } from '../auth-readings.ts';
 import type { KeyedEntry, KeyedFamily } from './catalogue.ts';
 import { KEYED_FAMILIES, keyedEntryNamed, SOURCES } from './catalogue.ts';

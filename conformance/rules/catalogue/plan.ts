@@ -17,7 +17,7 @@ import { PRIMARY_KEY } from '../../core/roles.ts';
 import type { Ask, Probe, World } from '../../core/rule.ts';
 import type { OperationModel, SpecModel } from '../../core/spec-model.ts';
 import { pathOf, successProperty } from '../../core/spec-model.ts';
-import type { RequestSpec } from '../../core/types.ts';
+import type { RequestSpec } from '../../core/exchange.ts';
 import { collectionRequest } from '../requests.ts';
 import type { Family, Transform, Tried } from './catalogue.ts';
 import { FAMILIES, familyOf, nameIndexOf } from './catalogue.ts';

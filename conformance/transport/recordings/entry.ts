@@ -9,7 +9,7 @@ import { sharedBytesOf, sharedJsonOf } from '../../core/body-memo.ts';
 import type { Keyring } from '../../core/credentials.ts';
 import { parsedUrl } from '../../core/parsed-urls.ts';
 import { curlOf } from '../curl.ts';
-import type { Exchange, RequestInfo } from '../../core/types.ts';
+import type { Exchange, RequestInfo } from '../../core/exchange.ts';
 import { codingsOf, decodeBody } from './codings.ts';
 import { SECRET_HEADERS, type SecretNotes, shownUrl } from './secrets.ts';
 

@@ -4,7 +4,7 @@
  * value read from a body (a name, a coordinate, a snippet of an answer) is withheld, and no answer
  * body is shown as evidence.
  */
-import type { CheckResult, Report } from '../../core/types.ts';
+import type { CheckResult, Report } from '../../core/report-model.ts';
 
 const WITHHELD = '…';
 const BODY_WITHHELD = '(body withheld: --redact-bodies)';
