@@ -23,6 +23,7 @@ import { ruleAppliesTo } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
 import { isFinal, overCap } from '../core/exchange.ts';
 import { DriftTally, type DriftDump } from '../core/drift.ts';
+import { DRIFT_RULE_IDS } from '../rules/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 import { Tally, type TallyDump } from './tally.ts';
 
@@ -58,11 +59,14 @@ export class Judge {
   constructor(rules: readonly Rule[], ctx: RuleContext) {
     this.ctx = ctx;
     this.tallies = rules.map((rule) => new Tally(rule, ctx.state));
-    this.drift = new DriftTally({
-      contract: ctx.spec.contract,
-      closedContract: ctx.spec.closedContract,
-      operations: { operationOf: (exchange) => this.operationOf.get(exchange) },
-    });
+    this.drift = new DriftTally(
+      {
+        contract: ctx.spec.contract,
+        closedContract: ctx.spec.closedContract,
+        operations: { operationOf: (exchange) => this.operationOf.get(exchange) },
+      },
+      DRIFT_RULE_IDS,
+    );
     for (const tally of this.tallies) {
       this.byId.set(tally.rule.id, tally);
       if (tally.rule.across)

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Exchange } from '../core/exchange.ts';
 import type { Report } from '../core/report-model.ts';
 import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../core/drift.ts';
+import { DRIFT_RULE_IDS } from '../rules/drift.ts';
 import { redactorFor } from '../core/redact.ts';
 import { Keyring } from '../core/credentials.ts';
 import { observe } from '../core/observe.ts';
@@ -237,7 +238,7 @@ describe('drift analysis', () => {
       durationMs: 1,
       retries: 0,
     };
-    const section = driftSection([exchange], ctx);
+    const section = driftSection([exchange], ctx, DRIFT_RULE_IDS);
     expect(section.findings).toHaveLength(MAX_FINDINGS);
     expect(section.findings.length + section.omitted).toBeGreaterThan(MAX_FINDINGS + 50);
     expect(Math.max(...section.findings.map((f) => f.where.length))).toBeLessThanOrEqual(161);
