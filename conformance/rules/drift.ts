@@ -1,6 +1,6 @@
 /**
  * Drift: what a deployment sends beyond the spec under test, judged answer by answer from the same
- * analysis the report's drift section lists (`answerDrift` in `../drift.ts`, made once per answer):
+ * analysis the report's drift section lists (`answerDrift` in `core/drift-analysis.ts`, made once per answer):
  * undocumented fields, statuses and content types. Advisory by default; with --strict each finding
  * fails the run. Beside them, the pairing of error codes and statuses the spec states (§7).
  */
@@ -15,7 +15,7 @@ import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import { roleOf } from '../core/roles.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import { answerDrift, type DriftRuleIds } from '../core/drift.ts';
+import { answerDrift, type DriftRuleIds } from '../core/drift-analysis.ts';
 import type { DriftKind } from '../core/report-model.ts';
 
 /** The drift of an answer of a documented operation with a body; undefined for any other exchange. */

@@ -15,7 +15,7 @@ import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { FailureKind, ResponseData } from '../core/exchange.ts';
 import { collectionRequest, isPlannedPath } from './requests.ts';
 import { notAList } from './pages.ts';
-import { validationOf } from '../core/drift.ts';
+import { validationOf } from '../core/drift-analysis.ts';
 import { type Pinned, pinnedDifference, pinnedOf } from './pinned.ts';
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;

@@ -7,7 +7,7 @@ import { currentId } from '../core/renamed.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import { ConfigError } from '../core/config-error.ts';
 import { readConfigFile } from '../core/config-file.ts';
-import { driftKey } from '../core/drift.ts';
+import { driftKey } from '../core/drift-analysis.ts';
 import type {
   CheckChange,
   Comparison,

@@ -22,7 +22,7 @@ import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
 import { isFinal, overCap } from '../core/exchange.ts';
-import { DriftTally, type DriftDump } from '../core/drift.ts';
+import { DriftTally, type DriftDump } from '../core/drift-analysis.ts';
 import { DRIFT_RULE_IDS } from '../rules/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 import { Tally, type TallyDump } from './tally.ts';

@@ -13,7 +13,7 @@ import type { SpecModel } from '../core/spec-model.ts';
 import { type RuleState, UnboundedState } from '../core/state.ts';
 import type { SuiteConfig } from '../core/configuration.ts';
 import type { Exchange, RequestSpec } from '../core/exchange.ts';
-import { keyEcho } from './key-echo.ts';
+import { keyEcho } from './echoes.ts';
 import { Judge } from './judge.ts';
 import type { Tally } from './tally.ts';
 import { LiveWorld } from './world.ts';
@@ -162,7 +162,7 @@ function tagsOf(planned: readonly Planned[]): ProbeTags {
   };
 }
 
-export async function runLive(
+export async function planAndJudge(
   spec: SpecModel,
   config: SuiteConfig,
   client: HttpClient,

@@ -6,7 +6,7 @@
  */
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import { sectionOf } from '../core/drift.ts';
+import { sectionOf } from '../core/drift-analysis.ts';
 import { securityView } from '../core/security-view.ts';
 import { summarize } from '../core/summary.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';

@@ -9,7 +9,7 @@ import { HttpClient } from '../transport/client.ts';
 import type { Rule } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import { loadSpecModel, type SpecModel } from '../core/spec-model.ts';
-import { type LiveOutcome, runLive } from './live.ts';
+import { type LiveOutcome, planAndJudge } from './live.ts';
 import type { LiveWorld } from './world.ts';
 import { reportOf, type ReportInput } from './report.ts';
 import { skippedResult } from './results.ts';
@@ -38,7 +38,7 @@ export function specModelFor(path: string = LIVE_SPEC_PATH): SpecModel {
 const UNREACHABLE = new Set(['refused', 'dns', 'connect']);
 
 export async function runSuite(config: SuiteConfig, rules: readonly Rule[] = RULES): Promise<Report> {
-  return (await runSuiteWithTraffic(config, rules)).report;
+  return (await runLive(config, rules)).report;
 }
 
 /**
@@ -64,7 +64,7 @@ function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
 }
 
 /** The report and every exchange of the run, in the order sent (for `--har`). */
-export async function runSuiteWithTraffic(
+export async function runLive(
   config: SuiteConfig,
   rules: readonly Rule[] = RULES,
   preflight?: PreflightHook,
@@ -82,7 +82,7 @@ export async function runSuiteWithTraffic(
     let unreachable = pre?.stop;
     let outcome: LiveOutcome | undefined;
     if (!unreachable) {
-      outcome = await runLive(
+      outcome = await planAndJudge(
         spec,
         config,
         client,

@@ -303,7 +303,7 @@ async function readRecording(spec: SpecModel, options: TrafficOptions, bases: Ba
 }
 
 /** Judges a recording whole: its report, once every exchange is seen. */
-export async function runTraffic(
+export async function judgeRecording(
   spec: SpecModel,
   options: TrafficOptions,
   rules: readonly Rule[],
@@ -330,7 +330,7 @@ export async function runTraffic(
 }
 
 /** Judges one shard of a recording: what its entries showed, to be merged with the other shards'. */
-export async function runTrafficShard(
+export async function judgeRecordingShard(
   spec: SpecModel,
   options: TrafficOptions & { shard: Shard },
   rules: readonly Rule[],

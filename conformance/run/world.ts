@@ -16,7 +16,7 @@ import type { SuiteConfig } from '../core/configuration.ts';
 import type { Exchange, RequestSpec } from '../core/exchange.ts';
 
 /** Credentials and headers of a request, without its path. */
-type Asking = Pick<RequestSpec, 'auth' | 'headers'>;
+type RequestCredentials = Pick<RequestSpec, 'auth' | 'headers'>;
 import { seededRandom } from '../core/seeded.ts';
 import { type NearMiss, nearMissOf } from '../core/near-miss.ts';
 
@@ -136,7 +136,7 @@ export class LiveWorld implements World {
 
   request(op: OperationModel, ask: Ask): RequestSpec | undefined {
     const via = ask.via ?? 'bearer';
-    let asking: Asking = {};
+    let asking: RequestCredentials = {};
     if (ask.key) {
       const found = ask.nearMiss
         ? this.hasNearMiss(ask.key, ask.nearMiss)
@@ -180,7 +180,7 @@ export class LiveWorld implements World {
    * `Prefer` header that makes Prism serve what that key would get (a 403, an empty list). The
    * request carries the key it stands for, so the rules judge its answer as that key's.
    */
-  askingFor(key: KeyName, via: Via, op: OperationModel | undefined): Asking | undefined {
+  askingFor(key: KeyName, via: Via, op: OperationModel | undefined): RequestCredentials | undefined {
     if (!this.has(key)) return undefined;
     const mock = this.mockExamples;
     const own = { auth: { key, via } } as const;
@@ -204,7 +204,7 @@ export class LiveWorld implements World {
 }
 
 /** The credentials of `asking` in the shape `ask` wants (another scheme, the key without its prefix). */
-function withShape(asking: Asking, ask: Ask): Asking {
+function withShape(asking: RequestCredentials, ask: Ask): RequestCredentials {
   const auth = asking.auth;
   if (!auth || Array.isArray(auth) || (ask.scheme === undefined && ask.dropPrefix === undefined))
     return asking;

@@ -15,7 +15,7 @@ import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
 import type { Exchange } from '../core/exchange.ts';
 import type { Report } from '../core/report-model.ts';
 import { harOf } from '../reporters/har.ts';
-import { runSuite, runSuiteWithTraffic } from '../run/runner.ts';
+import { runSuite, runLive } from '../run/runner.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 
@@ -35,7 +35,7 @@ describe('ENVELOPE-010 against the reference server', () => {
 
   beforeAll(async () => {
     server = await startReferenceServer({ port: 0, log: false });
-    run = await runSuiteWithTraffic(
+    run = await runLive(
       configFor(server.baseUrl, server.credentials, { strict: true, only: ['ENVELOPE', 'DRIFT'] }),
     );
   });

@@ -6,14 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Exchange } from '../core/exchange.ts';
 import type { Report } from '../core/report-model.ts';
-import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../core/drift.ts';
+import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../core/drift-analysis.ts';
 import { DRIFT_RULE_IDS } from '../rules/drift.ts';
 import { redactorFor } from '../core/redact.ts';
 import { Keyring } from '../core/credentials.ts';
 import { observe } from '../core/observe.ts';
 import { recognise } from '../rules/catalogue/recognise.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
-import { runSuite, runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
+import { runSuite, runLive, specModelFor } from '../run/runner.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
@@ -26,7 +26,7 @@ let clean: Report;
 
 beforeAll(async () => {
   server = await startDriftServer();
-  strict = await runSuiteWithTraffic(configFor(server.urlOf({}), server.credentials, { strict: true }));
+  strict = await runLive(configFor(server.urlOf({}), server.credentials, { strict: true }));
   lenient = await runSuite(configFor(server.urlOf({}), server.credentials));
   clean = await runSuite(configFor(server.referenceUrl, server.credentials, { strict: true }));
 });

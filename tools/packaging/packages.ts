@@ -76,7 +76,7 @@ export const PACKAGES: readonly PackageDefinition[] = [
     dir: 'conformance',
     bins: {
       'canvassing-conformance': 'conformance/main.ts',
-      'canvassing-conformance-summary': 'conformance/cli/job-summary.ts',
+      'canvassing-conformance-summary': 'conformance/cli/summary-command.ts',
     },
     modules: [],
     // The decision log the findings cite by id (D-…), beside the specs the rules read.

@@ -83,8 +83,8 @@ function baseRequest(target: Target, world: World, ask: Ask, id?: string): Reque
   return world.request(anyLive, { ...ask, ...post, path });
 }
 
-/** An asking: how the request is made, and the items it is made on. */
-interface Asking {
+/** A tried ask: how the request is made, and the items it is made on. */
+interface TriedAsk {
   ask: Ask;
   ids: (string | undefined)[];
 }
@@ -98,7 +98,7 @@ function idsOf(target: Target, world: World, withUnknown: boolean): (string | un
 }
 
 /** Whose requests a family's entry is tried on, on one route. */
-function askingsOf(transform: Transform, target: Target, world: World): Asking[] {
+function triedAsksOf(transform: Transform, target: Target, world: World): TriedAsk[] {
   const full = world.depth === 'full';
   const tried: Tried = transform.tried ?? FAMILIES[transform.family].tried;
   const existence = transform.family === 'method' || full;
@@ -117,7 +117,7 @@ function askingsOf(transform: Transform, target: Target, world: World): Asking[]
 
 /** One entry's requests on one route (none that would need a key the run does not have). */
 function probesOf(transform: Transform, target: Target, world: World): Probe[] {
-  return askingsOf(transform, target, world).flatMap(({ ask, ids }) =>
+  return triedAsksOf(transform, target, world).flatMap(({ ask, ids }) =>
     ids.flatMap((id) => {
       const base = baseRequest(target, world, ask, id);
       const request = base ? applied(base, target.template, transform) : undefined;
