@@ -3,10 +3,10 @@
  * it listens. The mock launcher, the sandbox and the tests all start Prism through this module so
  * the flags that make the mock honest (`--errors`, no CORS) are written once.
  */
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { execa, type Subprocess } from 'execa';
-import { listenUrl } from '../command-line/listen-url.ts';
+import { isListening, listenUrl } from '../command-line/listen-url.ts';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/facts.ts';
 
 /** The package's documented entry (`main`, which is also its `prism` bin), not a path inside it. */
@@ -182,26 +182,10 @@ async function waitUntilListening(host: string, port: number, options: WaitOptio
   const maxAttempts = Math.ceil(options.timeoutMs / intervalMs) + 1;
   for (let attempt = 0; attempt < maxAttempts && Date.now() < deadline; attempt++) {
     if (gaveUp) throw new Error(gaveUp);
-    if (await accepts(host, port)) return;
+    if (await isListening(host, port)) return;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   throw new Error(gaveUp ?? `not listening within ${options.timeoutMs} ms`);
-}
-
-/** Whether a TCP connection to host:port is accepted (then closed at once). */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 2_000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** Whether something already listens on host:port (checked before starting, for a clear message). */

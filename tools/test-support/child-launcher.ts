@@ -2,7 +2,6 @@
  * Test support for the launchers (`npm run mock`, `npm start`): runs one as a child process in its
  * own process group, collects its output, and tells whether a port or a process group is gone.
  */
-import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { KEY_PREFIX } from '../../spec/facts.ts';
@@ -84,23 +83,6 @@ export function launchCommand(command: string, args: string[]): Launched {
     });
 
   return { child, pgid, output: () => text, exited, waitForOutput };
-}
-
-/** Whether something accepts TCP connections on host:port right now. */
-export function isListening(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(2_000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** Whether any process of the group is still alive. */

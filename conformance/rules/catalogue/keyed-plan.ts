@@ -15,6 +15,7 @@ import type { Exchange, RequestSpec } from '../../core/exchange.ts';
 import { collectionRequest } from '../requests.ts';
 import type { KeyedAsking, KeyedEntry, KeyedFamily, RunFacts } from './catalogue.ts';
 import { KEYED_FAMILIES, keyedFamilyOf, nameIndexOf } from './catalogue.ts';
+import { shapeOf } from './plan.ts';
 import type { Shape } from './shapes.ts';
 
 /** The live protected reads the keyed catalogue is tried on. */
@@ -90,15 +91,7 @@ function madeOn(
   facts: RunFacts,
   entry: KeyedEntry,
 ): RequestSpec | undefined {
-  const shape: Shape = {
-    method: base.method ?? 'GET',
-    path: base.path,
-    ...(base.query !== undefined ? { query: base.query } : {}),
-    headers: base.headers ?? {},
-    ...(base.auth !== undefined ? { auth: base.auth } : {}),
-    nameAt: nameIndexOf(op.path),
-  };
-  const made = entry.make(shape, facts);
+  const made = entry.make(shapeOf(base, op.path), facts);
   if (!made) return undefined;
   const request: RequestSpec = { path: made.path, method: made.method };
   if (made.query !== undefined) request.query = made.query;

@@ -54,9 +54,9 @@ function requestOf(base: RequestSpec, shape: Shape): RequestSpec {
   return request;
 }
 
-/** A transform applied to a base request of a route, or undefined when it does not apply. */
-export function applied(base: RequestSpec, template: string, transform: Transform): RequestSpec | undefined {
-  const shape: Shape = {
+/** A base request of the route of this template, as a transform (or a keyed entry) reads it. */
+export function shapeOf(base: RequestSpec, template: string): Shape {
+  return {
     method: base.method ?? 'GET',
     path: base.path,
     ...(base.query !== undefined ? { query: base.query } : {}),
@@ -66,7 +66,11 @@ export function applied(base: RequestSpec, template: string, transform: Transfor
     ...(base.again !== undefined ? { again: base.again } : {}),
     nameAt: nameIndexOf(template),
   };
-  const made = transform.make(shape);
+}
+
+/** A transform applied to a base request of a route, or undefined when it does not apply. */
+export function applied(base: RequestSpec, template: string, transform: Transform): RequestSpec | undefined {
+  const made = transform.make(shapeOf(base, template));
   return made ? requestOf(base, made) : undefined;
 }
 
