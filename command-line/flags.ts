@@ -20,7 +20,7 @@ export class UsageError extends Error {
   readonly code: string = 'usage';
 }
 
-export interface FlagSpec {
+interface FlagSpec {
   type: 'string' | 'boolean';
   multiple?: boolean;
   short?: string;
@@ -220,7 +220,7 @@ export function numberFlag(
  * The ports every server command takes: 0 (any free port, the one chosen is printed) to 65535.
  * The reference server, the mock and the sandbox share these bounds and say so in `--help`.
  */
-export const PORT_BOUNDS = { min: 0, max: 65_535 } as const;
+const PORT_BOUNDS = { min: 0, max: 65_535 } as const;
 /** How a port flag's help ends. */
 export const PORT_HELP = '0 picks a free port';
 

@@ -26,9 +26,9 @@ function redoclyCli(): string {
 
 // The spec's path is spelled here rather than imported from spec/contract.ts: that module loads Ajv,
 // which would double the cost of the up-to-date check that runs before every test run.
-export const SPEC_PATH = join(REPO_ROOT, 'spec', 'openapi.yaml');
-export const API_REFERENCE_PATH = join(REPO_ROOT, 'spec', 'generated', 'api-reference.html');
-export const PAGE_TITLE = 'Campaign Canvassing Read API — reference';
+const SPEC_PATH = join(REPO_ROOT, 'spec', 'openapi.yaml');
+const API_REFERENCE_PATH = join(REPO_ROOT, 'spec', 'generated', 'api-reference.html');
+const PAGE_TITLE = 'Campaign Canvassing Read API — reference';
 
 /**
  * Redoc's bundle loads a few images from Redocly's CDN at run time (the "API docs by Redocly"
@@ -91,11 +91,11 @@ function inputsOf(specPath: string): string[] {
 }
 
 /** The partner files written beside the page (served by the sandbox, see reference-docs.ts). */
-export function partnerFilesBeside(outputPath: string): string[] {
+function partnerFilesBeside(outputPath: string): string[] {
   return Object.values(PARTNER_FILE_NAMES).map((name) => join(dirname(outputPath), name));
 }
 
-export function isFresh(outputPath: string, inputs: string[]): boolean {
+function isFresh(outputPath: string, inputs: string[]): boolean {
   if (!existsSync(outputPath)) return false;
   if (!partnerFilesBeside(outputPath).every((path) => existsSync(path))) return false;
   const builtAt = statSync(outputPath).mtimeMs;

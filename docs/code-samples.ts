@@ -40,7 +40,7 @@ export interface SampleRequest {
   keyHeader: { name: string; scheme: 'bearer' | 'plain' };
   /** One comment line per path parameter: the example stands in for a real value. */
   notes: string[];
-  /** What the sample prints against the sandbox, said on the page (`answerOf`). */
+  /** What the sample prints against the sandbox, said on the page (`printedAnswerOf`). */
   answer: string;
 }
 
@@ -69,7 +69,7 @@ export function sampleRequestOf(doc: OpenApiDocument, op: Operation): SampleRequ
     }
     if (parameter.in === 'query') query.push([parameter.name, example]);
   }
-  const answer = answerOf(op, query);
+  const answer = printedAnswerOf(op, query);
   return { url: `${sandboxUrlOf(doc)}${path}`, query, keyHeader: keyHeaderOf(doc, op), notes, answer };
 }
 
@@ -78,7 +78,7 @@ export function sampleRequestOf(doc: OpenApiDocument, op: Operation): SampleRequ
  * printed as JSON. A collection names how many of its items `limit` brings, by the collection's last
  * path segment (`[50 walks]`: the demo campaign has more than 200); an item says the operation's summary.
  */
-export function answerOf(op: Operation, query: ReadonlyArray<readonly [string, string]>): string {
+export function printedAnswerOf(op: Operation, query: ReadonlyArray<readonly [string, string]>): string {
   const limit = query.find(([name]) => name === LIMIT.name)?.[1];
   if (limit !== undefined && !op.path.endsWith('}')) {
     const items = op.path.split('/').pop() ?? 'items';

@@ -3,10 +3,10 @@
  * it listens. The mock launcher, the sandbox and the tests all start Prism through this module so
  * the flags that make the mock honest (`--errors`, no CORS) are written once.
  */
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { execa, type Subprocess } from 'execa';
-import { listenUrl } from '../command-line/listen-url.ts';
+import { isListening, listenUrl } from '../command-line/listen-url.ts';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../spec/facts.ts';
 
 /** The package's documented entry (`main`, which is also its `prism` bin), not a path inside it. */
@@ -32,7 +32,7 @@ export const DEFAULT_MOCK_PORT = 4010;
 
 export type MockedSpec = 'live' | 'planned';
 
-export const SPEC_PATHS: Record<MockedSpec, string> = { live: LIVE_SPEC_PATH, planned: PLANNED_SPEC_PATH };
+const SPEC_PATHS: Record<MockedSpec, string> = { live: LIVE_SPEC_PATH, planned: PLANNED_SPEC_PATH };
 
 export interface PrismOptions {
   spec?: MockedSpec;
@@ -67,7 +67,7 @@ export interface RunningPrism {
  * instead of a silently wrong body, and `--cors=false` because the API grants no CORS (D-CORS);
  * Prism's default would answer any origin with credentials allowed.
  */
-export function prismArguments(specPath: string, host: string, port: number, logLevel = 'info'): string[] {
+function prismArguments(specPath: string, host: string, port: number, logLevel = 'info'): string[] {
   return [
     'mock',
     specPath,
@@ -160,7 +160,7 @@ function outputTail(child: Subprocess, output: PrismOptions['output']): () => st
   return () => kept;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs: number;
   intervalMs?: number;
   /** Stops waiting as soon as this settles (e.g. the process exited before answering). */
@@ -172,7 +172,7 @@ export interface WaitOptions {
  * only once it has loaded the spec, and a connection (unlike a request) is not in its request log,
  * so nobody sees a probe of a path the spec does not have.
  */
-export async function waitUntilListening(host: string, port: number, options: WaitOptions): Promise<void> {
+async function waitUntilListening(host: string, port: number, options: WaitOptions): Promise<void> {
   const intervalMs = options.intervalMs ?? 150;
   const deadline = Date.now() + options.timeoutMs;
   let gaveUp: string | undefined;
@@ -182,26 +182,10 @@ export async function waitUntilListening(host: string, port: number, options: Wa
   const maxAttempts = Math.ceil(options.timeoutMs / intervalMs) + 1;
   for (let attempt = 0; attempt < maxAttempts && Date.now() < deadline; attempt++) {
     if (gaveUp) throw new Error(gaveUp);
-    if (await accepts(host, port)) return;
+    if (await isListening(host, port)) return;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   throw new Error(gaveUp ?? `not listening within ${options.timeoutMs} ms`);
-}
-
-/** Whether a TCP connection to host:port is accepted (then closed at once). */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 2_000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** Whether something already listens on host:port (checked before starting, for a clear message). */

@@ -97,7 +97,7 @@ export interface Flags extends VariantSettings {
 }
 
 /** The server's settings, or `'help'` for `--help`. */
-export function parseFlags(argv: string[]): Flags | 'help' {
+function parseFlags(argv: string[]): Flags | 'help' {
   const { values } = readFlags(COMMAND, argv);
   if (values.help) return 'help';
   return {

@@ -9,9 +9,7 @@ import { DEFAULT_WEB_BASE_URL, normalizeWebBaseUrl } from './web-base-url.ts';
 import type { TurbulenceConfig } from './turbulence.ts';
 import { DEFAULT_VARIANT, type Variant } from './variants/variant.ts';
 
-export const DEFAULT_DOCS_PATH = fileURLToPath(
-  new URL('../spec/generated/api-reference.html', import.meta.url),
-);
+const DEFAULT_DOCS_PATH = fileURLToPath(new URL('../spec/generated/api-reference.html', import.meta.url));
 
 export interface ServerConfig {
   /** `{web_base_url}` of `web_url` and `app_link`; no trailing slash, query or fragment. */

@@ -57,7 +57,7 @@ export interface SendingPolicy {
   validators: boolean;
 }
 
-export const OUR_SENDING: SendingPolicy = Object.freeze({ gzip: true, validators: true });
+const OUR_SENDING: SendingPolicy = Object.freeze({ gzip: true, validators: true });
 
 /**
  * The headers every answer carries besides its request id, as name/value lines (name, value,

@@ -5,7 +5,6 @@
  */
 import { LIMIT, type LimitFacts } from '../spec/facts.ts';
 
-export const DEFAULT_LIMIT = LIMIT.default;
 const DIGITS = /^[0-9]+$/;
 
 /** An operation's bounds of `limit`: the walks' unless the spec gives the operation others. */

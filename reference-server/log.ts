@@ -59,7 +59,7 @@ export function requestLogger(logger: Logger): HttpLogger {
 }
 
 /** The path of a request URL for the log: no query string, keys masked, bounded length. */
-export function loggablePath(url: string): string {
+function loggablePath(url: string): string {
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
   const masked = path.replace(KEY_IN_TEXT, `${KEY_PREFIX}[redacted]`).replace(LONG_TOKEN, '[redacted]');

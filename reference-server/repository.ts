@@ -14,7 +14,7 @@ import { entityTag, type PreparedBody, prepareBody } from './envelope.ts';
 
 export const MAX_LIMIT = LIMIT.maximum;
 /** Active stops up to which every detail is built at load: about 11,000 walks (the demo has 12,000 stops). */
-export const EAGER_DETAIL_STOPS = 500_000;
+const EAGER_DETAIL_STOPS = 500_000;
 export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One campaign's view: the only data a key of that campaign can reach. */
@@ -142,7 +142,7 @@ export class WalkRepository implements WalkSource {
 }
 
 /** D-ORDER: ours is newest first; a variant may list in another stable order. */
-export type WalkOrder = 'newest-first' | 'oldest-first' | 'name' | 'id';
+type WalkOrder = 'newest-first' | 'oldest-first' | 'name' | 'id';
 /** D-CENTROID: ours is the plain mean; a variant may take the mean on the sphere. */
 export type CentroidMethod = 'planar' | 'spherical';
 /** How a variant arranges what the repository serves; ours: newest first, plain mean. */
@@ -221,7 +221,7 @@ export function sphericalCentroidOf(stops: readonly Pick<Stop, 'lat' | 'lng'>[])
 }
 
 /** Every status key, in the spec's order, 0 when there are none. */
-export function countsOf(stops: readonly Stop[]): StatusCounts {
+function countsOf(stops: readonly Stop[]): StatusCounts {
   const counts = Object.fromEntries(STOP_STATUSES.map((status) => [status, 0])) as StatusCounts;
   for (const stop of stops) counts[stop.status] += 1;
   return counts;

@@ -9,7 +9,7 @@ import type { RequestHandler } from 'express';
 import { ApiError, BODY_TOO_LARGE } from './errors.ts';
 
 /** Far above anything a read-only API should receive; the 100 KB bodies of the hostile-request tests fit. */
-export const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
+const MAX_DRAINED_BODY_BYTES = 1024 * 1024;
 
 export function drainRequestBody(maxBytes = MAX_DRAINED_BODY_BYTES): RequestHandler {
   return (req, _res, next) => {

@@ -30,7 +30,7 @@ const STEERED: Readonly<Record<number, ErrorAnswer>> = {
   500: INTERNAL_ERROR,
   503: { ...SERVICE_UNAVAILABLE, headers: { 'Retry-After': String(RETRY_AFTER_S) } },
 };
-export const STEERABLE_STATUSES = [401, 403, 404, 429, 500, 503] as const;
+const STEERABLE_STATUSES = [401, 403, 404, 429, 500, 503] as const;
 
 /** The `code=` of a `Prefer` header (RFC 7240: comma-separated preferences, `;` parameters). */
 export function preferredCode(prefer: string | string[] | undefined): number | undefined {

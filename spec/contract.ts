@@ -198,7 +198,7 @@ export function createContractValidator(
   };
 }
 
-export function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
+function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
   return (errors ?? []).map((e) => {
     const where = e.instancePath || '(body)';
     const extra =

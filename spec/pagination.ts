@@ -15,9 +15,9 @@ import { type OpenApiDocument, type Operation, resolveRef } from './contract.ts'
 import { isObject } from './json-value.ts';
 
 /** The query parameter names a cursor goes by, when no extension says. */
-export const INFERRED_CURSOR_NAMES = ['cursor', 'page_token', 'after'] as const;
+const INFERRED_CURSOR_NAMES = ['cursor', 'page_token', 'after'] as const;
 /** The answer's field names a next cursor goes by, when no extension says. */
-export const INFERRED_NEXT_NAMES = ['next_cursor', 'next', 'next_page_token'] as const;
+const INFERRED_NEXT_NAMES = ['next_cursor', 'next', 'next_page_token'] as const;
 
 export interface Pagination {
   /** The path of the paged array from the body: `['data']` or `['data', 'voters']`. */
@@ -50,7 +50,7 @@ export function paginationOf(doc: OpenApiDocument, operation: Operation): Pagina
 }
 
 /** A property path or a JSON pointer as the segments it names. */
-export function segmentsOf(path: string): string[] {
+function segmentsOf(path: string): string[] {
   if (path === '' || path === '/') return [];
   if (path.startsWith('/')) {
     return path
@@ -59,12 +59,6 @@ export function segmentsOf(path: string): string[] {
       .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   }
   return path.split('.');
-}
-
-/** One line telling what was read, as a run prints it. */
-export function describePagination(op: Pick<Operation, 'method' | 'path'>, pagination: Pagination): string {
-  const how = pagination.declared ? 'declared by x-pagination' : 'inferred from the common shape';
-  return `${op.method} ${op.path} pages ${pagination.items.join('.')} by ?${pagination.cursor}=, next cursor at ${pagination.next.join('.')} (${how})`;
 }
 
 function declaredPagination(

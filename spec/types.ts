@@ -2,7 +2,7 @@
  * Names for the shapes of `spec/openapi.yaml`. Every type here is an alias of the types that
  * openapi-typescript generates from the spec (`npm run generate:types`); none is written by hand.
  */
-import type { components, operations, paths } from './generated/openapi.d.ts';
+import type { components } from './generated/openapi.d.ts';
 
 type Schemas = components['schemas'];
 
@@ -11,10 +11,5 @@ export type StatusCounts = Schemas['StatusCounts'];
 export type WalkSummary = Schemas['WalkSummary'];
 export type WalkDetail = Schemas['WalkDetail'];
 export type Stop = Schemas['Stop'];
-export type ListMeta = Schemas['ListMeta'];
 export type WalkListEnvelope = Schemas['WalkListEnvelope'];
 export type WalkDetailEnvelope = Schemas['WalkDetailEnvelope'];
-export type ErrorEnvelope = Schemas['ErrorEnvelope'];
-export type ApiError = Schemas['Error'];
-export type OperationId = keyof operations;
-export type ApiPath = keyof paths;

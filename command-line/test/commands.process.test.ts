@@ -57,7 +57,7 @@ const COMMANDS = [
   { name: 'build:packages', entry: 'tools/packaging/build.ts' },
   { name: 'conformance:coverage', entry: 'conformance/test/coverage-table.ts' },
   { name: 'spec:written-facts', entry: 'spec/test/written-spec-facts.ts' },
-  { name: 'canvassing-conformance-summary', entry: 'conformance/cli/job-summary.ts' },
+  { name: 'canvassing-conformance-summary', entry: 'conformance/cli/summary-command.ts' },
   { name: 'conformance:traffic-bench', entry: 'tools/bench/traffic-main.ts' },
   { name: 'bench:tests', entry: 'tools/bench/tests-main.ts' },
   { name: 'sandbox:base', entry: 'tools/packaging/sandbox-base.ts' },

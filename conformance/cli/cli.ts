@@ -10,7 +10,9 @@ import { compareReports, loadPreviousReport } from '../run/compare.ts';
 import { UsageError, usageMessage } from '../../command-line/flags.ts';
 import type { Output } from '../../command-line/output.ts';
 import type { CliOptions } from './config.ts';
-import type { Exchange, KeyName, Report } from '../core/types.ts';
+import type { KeyName } from '../core/configuration.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Report } from '../core/report-model.ts';
 import { ConfigError } from '../core/config-error.ts';
 import { durationText } from '../core/duration.ts';
 import { helpFor, parseCli } from './config.ts';
@@ -25,10 +27,10 @@ import { consoleReport, pathLines } from '../reporters/console.ts';
 import { formatReport } from '../reporters/format.ts';
 import { Progress } from './progress.ts';
 import { inferenceLine } from '../core/pagination.ts';
-import { runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
+import { runLive, specModelFor } from '../run/runner.ts';
 import { selectChecks } from '../run/selection.ts';
 import { resolveTarget } from '../run/target.ts';
-import { mergeTraffic, runTraffic, runTrafficShard, type TrafficOptions } from '../run/traffic.ts';
+import { mergeTraffic, judgeRecording, judgeRecordingShard, type TrafficOptions } from '../run/traffic.ts';
 import { type Shard, writeShardFile } from '../run/shards.ts';
 import { redactedValue } from '../transport/recordings/secrets.ts';
 
@@ -43,7 +45,7 @@ export interface Io extends Output {
   stdin?: NodeJS.ReadableStream;
 }
 
-export const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
+const EXIT = { pass: 0, fail: 1, unusable: 2 } as const;
 
 export async function main(argv: string[], env: Record<string, string | undefined>, io: Io): Promise<number> {
   const session: Session = { redact: redactorFor(keysOf(env)) };
@@ -77,7 +79,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
     if (options.shard && options.traffic !== undefined)
       return await judgeShard(options, options.shard, options.traffic, session, io);
-    const run = await withinMaxDuration(reportOf(options, session, io), options.config.maxDurationMs);
+    const run = await withinMaxDuration(judgeRun(options, session, io), options.config.maxDurationMs);
     session.progress?.finish();
     const { redact } = session;
     let report = run.report;
@@ -150,12 +152,12 @@ interface Judged {
 }
 
 /** The report: of the deployment the configuration names, of the `--traffic` recording, or of the shards merged. */
-async function reportOf(options: CliOptions, session: Session, io: Io): Promise<Judged> {
+async function judgeRun(options: CliOptions, session: Session, io: Io): Promise<Judged> {
   if (options.traffic !== undefined || options.merge !== undefined) {
     const run =
       options.merge !== undefined
         ? await mergeShards(options, options.merge)
-        : await judgeRecording(options, options.traffic as string, io.stdin);
+        : await judgeTrafficFile(options, options.traffic as string, io.stdin);
     session.redact = composeRedactors(session.redact, run.redact);
     session.stop = async () => run.close();
     return { report: run.report, exchanges: [], findings: (id) => run.findings(id) };
@@ -171,7 +173,7 @@ async function reportOf(options: CliOptions, session: Session, io: Io): Promise<
   });
   session.progress = progress;
   // The pre-flight is handed the run's client before its first request: progress follows it from there.
-  return runSuiteWithTraffic(
+  return runLive(
     target.config,
     selected,
     (client, config, spec) => {
@@ -216,9 +218,9 @@ Raise --max-response-bytes to judge it.
 }
 
 /** `--traffic`: the recording judged under the run's selection, strictness, seed and spec. */
-async function judgeRecording(options: CliOptions, file: string, input?: NodeJS.ReadableStream) {
+async function judgeTrafficFile(options: CliOptions, file: string, input?: NodeJS.ReadableStream) {
   const rules = selectChecks(RULES, options.config.only, options.skip);
-  return runTraffic(specModelFor(options.config.specPath), trafficOptions(options, file, input), rules);
+  return judgeRecording(specModelFor(options.config.specPath), trafficOptions(options, file, input), rules);
 }
 
 /** `--merge`: the shards' results joined, under the run's selection (the shards' own), spec and strictness. */
@@ -243,7 +245,7 @@ async function mergeShards(options: CliOptions, files: string[]) {
  */
 async function judgeShard(options: CliOptions, shard: Shard, file: string, session: Session, io: Io) {
   const rules = selectChecks(RULES, options.config.only, options.skip);
-  const run = await runTrafficShard(
+  const run = await judgeRecordingShard(
     specModelFor(options.config.specPath),
     { ...trafficOptions(options, file, io.stdin), shard },
     rules,

@@ -31,7 +31,7 @@ import { reachOf } from '../transport/reach.ts';
 import { parseShard, type Shard } from '../run/shards.ts';
 import { requireTargetKeys, type TargetOptions } from '../run/target.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
-import type { KeyName, RateLimit } from '../core/types.ts';
+import type { KeyName, RateLimit } from '../core/configuration.ts';
 
 export const DEFAULTS = {
   profile: 'live',
@@ -168,20 +168,25 @@ function recordingOptions(
 /** A variable that turns a switch on: `1` or `true`. */
 const isOn = (value: string | undefined) => value === '1' || value === 'true';
 
-/** The suite's configuration: flags over the environment (and the env file beneath it). */
-function configOf(flags: Flags, merged: Env): CliOptions['config'] {
+/** The keys the environment names, by their variable. */
+function keysOf(merged: Env): Partial<Record<KeyName, string>> {
   const keys: Partial<Record<KeyName, string>> = {};
   for (const name of CREDENTIAL_KEY_NAMES) {
     const value = merged[name]?.trim();
     if (value) keys[name] = value;
   }
+  return keys;
+}
+
+/** The suite's configuration: flags over the environment (and the env file beneath it). */
+function configOf(flags: Flags, merged: Env): CliOptions['config'] {
   const config: CliOptions['config'] = {
     profile: choiceFlag('--profile', flags.profile ?? merged.CONFORMANCE_PROFILE ?? DEFAULTS.profile, [
       'live',
       'mock',
     ] as const),
     strict: flags.strict === true || isOn(merged.CONFORMANCE_STRICT),
-    keys,
+    keys: keysOf(merged),
     concurrency: integerFlag('--concurrency', flags.concurrency, LIMITS.concurrency, DEFAULTS.concurrency),
     timeoutMs: integerFlag('--timeout', flags.timeout, LIMITS.timeoutMs, DEFAULTS.timeoutMs),
     maxRequests: integerFlag(
@@ -287,7 +292,7 @@ function prefixesOf(values: string[] | undefined): string[] | undefined {
   return given.length > 0 ? given : undefined;
 }
 
-export function normalizeBaseUrl(raw: string, name: string): string {
+function normalizeBaseUrl(raw: string, name: string): string {
   let url: URL;
   try {
     url = new URL(raw.trim());

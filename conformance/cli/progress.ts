@@ -5,7 +5,7 @@
  * a header value. Output that is not a terminal (CI) gets nothing unless `--log-requests` asks.
  */
 import type { ExchangeListener, HttpClient } from '../transport/client.ts';
-import type { Exchange } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
 
 export interface ProgressOptions {
   /** Stdout is a terminal: the live line is drawn. */
@@ -75,7 +75,7 @@ export class Progress {
 }
 
 /** `GET /api/v1/walks?limit=1 200 12 ms`, `… 429 3 ms (tried again)`, `… timeout 10000 ms`. */
-export function requestLine(exchange: Exchange): string {
+function requestLine(exchange: Exchange): string {
   const url = new URL(exchange.request.url);
   const outcome = exchange.response
     ? String(exchange.response.status)

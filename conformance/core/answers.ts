@@ -2,7 +2,7 @@
  * Small readings of an answer the rules share, so every rule reads as its requirement: the error
  * envelope, its code, the success data, a one-line description for reports.
  */
-import type { ResponseData } from './types.ts';
+import type { ResponseData } from './exchange.ts';
 import { isObject } from '../../spec/json-value.ts';
 import type { Evidence } from './observation.ts';
 import type { SpecModel } from './spec-model.ts';
@@ -69,23 +69,11 @@ export function servesData(response: ResponseData | undefined): boolean {
   return response !== undefined && isSuccess(response.status) && dataOf(response) !== undefined;
 }
 
-/** The items of a collection answer (`data` when it is an array). */
-export function itemsOf(response: ResponseData | undefined): unknown[] | undefined {
-  const data = dataOf(response);
-  return Array.isArray(data) ? data : undefined;
-}
-
 /** The ids of a collection answer's items, or of an item answer's one item. */
 export function idsIn(response: ResponseData | undefined): string[] {
   const data = dataOf(response);
   const items = Array.isArray(data) ? data : data === undefined ? [] : [data];
   return items.flatMap((item) => (isObject(item) && typeof item.id === 'string' ? [item.id] : []));
-}
-
-/** A refusal as reports name it, `404 not_found`, with the status the spec gives the code. */
-export function refusal(spec: SpecModel, code: string): string {
-  const status = spec.statusOfCode(code);
-  return status === undefined ? code : `${status} ${code}`;
 }
 
 /** Whether an answer is the refusal with this code at the status the spec gives the code. */

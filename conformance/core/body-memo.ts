@@ -8,7 +8,7 @@
  * among the known ones by a sketch of it, then compared whole. A memo holds the
  * facts of a few dozen bodies, the latest; what it derives must depend on the body alone.
  */
-import type { ResponseData } from './types.ts';
+import type { ResponseData } from './exchange.ts';
 
 /** Distinct bodies known by number at once (the latest); one seen again after is a new number. */
 const KNOWN_BODIES = 128;

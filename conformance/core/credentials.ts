@@ -30,7 +30,7 @@ export type Credential =
   | { kind: 'unseen' };
 
 /** The shell expression reports show for a made-up key (the client's, recognised here). */
-export const MADE_UP_KEY_SHOWN = /^\S*\$\(openssl rand -hex \d+\)$/;
+const MADE_UP_KEY_SHOWN = /^\S*\$\(openssl rand -hex \d+\)$/;
 
 export interface KeyringOptions {
   /** The configured keys by variable: raw keys in a recording are matched against their hashes. */
@@ -180,7 +180,7 @@ function remembered<T>(memo: Map<string, T>, value: string, work: () => T): T {
 /** How a recorded key this run does not know is shown: its hashed id. */
 const RECORDED_KEY = /^key#[0-9a-f]{8}$/;
 /** What a secret that is not a key is shown as. */
-export const REDACTED_TOKEN = '[redacted]';
+const REDACTED_TOKEN = '[redacted]';
 
 /** A stable, short, one-way name for a key: `key#3f9a1c0e`. */
 export function keyIdOf(key: string): string {
@@ -234,7 +234,7 @@ export function credentialLabel(credential: Credential): string {
 const viaLabel = (via: Via) => (via === 'bearer' ? 'Authorization: Bearer' : 'x-api-key');
 
 /** The configured key a request carried whole, when it carried exactly one. */
-export function keyOf(credential: Credential): KeyName | undefined {
+function keyOf(credential: Credential): KeyName | undefined {
   return credential.kind === 'key' ? credential.key : undefined;
 }
 

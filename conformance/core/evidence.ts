@@ -7,7 +7,7 @@
  * Evidence of an item is the earliest exchange that showed it (the lowest entry number), so a
  * recording judged whole and judged in shards shows the same exchange.
  */
-import type { Exchange } from './types.ts';
+import type { Exchange } from './exchange.ts';
 import { EXCERPT_CHARS } from './answers.ts';
 import type { Evidence } from './observation.ts';
 import type { RuleState, StateTable } from './state.ts';

@@ -4,7 +4,7 @@
  * the same request when they say "the primary key". Literal types, so `PRIMARY.key` names the
  * variable exactly where a table needs every credential name.
  */
-import type { KeyUse } from './types.ts';
+import type { KeyUse } from './exchange.ts';
 
 /** The campaign under test, `walks:read` (`CONFORMANCE_API_KEY`), as a Bearer token. */
 export const PRIMARY = { key: 'CONFORMANCE_API_KEY', via: 'bearer' } as const satisfies KeyUse;

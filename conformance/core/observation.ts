@@ -4,7 +4,7 @@
  * answer came back. The answer's kind is what keeps one cause one failure: a 5xx or an HTML page is
  * the answer rules' to fail, once; every other rule leaves such an answer unjudged.
  */
-import type { Exchange, NetworkFailure, ResponseData } from './types.ts';
+import type { Exchange, NetworkFailure, ResponseData } from './exchange.ts';
 import type { Credential } from './credentials.ts';
 import type { OperationModel } from './spec-model.ts';
 
@@ -95,7 +95,7 @@ export function isThrottled(response: Pick<ResponseData, 'status' | 'headers'>):
   );
 }
 
-export function isHtml(response: ResponseData): boolean {
+function isHtml(response: ResponseData): boolean {
   return response.mediaType === 'text/html' || HTML.test(response.body.slice(0, 64));
 }
 
@@ -108,6 +108,3 @@ export function hasBody(method: string, response: Pick<ResponseData, 'status'>):
 export function jsonOf(obs: Observation): unknown {
   return obs.answer === 'usable' && !obs.bodyless ? obs.exchange.response?.json : undefined;
 }
-
-/** The status of an answered exchange, or undefined when it was lost. */
-export const statusOf = (obs: Observation): number | undefined => obs.exchange.response?.status;

@@ -3,7 +3,7 @@
  * the method and path below the base URL, the credentials from the request's headers, the answer's
  * kind from the answer.
  */
-import type { Exchange } from './types.ts';
+import type { Exchange } from './exchange.ts';
 import type { Keyring } from './credentials.ts';
 import type { Observation } from './observation.ts';
 import { answerKindOf } from './observation.ts';
@@ -27,7 +27,7 @@ export interface ProbeTags {
 }
 
 /** The path below the base: `/api/v1/walks` of `https://host/staging/api/v1/walks?limit=1`. */
-export function pathBelow(url: URL, basePath: string): string {
+function pathBelow(url: URL, basePath: string): string {
   const path = url.pathname;
   return basePath && path.startsWith(basePath) ? path.slice(basePath.length) || '/' : path;
 }
@@ -69,7 +69,7 @@ export function observe(
 }
 
 /** The request target of a URL as written, below the base URL's path: nothing parsed away. */
-export function targetBelow(url: string, basePath: string): string {
+function targetBelow(url: string, basePath: string): string {
   const target = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') || '/';
   return basePath && target.startsWith(basePath) ? target.slice(basePath.length) || '/' : target;
 }

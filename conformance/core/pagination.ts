@@ -23,7 +23,7 @@ export interface Pagination {
 }
 
 /** The extension an operation declares its pagination with. */
-export const PAGINATION_EXTENSION = 'x-pagination';
+const PAGINATION_EXTENSION = 'x-pagination';
 
 /**
  * How an operation pages: declared, inferred, or undefined when it does not page. The spec's own

@@ -11,7 +11,7 @@
  */
 import { KEY_PREFIX } from '../../spec/facts.ts';
 import { nearMissOf } from './near-miss.ts';
-import type { KeyName } from './types.ts';
+import type { KeyName } from './configuration.ts';
 
 export type Redactor = (text: string) => string;
 

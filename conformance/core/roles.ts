@@ -25,7 +25,7 @@ export interface Role {
   valid: boolean;
 }
 
-export const ROLES: Readonly<Record<KeyName, Role>> = {
+const ROLES: Readonly<Record<KeyName, Role>> = {
   CONFORMANCE_API_KEY: {
     key: 'CONFORMANCE_API_KEY',
     name: 'primary',

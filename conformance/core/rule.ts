@@ -7,7 +7,8 @@
  * under test unless the rule says otherwise (`appliesTo`), so a new endpoint is checked by editing
  * the spec alone.
  */
-import type { Area, Exchange, Level, MockMode, RequestSpec } from './types.ts';
+import type { Exchange, RequestSpec } from './exchange.ts';
+import type { Area, Level, MockMode } from './report-model.ts';
 import type { Campaign, KeyName, Via } from './roles.ts';
 import type { NearMiss } from './near-miss.ts';
 import type { Credential } from './credentials.ts';

@@ -5,7 +5,7 @@
  * a rule of it was judged broken; one whose rules were left unjudged says so.
  */
 import { OWASP_CATEGORIES, type OwaspCategory } from './owasp.ts';
-import type { CheckResult, SecurityCategory } from './types.ts';
+import type { CheckResult, SecurityCategory } from './report-model.ts';
 
 /** Whether a failed rule failed under this category: every category it names, or those its findings did. */
 const failedUnder = (r: CheckResult, id: OwaspCategory) =>

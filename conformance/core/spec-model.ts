@@ -31,7 +31,7 @@ export interface LimitParameter {
  * last path segment is a parameter naming one item of the collection at its parent path; `other`:
  * anything else (judged by the answer rules alone).
  */
-export type OperationKind = 'collection' | 'item' | 'other';
+type OperationKind = 'collection' | 'item' | 'other';
 
 export interface OperationModel extends Operation {
   /** Whether the operation answers on a live deployment (`x-status: planned` says it does not). */

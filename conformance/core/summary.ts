@@ -1,6 +1,6 @@
 /** The counts and the verdict of a run, from its results alone. */
 import { RESULT_CLASSES, type ResultClass } from '../../spec/facts.ts';
-import type { CheckResult, ReportSummary } from './types.ts';
+import type { CheckResult, ReportSummary } from './report-model.ts';
 
 /**
  * fail: a required rule failed (and no expected failure covers it), or an expected failure was

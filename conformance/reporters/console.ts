@@ -6,8 +6,8 @@
  */
 import { securityLine } from '../core/security-view.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
-import type { CheckResult, Report } from '../core/types.ts';
-import { AREAS } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
+import { AREAS } from '../core/report-model.ts';
 import * as sections from './sections.ts';
 import {
   comparisonLines,

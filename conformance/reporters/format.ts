@@ -3,7 +3,7 @@
  * configured key can appear in any output, whatever a target echoed back.
  */
 import type { Redactor } from '../core/redact.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { consoleReport } from './console.ts';
 import { htmlReport } from './html.ts';
 import { junitReport } from './junit.ts';

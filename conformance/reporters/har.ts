@@ -8,7 +8,8 @@
  */
 import { KEY_PREFIX } from '../../spec/facts.ts';
 import { STATUS_CODES } from 'node:http';
-import type { Exchange, Report } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Report } from '../core/report-model.ts';
 import { USER_AGENT } from '../core/tool.ts';
 import type { Redactor } from '../core/redact.ts';
 

@@ -6,8 +6,8 @@
  * that forbids loading anything, so the page never reaches the network.
  */
 import { RESULT_CLASSES } from '../../spec/facts.ts';
-import type { CheckResult, Report } from '../core/types.ts';
-import { AREAS, type CheckChange, type DriftFinding } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
+import { AREAS, type CheckChange, type DriftFinding } from '../core/report-model.ts';
 import { answers, coverageHeadline, groupDrift, judgedText, runText, specJudged } from './sections.ts';
 
 export function htmlReport(report: Report): string {

@@ -4,7 +4,7 @@
  * (a deployment's answers, a tester's URL): it is escaped, never pasted, so no HTML or Markdown of
  * a target's reaches the page.
  */
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 
 /**
  * Characters Markdown (GitHub's) would read as markup, each escaped as the spec allows; `:` too,
@@ -13,7 +13,7 @@ import type { CheckResult, Report } from '../core/types.ts';
 const MARKUP = /[\\`*_{}[\]()#+!|~:]/g;
 
 /** Text for a Markdown line or table cell: markup escaped, HTML as entities, one line. */
-export function markdownText(text: string): string {
+function markdownText(text: string): string {
   return text
     .replace(/\s*[\r\n]+\s*/g, ' ')
     .replaceAll('&', '&amp;')
@@ -23,7 +23,7 @@ export function markdownText(text: string): string {
 }
 
 /** Text shown as it is, in a fenced block no line of it can close. */
-export function codeBlock(text: string): string {
+function codeBlock(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}text\n${text.replace(/\n$/, '')}\n${fence}`;

@@ -15,8 +15,8 @@
  */
 import { hostname } from 'node:os';
 import { securityLine } from '../core/security-view.ts';
-import type { CheckResult, Report } from '../core/types.ts';
-import { AREAS } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
+import { AREAS } from '../core/report-model.ts';
 import {
   comparisonLines,
   coverageHeadline,

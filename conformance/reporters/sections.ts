@@ -2,18 +2,17 @@
  * The report sections the text reporters share (console, and JUnit's system-out): the coverage, the
  * drift, the expected failures and the comparison with a previous report, as plain lines.
  */
+import type { RequestInfo, RetryReason } from '../core/exchange.ts';
 import type {
   CheckChange,
   CheckResult,
   OperationCoverage,
-  RequestInfo,
   DriftFinding,
   Coverage,
   Judged,
   Report,
-  RetryReason,
   TrafficCoverage,
-} from '../core/types.ts';
+} from '../core/report-model.ts';
 import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
 
 /**
@@ -63,7 +62,7 @@ function paceText(pace: Report['requests']['rateLimit']): string[] {
  * `--traffic`: "judged 480 of 485 exchanges of this API (97% of the file's 500 entries were this
  * API's); 5 not judged: no body recorded".
  */
-export function trafficText(traffic: TrafficCoverage): string {
+function trafficText(traffic: TrafficCoverage): string {
   const share = traffic.entries === 0 ? 0 : Math.round((100 * traffic.ofApi) / traffic.entries);
   const notJudged = traffic.notJudged.map((n) => `${n.entries} ${n.reason}`).join(', ');
   const bodyless = traffic.bodyless

@@ -25,7 +25,8 @@ import type { RuleState, StateTable } from '../core/state.ts';
 import { either, sum } from '../core/state.ts';
 import { EvidenceTable } from '../core/evidence.ts';
 import type { OwaspCategory } from '../core/owasp.ts';
-import type { MockMode, ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
+import type { MockMode } from '../core/report-model.ts';
 import { collectionRequest } from './requests.ts';
 
 /** A Prism mock only checks that a key is present: it cannot tell keys apart. */
@@ -52,7 +53,7 @@ export function carriesData(response: ResponseData): boolean {
 }
 
 /** Why an answer is not a refusal (a 4xx that carries no data), or undefined when it is one. */
-export function notRefused(response: ResponseData): string | undefined {
+function notRefused(response: ResponseData): string | undefined {
   if (!isClientError(response.status)) return `answered ${describe(response)}`;
   if (carriesData(response)) return `${response.status}, but data came back with the refusal`;
   return undefined;
@@ -149,7 +150,7 @@ export function inTurn<T>(items: readonly T[], op: OperationModel, world: World)
 }
 
 /** The primary key goes first; every other credential after it. */
-export function phaseOf(ask: Ask): 1 | 2 {
+function phaseOf(ask: Ask): 1 | 2 {
   const plain = ask.scheme === undefined && ask.dropPrefix === undefined && ask.nearMiss === undefined;
   return ask.key === PRIMARY_KEY && plain && ask.madeUp === undefined ? 1 : 2;
 }

@@ -14,7 +14,7 @@ import type { Across, Judgement, Probe, Rule, RuleContext, World } from '../core
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
 import {
   acceptedVerdict,
   at,

@@ -13,7 +13,7 @@ import { PRIMARY_KEY } from '../core/roles.ts';
 import type { Across, Rule } from '../core/rule.ts';
 import type { RuleState } from '../core/state.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
-import type { Exchange, RequestSpec, ResponseData } from '../core/types.ts';
+import type { Exchange, RequestSpec, ResponseData } from '../core/exchange.ts';
 import { readsRecords } from './not-found.ts';
 import { readOf } from './requests.ts';
 

@@ -14,7 +14,7 @@ import type { Observation } from '../core/observation.ts';
 import { EMPTY_CAMPAIGN_KEY, PRIMARY_KEY, reads } from '../core/roles.ts';
 import type { Across, Rule, RuleContext } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { sharedFieldsOf } from './item-schemas.ts';
 import type { Seen } from './pages.ts';

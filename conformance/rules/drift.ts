@@ -1,6 +1,6 @@
 /**
  * Drift: what a deployment sends beyond the spec under test, judged answer by answer from the same
- * analysis the report's drift section lists (`answerDrift` in `../drift.ts`, made once per answer):
+ * analysis the report's drift section lists (`answerDrift` in `core/drift-analysis.ts`, made once per answer):
  * undocumented fields, statuses and content types. Advisory by default; with --strict each finding
  * fails the run. Beside them, the pairing of error codes and statuses the spec states (§7).
  */
@@ -15,8 +15,8 @@ import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import { roleOf } from '../core/roles.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import { answerDrift } from '../core/drift.ts';
-import type { DriftKind } from '../core/types.ts';
+import { answerDrift, type DriftRuleIds } from '../core/drift-analysis.ts';
+import type { DriftKind } from '../core/report-model.ts';
 
 /** The drift of an answer of a documented operation with a body; undefined for any other exchange. */
 function driftOf(obs: Observation, spec: SpecModel) {
@@ -40,9 +40,19 @@ function judgeDrift(kind: DriftKind, obs: Observation, spec: SpecModel): Judgeme
   );
 }
 
+/**
+ * The rule that judges each kind of difference the drift analysis finds, as the report's drift
+ * section names it: the DRIFT rules (advisory, failures under --strict), ENVELOPE-005 (every body
+ * matches its schema) and ENVELOPE-004 (an answer that is not JSON).
+ */
+export const DRIFT_RULE_IDS: DriftRuleIds = {
+  kinds: { field: 'DRIFT-001', status: 'DRIFT-002', 'content-type': 'DRIFT-003', schema: 'ENVELOPE-005' },
+  notJson: 'ENVELOPE-004',
+};
+
 export const driftRules: Rule[] = [
   {
-    id: 'DRIFT-001',
+    id: DRIFT_RULE_IDS.kinds.field,
     section: '§2, §4.1',
     title: 'No undocumented fields in any response object',
     area: 'drift',
@@ -55,7 +65,7 @@ export const driftRules: Rule[] = [
     judge: (obs, ctx) => judgeDrift('field', obs, ctx.spec),
   },
   {
-    id: 'DRIFT-002',
+    id: DRIFT_RULE_IDS.kinds.status,
     section: '§7',
     title: 'No undocumented status codes on the documented operations',
     area: 'drift',
@@ -78,7 +88,7 @@ export const driftRules: Rule[] = [
     },
   },
   {
-    id: 'DRIFT-003',
+    id: DRIFT_RULE_IDS.kinds['content-type'],
     section: '§4',
     title: 'No undocumented content types on the documented operations',
     area: 'drift',

@@ -12,10 +12,10 @@ import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import { earlier, entryKey, evidenceOf } from '../core/evidence.ts';
 import { type RuleState, sum } from '../core/state.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { FailureKind, ResponseData } from '../core/types.ts';
+import type { FailureKind, ResponseData } from '../core/exchange.ts';
 import { collectionRequest, isPlannedPath } from './requests.ts';
 import { notAList } from './pages.ts';
-import { validationOf } from '../core/drift.ts';
+import { validationOf } from '../core/drift-analysis.ts';
 import { type Pinned, pinnedDifference, pinnedOf } from './pinned.ts';
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;

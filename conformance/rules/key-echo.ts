@@ -1,6 +1,6 @@
 /**
  * No echo (§5.4: a key is shown once, at creation): no answer, body or header, repeats the key its
- * request carried, whole or any run of its body long enough to be no accident (`run/key-echo.ts`),
+ * request carried, whole or any run of its body long enough to be no accident (`run/echoes.ts`),
  * for every key a request carries, good or bad. The finding names the key, never shows it; only
  * `ctx.echoed` meets key values.
  */

@@ -183,7 +183,7 @@ const SEEDED_LIMITS = 4;
  * and the maximum (1, 2, 49, 50, 51, 99, 100, 101, 150, 199, 200 for 1..200, default 50), then
  * values drawn by the seed, so a run reproduces and another seed looks elsewhere.
  */
-export function limitValues(limit: LimitParameter, seed: number): number[] {
+function limitValues(limit: LimitParameter, seed: number): number[] {
   const { minimum: min, maximum: max, default: def } = limit;
   const half = Math.floor(max / 2);
   const boundaries = [

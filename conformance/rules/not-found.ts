@@ -21,7 +21,7 @@ import { PRIMARY_KEY, reads, roleOf } from '../core/roles.ts';
 import type { Probe, Rule, World } from '../core/rule.ts';
 import { breaks, chose, holds } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
 import { pathPattern } from './requests.ts';
 import { isObject } from '../../spec/json-value.ts';
 import { remembered } from '../../spec/remembered.ts';

@@ -19,7 +19,7 @@ import type { LimitParameter, OperationModel } from '../core/spec-model.ts';
  * go, rarely within a minute. A live run is one pass over data it has just listed, so it has no
  * such horizon.
  */
-export const SAME_DATA_MS = 60_000;
+const SAME_DATA_MS = 60_000;
 
 /**
  * Who an answer went to: one key in one header (`$CONFORMANCE_API_KEY bearer`, `key#3f9a1c0e

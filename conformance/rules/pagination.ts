@@ -17,11 +17,11 @@ import type { AcrossContext, Judgement, Probe, Rule, World } from '../core/rule.
 import { breaks, holds, unjudged } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
 import { type RuleState, sharedBy, type StateTable } from '../core/state.ts';
-import type { Exchange, RequestSpec } from '../core/types.ts';
+import type { Exchange, RequestSpec } from '../core/exchange.ts';
 import { holderOf, idOf, isPageRead, limitAsked, pageOf } from './pages.ts';
 
 /** Pages a live run reads of one walk at most: past it, whether the pages end is not judged. */
-export const WALK_BUDGET = 20;
+const WALK_BUDGET = 20;
 /** Pages a walk is cut into when the first page showed the whole collection. */
 const WALK_PAGES = 4;
 

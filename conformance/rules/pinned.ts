@@ -15,7 +15,7 @@ import { dataOf } from '../core/answers.ts';
 import type { Observation } from '../core/observation.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import type { Probe } from '../core/rule.ts';
-import type { Exchange, ResponseData } from '../core/types.ts';
+import type { Exchange, ResponseData } from '../core/exchange.ts';
 import { canonical } from './auth-readings.ts';
 import { limitAsked } from './pages.ts';
 
@@ -70,7 +70,7 @@ function itemsSchemaOf(spec: SpecModel, node: unknown): unknown {
  * schema declares (an object whose schema declares none, a map, is kept whole); an array, each
  * element by its items' schema; anything else as it is.
  */
-export function documentedPart(spec: SpecModel, node: unknown, value: unknown, depth = 0): unknown {
+function documentedPart(spec: SpecModel, node: unknown, value: unknown, depth = 0): unknown {
   if (node === undefined || depth > 16) return value;
   if (Array.isArray(value)) {
     const items = itemsSchemaOf(spec, node);
@@ -97,7 +97,7 @@ export function documentedBody(
 }
 
 /** Whether the spec under test declares the order of a collection's items (`x-order` on its operation). */
-export const declaresOrder = (op: OperationModel): boolean =>
+const declaresOrder = (op: OperationModel): boolean =>
   (op.definition as { 'x-order'?: unknown })['x-order'] !== undefined;
 
 /**

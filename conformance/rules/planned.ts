@@ -10,7 +10,7 @@ import { NO_SCOPE_KEY, PRIMARY_KEY } from '../core/roles.ts';
 import type { Ask, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, chose, holds, unjudged } from '../core/rule.ts';
 import { pathOf, type OperationModel, type SpecModel } from '../core/spec-model.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
 import { isNotFound, notFoundCodes } from './not-found.ts';
 import { isPlannedPath } from './requests.ts';
 

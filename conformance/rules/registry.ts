@@ -4,7 +4,7 @@
  * walks operations.
  */
 import type { Rule } from '../core/rule.ts';
-import { AREAS } from '../core/types.ts';
+import { AREAS } from '../core/report-model.ts';
 import { authRules } from './auth.ts';
 import { cachingRules } from './caching.ts';
 import { catalogueRules, sendRules } from './catalogue/rules.ts';

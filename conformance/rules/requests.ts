@@ -7,7 +7,7 @@ import type { KeyName } from '../core/roles.ts';
 import { OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../core/roles.ts';
 import type { Ask, Probe, World } from '../core/rule.ts';
 import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { RequestSpec } from '../core/types.ts';
+import type { RequestSpec } from '../core/exchange.ts';
 
 /**
  * A collection's page: `small` asks for its `limit` minimum (1), `full` for its maximum, `default`

@@ -13,11 +13,11 @@ import type { Judgement, Probe, Rule, World } from '../core/rule.ts';
 import { breaks, holds } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
 import { safeDecode } from '../core/spec-model.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
 import { collectionRequest } from './requests.ts';
 
 /** The Origin a browser on any other site sends: no deployment lists it. */
-export const ARBITRARY_ORIGIN = 'https://example.org';
+const ARBITRARY_ORIGIN = 'https://example.org';
 
 const at = (obs: Observation, problem: string) => `${requestLine(obs)}: ${problem}`;
 const reproduce = (obs: Observation) => `reproduce: ${obs.exchange.request.curl}`;

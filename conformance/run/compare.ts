@@ -7,8 +7,15 @@ import { currentId } from '../core/renamed.ts';
 import { RESULT_CLASSES } from '../../spec/facts.ts';
 import { ConfigError } from '../core/config-error.ts';
 import { readConfigFile } from '../core/config-file.ts';
-import { driftKey } from '../core/drift.ts';
-import type { CheckChange, Comparison, DriftFinding, PreviousReport, Report, Status } from '../core/types.ts';
+import { driftKey } from '../core/drift-analysis.ts';
+import type {
+  CheckChange,
+  Comparison,
+  DriftFinding,
+  PreviousReport,
+  Report,
+  Status,
+} from '../core/report-model.ts';
 
 /** The result classes a report may hold, and 'inconclusive', what reports before "not judged" called it. */
 const STATUSES: readonly string[] = [...RESULT_CLASSES, 'inconclusive'];

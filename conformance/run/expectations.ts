@@ -10,7 +10,7 @@ import { readConfigFile } from '../core/config-file.ts';
 import { currentId } from '../core/renamed.ts';
 import type { RuleDeclaration } from '../core/rule.ts';
 import { summarize } from '../core/summary.ts';
-import type { ExpectationState, ExpectedFailure, Report } from '../core/types.ts';
+import type { ExpectationState, ExpectedFailure, Report } from '../core/report-model.ts';
 
 const ENTRY_FIELDS = new Set(['id', 'reason']);
 

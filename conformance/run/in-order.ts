@@ -10,7 +10,7 @@
  * each exchange was judged with are kept; when any differs from its final tags, `finish` judges
  * every exchange again, in order, with a judge of its own.
  */
-import type { Exchange } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
 import type { Observation } from '../core/observation.ts';
 import type { ProbeTags } from '../core/observe.ts';
 

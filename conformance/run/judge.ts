@@ -21,8 +21,9 @@ import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { OperationModel } from '../core/spec-model.ts';
-import { isFinal, overCap } from '../core/types.ts';
-import { DriftTally, type DriftDump } from '../core/drift.ts';
+import { isFinal, overCap } from '../core/exchange.ts';
+import { DriftTally, type DriftDump } from '../core/drift-analysis.ts';
+import { DRIFT_RULE_IDS } from '../rules/drift.ts';
 import type { Operation } from '../../spec/contract.ts';
 import { Tally, type TallyDump } from './tally.ts';
 
@@ -58,11 +59,14 @@ export class Judge {
   constructor(rules: readonly Rule[], ctx: RuleContext) {
     this.ctx = ctx;
     this.tallies = rules.map((rule) => new Tally(rule, ctx.state));
-    this.drift = new DriftTally({
-      contract: ctx.spec.contract,
-      closedContract: ctx.spec.closedContract,
-      operations: { operationOf: (exchange) => this.operationOf.get(exchange) },
-    });
+    this.drift = new DriftTally(
+      {
+        contract: ctx.spec.contract,
+        closedContract: ctx.spec.closedContract,
+        operations: { operationOf: (exchange) => this.operationOf.get(exchange) },
+      },
+      DRIFT_RULE_IDS,
+    );
     for (const tally of this.tallies) {
       this.byId.set(tally.rule.id, tally);
       if (tally.rule.across)
@@ -252,7 +256,7 @@ export class Judge {
 }
 
 /** Why a throttled exchange was left unjudged by the rules that asked for it (`report.ts` gives the pace to set). */
-export const THROTTLED_REASON = "still throttled after the retries (the target's pace, not its fault)";
+const THROTTLED_REASON = "still throttled after the retries (the target's pace, not its fault)";
 
 /** The rules that asked for an exchange before the others that may judge it: the one that asked judges first. */
 function plannersFirst(tallies: readonly Tally[], obs: Observation): readonly Tally[] {
@@ -265,7 +269,7 @@ function plannersFirst(tallies: readonly Tally[], obs: Observation): readonly Ta
 }
 
 /** Why a lost exchange could not be judged, grouped by cause so a report counts each cause once. */
-export function lostReason(obs: Observation): string {
+function lostReason(obs: Observation): string {
   const failure = obs.failure ?? { kind: 'network', message: 'no answer' };
   switch (failure.kind) {
     case 'budget':

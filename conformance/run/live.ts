@@ -11,8 +11,9 @@ import type { Probe, Rule, RuleContext } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
 import { type RuleState, UnboundedState } from '../core/state.ts';
-import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
-import { keyEcho } from './key-echo.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Exchange, RequestSpec } from '../core/exchange.ts';
+import { keyEcho } from './echoes.ts';
 import { Judge } from './judge.ts';
 import type { Tally } from './tally.ts';
 import { LiveWorld } from './world.ts';
@@ -161,7 +162,7 @@ function tagsOf(planned: readonly Planned[]): ProbeTags {
   };
 }
 
-export async function runLive(
+export async function planAndJudge(
   spec: SpecModel,
   config: SuiteConfig,
   client: HttpClient,

@@ -15,7 +15,9 @@ import { PRIMARY } from '../core/key-uses.ts';
 import { shownProxy } from '../transport/reach.ts';
 import { reachStop } from '../transport/reach-stops.ts';
 import { mockWarning } from './target.ts';
-import type { PreflightSummary, ResponseData, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { ResponseData } from '../core/exchange.ts';
+import type { PreflightSummary } from '../core/report-model.ts';
 
 type Finding = Pick<PreflightSummary, 'stop' | 'warnings'>;
 

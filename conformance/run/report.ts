@@ -6,12 +6,13 @@
  */
 import type { Rule } from '../core/rule.ts';
 import type { SpecModel } from '../core/spec-model.ts';
-import { sectionOf } from '../core/drift.ts';
+import { sectionOf } from '../core/drift-analysis.ts';
 import { securityView } from '../core/security-view.ts';
 import { summarize } from '../core/summary.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
-import type { CheckResult, Coverage, Exchange, OperationCoverage, Report } from '../core/types.ts';
-import { isFinal, overCap } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { CheckResult, Coverage, OperationCoverage, Report } from '../core/report-model.ts';
+import { isFinal, overCap } from '../core/exchange.ts';
 import { isThrottled } from '../core/observation.ts';
 import type { Judge } from './judge.ts';
 import type { Tally } from './tally.ts';
@@ -87,7 +88,7 @@ export function reportOf(input: ReportInput): Report {
  * One line naming why required rules were left unjudged and what to change: the budget, the
  * timeout, or answers that never came.
  */
-export function notJudgedLine(
+function notJudgedLine(
   results: readonly CheckResult[],
   input: Pick<ReportInput, 'exchanges' | 'requests' | 'timeoutMs'>,
 ): string {

@@ -9,7 +9,8 @@
  */
 import type { Rule } from '../core/rule.ts';
 import { excerpt } from '../core/answers.ts';
-import type { CheckResult, Exchange, Status } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { CheckResult, Status } from '../core/report-model.ts';
 import type { Finding, Tally } from './tally.ts';
 
 /** How many findings the one-line `actual` names before "and N more". */
@@ -18,7 +19,7 @@ const SHOWN_IN_ACTUAL = 3;
  * Findings a result holds word for word in memory (the console, HTML and JUnit reports show them);
  * the JSON report lists every one (`findingsOf`).
  */
-export const SHOWN_FINDINGS = 500;
+const SHOWN_FINDINGS = 500;
 
 /** A tally's class and the one line saying what came back. */
 function classOf(
@@ -151,6 +152,6 @@ function choicesLine(choices: Map<string, number>): string {
 }
 
 /** `3 × not sent: the request budget is spent (--max-requests); 1 × no complete answer...`. */
-export function reasonsLine(reasons: Map<string, number>): string {
+function reasonsLine(reasons: Map<string, number>): string {
   return [...reasons].map(([reason, n]) => (n > 1 ? `${n} × ${reason}` : reason)).join('; ');
 }

@@ -9,13 +9,15 @@ import { HttpClient } from '../transport/client.ts';
 import type { Rule } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
 import { loadSpecModel, type SpecModel } from '../core/spec-model.ts';
-import { type LiveOutcome, runLive } from './live.ts';
+import { type LiveOutcome, planAndJudge } from './live.ts';
 import type { LiveWorld } from './world.ts';
 import { reportOf, type ReportInput } from './report.ts';
 import { skippedResult } from './results.ts';
 import { proxyFor, shownProxy } from '../transport/reach.ts';
 import { RULES } from '../rules/registry.ts';
-import type { Exchange, PreflightSummary, Report, ReachSummary, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { PreflightSummary, Report, ReachSummary } from '../core/report-model.ts';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 
 const models = new Map<string, SpecModel>();
@@ -36,7 +38,7 @@ export function specModelFor(path: string = LIVE_SPEC_PATH): SpecModel {
 const UNREACHABLE = new Set(['refused', 'dns', 'connect']);
 
 export async function runSuite(config: SuiteConfig, rules: readonly Rule[] = RULES): Promise<Report> {
-  return (await runSuiteWithTraffic(config, rules)).report;
+  return (await runLive(config, rules)).report;
 }
 
 /**
@@ -50,7 +52,7 @@ export type PreflightHook = (
 ) => Promise<PreflightSummary>;
 
 /** Why a rule cannot run on this configuration, or undefined when it can. */
-export function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
+function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
   const missing = (rule.needs ?? []).filter((key) => !config.keys[key]);
   if (missing.length > 0) return `set ${missing.join(' and ')} to run this rule`;
   if (rule.needsWebBaseUrl && !config.webBaseUrl) return `set ${WEB_BASE_URL_NAME} to run this rule`;
@@ -62,7 +64,7 @@ export function whyNotRun(rule: Rule, config: SuiteConfig): string | undefined {
 }
 
 /** The report and every exchange of the run, in the order sent (for `--har`). */
-export async function runSuiteWithTraffic(
+export async function runLive(
   config: SuiteConfig,
   rules: readonly Rule[] = RULES,
   preflight?: PreflightHook,
@@ -80,7 +82,7 @@ export async function runSuiteWithTraffic(
     let unreachable = pre?.stop;
     let outcome: LiveOutcome | undefined;
     if (!unreachable) {
-      outcome = await runLive(
+      outcome = await planAndJudge(
         spec,
         config,
         client,

@@ -29,7 +29,7 @@ import type { OperationModel, SpecModel } from '../core/spec-model.ts';
 import { decodeRecord, encodeRecord, type StateRecord } from '../core/state.ts';
 import type { KeyName } from '../core/roles.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
-import type { SpecIdentity } from '../core/types.ts';
+import type { SpecIdentity } from '../core/report-model.ts';
 import type { RecordedRequest } from '../transport/recordings/entry.ts';
 import type { JudgeDump } from './judge.ts';
 

@@ -14,7 +14,7 @@ import type { Evidence } from '../core/observation.ts';
 import type { Judgement, Rule } from '../core/rule.ts';
 import type { RuleState, StateTable } from '../core/state.ts';
 import { shownExchange } from '../core/evidence.ts';
-import type { Exchange } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
 
 /** A finding as reports list it: its text and how many records showed it. */
 export interface Finding {

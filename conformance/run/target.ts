@@ -10,7 +10,8 @@ import { resolveRef } from '../../spec/contract.ts';
 import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { ConfigError } from '../core/config-error.ts';
 import { PRIMARY } from '../core/key-uses.ts';
-import type { Exchange, KeyName, RequestSpec, SuiteConfig } from '../core/types.ts';
+import type { KeyName, SuiteConfig } from '../core/configuration.ts';
+import type { Exchange } from '../core/exchange.ts';
 
 /** What the configuration says of the target before it is resolved: no base URL means embedded. */
 export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
@@ -32,9 +33,6 @@ export interface Target {
  * (`tools/packaging/packages.ts` points `reference-server/start.ts` at it).
  */
 export const EMBEDDED_SERVER_PACKAGE = 'canvassing-sandbox';
-
-/** Credentials and headers of a request, without its path. */
-export type Asking = Omit<RequestSpec, 'path' | 'query'>;
 
 /**
  * Which keys the target needs before anything is sent: a deployment checked live needs the primary

@@ -13,7 +13,7 @@
  * gives the verdict judging the whole file gives.
  */
 import { Keyring } from '../core/credentials.ts';
-import { BudgetedState, UnknownTableError } from '../core/state.ts';
+import { BudgetedState, UnknownTableError } from './budgeted-state.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
@@ -32,7 +32,8 @@ import { openRecording } from '../transport/recordings/source.ts';
 import { withBodiesWithheld, withoutValues } from '../transport/recordings/withheld.ts';
 import { SecretLedger, withoutSecretTokens } from '../transport/recordings/secrets.ts';
 import type { KeyName } from '../core/roles.ts';
-import type { Report, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Report } from '../core/report-model.ts';
 import { Judge } from './judge.ts';
 import { ruleContextOf } from './live.ts';
 import { reportOf } from './report.ts';
@@ -302,7 +303,7 @@ async function readRecording(spec: SpecModel, options: TrafficOptions, bases: Ba
 }
 
 /** Judges a recording whole: its report, once every exchange is seen. */
-export async function runTraffic(
+export async function judgeRecording(
   spec: SpecModel,
   options: TrafficOptions,
   rules: readonly Rule[],
@@ -329,7 +330,7 @@ export async function runTraffic(
 }
 
 /** Judges one shard of a recording: what its entries showed, to be merged with the other shards'. */
-export async function runTrafficShard(
+export async function judgeRecordingShard(
   spec: SpecModel,
   options: TrafficOptions & { shard: Shard },
   rules: readonly Rule[],

@@ -12,10 +12,11 @@ import type { Ask, ListedItem, World } from '../core/rule.ts';
 import type { Campaign, KeyName, Via } from '../core/roles.ts';
 import { EMPTY_CAMPAIGN_KEY, NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../core/roles.ts';
 import { pathOf, type OperationModel, type SpecModel } from '../core/spec-model.ts';
-import type { Exchange, RequestSpec, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import type { Exchange, RequestSpec } from '../core/exchange.ts';
 
 /** Credentials and headers of a request, without its path. */
-type Asking = Pick<RequestSpec, 'auth' | 'headers'>;
+type RequestCredentials = Pick<RequestSpec, 'auth' | 'headers'>;
 import { seededRandom } from '../core/seeded.ts';
 import { type NearMiss, nearMissOf } from '../core/near-miss.ts';
 
@@ -26,7 +27,7 @@ const CAMPAIGN_KEYS: Record<Campaign, KeyName> = {
 };
 
 /** The request that lists a collection's largest page (the `limit` maximum when it has one). */
-export function fullPage(op: OperationModel): Pick<RequestSpec, 'path' | 'query'> {
+function fullPage(op: OperationModel): Pick<RequestSpec, 'path' | 'query'> {
   return op.limit ? { path: op.path, query: `${op.limit.name}=${op.limit.maximum}` } : { path: op.path };
 }
 
@@ -135,7 +136,7 @@ export class LiveWorld implements World {
 
   request(op: OperationModel, ask: Ask): RequestSpec | undefined {
     const via = ask.via ?? 'bearer';
-    let asking: Asking = {};
+    let asking: RequestCredentials = {};
     if (ask.key) {
       const found = ask.nearMiss
         ? this.hasNearMiss(ask.key, ask.nearMiss)
@@ -179,7 +180,7 @@ export class LiveWorld implements World {
    * `Prefer` header that makes Prism serve what that key would get (a 403, an empty list). The
    * request carries the key it stands for, so the rules judge its answer as that key's.
    */
-  askingFor(key: KeyName, via: Via, op: OperationModel | undefined): Asking | undefined {
+  askingFor(key: KeyName, via: Via, op: OperationModel | undefined): RequestCredentials | undefined {
     if (!this.has(key)) return undefined;
     const mock = this.mockExamples;
     const own = { auth: { key, via } } as const;
@@ -203,7 +204,7 @@ export class LiveWorld implements World {
 }
 
 /** The credentials of `asking` in the shape `ask` wants (another scheme, the key without its prefix). */
-function withShape(asking: Asking, ask: Ask): Asking {
+function withShape(asking: RequestCredentials, ask: Ask): RequestCredentials {
   const auth = asking.auth;
   if (!auth || Array.isArray(auth) || (ask.scheme === undefined && ask.dropPrefix === undefined))
     return asking;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import type { AlternativeServer } from './alternative-server.ts';
 import { startAlternativeServer } from './alternative-server.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';

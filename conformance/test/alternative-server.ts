@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
-export const ALT_WEB_BASE_URL = 'https://field.other-canvass.example/app';
+const ALT_WEB_BASE_URL = 'https://field.other-canvass.example/app';
 const STATUSES = [
   'not_visited',
   'visited_home_answered',

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 import {
   apiKey,

@@ -17,7 +17,8 @@ import { recognise } from '../rules/catalogue/recognise.ts';
 import { targetsOf } from '../rules/catalogue/targets.ts';
 import { fullDepthLine } from '../run/live.ts';
 import { specModelFor } from '../run/runner.ts';
-import type { CheckResult, Exchange, Report, RequestSpec } from '../core/types.ts';
+import type { Exchange, RequestSpec } from '../core/exchange.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 import {
   apiKey,

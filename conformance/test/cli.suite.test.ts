@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { main } from '../cli/cli.ts';
 import { programOf } from '../cli/config.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { junitTotals, runCli } from './harness.ts';
 import { listen } from '../../tools/test-support/listen.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';

@@ -13,7 +13,8 @@ import { badLimitOf, badLimitsOf } from '../rules/limits.ts';
 import { ruleById } from '../rules/registry.ts';
 import { specModelFor } from '../run/runner.ts';
 import { DEFAULTS } from '../cli/config.ts';
-import type { Exchange, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import { recordedJson } from './harness.ts';
 
 const spec = specModelFor();
 const BASE = 'https://api.example.test';
@@ -30,30 +31,14 @@ function recorded(
   at: number,
   key = 'CONFORMANCE_API_KEY',
 ): Observation {
-  const body = JSON.stringify(json);
-  const exchange: Exchange = {
+  return recordedJson(spec, {
     seq: ++seq,
+    url: `${BASE}${path}`,
+    status,
+    json,
     startedAt: at,
-    request: {
-      method: 'GET',
-      url: `${BASE}${path}`,
-      keys: [],
-      headers: { Authorization: `Bearer $${key}` },
-      curl: '',
-    },
-    response: {
-      status,
-      headers: { 'content-type': 'application/json' },
-      contentType: 'application/json',
-      mediaType: 'application/json',
-      body,
-      bytes: body.length,
-      json,
-    },
-    durationMs: 1,
-    retries: 0,
-  };
-  return observe(exchange, { spec, keyring, basePath: '', source: 'traffic' });
+    headers: { Authorization: `Bearer $${key}` },
+  });
 }
 
 const walk = (n: number) => ({

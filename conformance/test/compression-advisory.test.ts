@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec, stopStatusesOf } from '../../spec/contract.ts';
-import type { Exchange, Report } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Report } from '../core/report-model.ts';
 import { harOf } from '../reporters/har.ts';
-import { runSuite, runSuiteWithTraffic } from '../run/runner.ts';
+import { runSuite, runLive } from '../run/runner.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 
@@ -34,7 +35,7 @@ describe('ENVELOPE-010 against the reference server', () => {
 
   beforeAll(async () => {
     server = await startReferenceServer({ port: 0, log: false });
-    run = await runSuiteWithTraffic(
+    run = await runLive(
       configFor(server.baseUrl, server.credentials, { strict: true, only: ['ENVELOPE', 'DRIFT'] }),
     );
   });

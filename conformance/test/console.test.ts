@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { consoleReport, EXAMPLES } from '../reporters/console.ts';
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 
 function result(overrides: Partial<CheckResult>): CheckResult {
   return {
@@ -24,7 +24,7 @@ function result(overrides: Partial<CheckResult>): CheckResult {
   };
 }
 
-function reportOf(results: CheckResult[]): Report {
+function reportWith(results: CheckResult[]): Report {
   const count = (status: string) => results.filter((r) => r.status === status).length;
   const fail = count('fail');
   return {
@@ -56,13 +56,13 @@ function reportOf(results: CheckResult[]): Report {
 const advisories = Array.from({ length: 12 }, (_, i) =>
   result({ id: `AUTH-0${10 + i}`, status: 'advisory', actual: `choice ${i}`, level: 'advisory' }),
 );
-const passing = reportOf([
+const passing = reportWith([
   result({}),
   ...advisories,
   result({ id: 'AUTH-001', status: 'skip', reason: 'no key' }),
 ]);
 const walks = Array.from({ length: 9 }, (_, i) => `walk ${i + 1} has the wrong count`);
-const failing = reportOf([
+const failing = reportWith([
   result({ id: 'CONSISTENCY-001', status: 'fail', actual: '9 walks disagree', details: walks }),
   ...advisories,
 ]);

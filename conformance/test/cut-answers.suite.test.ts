@@ -20,7 +20,7 @@ import {
 } from '../../tools/test-support/cutting-gateways.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { forward } from '../../tools/test-support/forward.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { resultOf, runCli } from './harness.ts';
 
 let dir: string;

@@ -4,14 +4,16 @@
  * findings the DRIFT checks judge (advisory, failures under --strict), in every report.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Exchange, Report } from '../core/types.ts';
-import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../core/drift.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Report } from '../core/report-model.ts';
+import { driftKey, driftSection, MAX_FINDINGS, parseError } from '../core/drift-analysis.ts';
+import { DRIFT_RULE_IDS } from '../rules/drift.ts';
 import { redactorFor } from '../core/redact.ts';
 import { Keyring } from '../core/credentials.ts';
 import { observe } from '../core/observe.ts';
 import { recognise } from '../rules/catalogue/recognise.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
-import { runSuite, runSuiteWithTraffic, specModelFor } from '../run/runner.ts';
+import { runSuite, runLive, specModelFor } from '../run/runner.ts';
 import type { DriftServer } from './drift-server.ts';
 import { startDriftServer } from './drift-server.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
@@ -24,7 +26,7 @@ let clean: Report;
 
 beforeAll(async () => {
   server = await startDriftServer();
-  strict = await runSuiteWithTraffic(configFor(server.urlOf({}), server.credentials, { strict: true }));
+  strict = await runLive(configFor(server.urlOf({}), server.credentials, { strict: true }));
   lenient = await runSuite(configFor(server.urlOf({}), server.credentials));
   clean = await runSuite(configFor(server.referenceUrl, server.credentials, { strict: true }));
 });
@@ -236,7 +238,7 @@ describe('drift analysis', () => {
       durationMs: 1,
       retries: 0,
     };
-    const section = driftSection([exchange], ctx);
+    const section = driftSection([exchange], ctx, DRIFT_RULE_IDS);
     expect(section.findings).toHaveLength(MAX_FINDINGS);
     expect(section.findings.length + section.omitted).toBeGreaterThan(MAX_FINDINGS + 50);
     expect(Math.max(...section.findings.map((f) => f.where.length))).toBeLessThanOrEqual(161);

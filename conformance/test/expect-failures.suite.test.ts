@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { junitTotals, runCli } from './harness.ts';
 import { listen } from '../../tools/test-support/listen.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';

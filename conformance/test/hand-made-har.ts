@@ -3,7 +3,7 @@
  * path, headers, status and body, every one under `BASE`, a few milliseconds apart from `T0`.
  */
 export const BASE = 'http://api.test';
-export const T0 = 1_760_000_000_000;
+const T0 = 1_760_000_000_000;
 
 /** Ids of the recordings: an item of the primary campaign, one of the other, one of neither. */
 export const OURS = '5b8d3c8e-1f7e-4d0f-9a35-2f6b1c1e0a01';

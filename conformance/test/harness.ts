@@ -1,12 +1,18 @@
 /**
  * What the suite's tests share: a config for a target, an in-process run of the CLI, a hostile
- * answer. Servers of their own listen through `tools/test-support/listen.ts`.
+ * answer, a recorded JSON exchange as the rules observe it. Servers of their own listen through `tools/test-support/listen.ts`.
  */
 import type { ServerResponse } from 'node:http';
 import { WEB_BASE_URL_NAME } from '../../spec/facts.ts';
 import { type Io, main } from '../cli/cli.ts';
 import { DEFAULTS } from '../cli/config.ts';
-import type { CheckResult, KeyName, Report, SuiteConfig } from '../core/types.ts';
+import type { KeyName, SuiteConfig } from '../core/configuration.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
+import { Keyring } from '../core/credentials.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Observation } from '../core/observation.ts';
+import { observe } from '../core/observe.ts';
+import type { SpecModel } from '../core/spec-model.ts';
 
 export type Credentials = Partial<Record<KeyName | typeof WEB_BASE_URL_NAME, string>>;
 
@@ -95,4 +101,37 @@ export function junitTotals(xml: string): {
     }
   }
   return totals;
+}
+
+/** A GET of `url` from a recording, answered `status` with this JSON, as the rules observe it. */
+export function recordedJson(
+  spec: SpecModel,
+  exchange: {
+    seq: number;
+    url: string;
+    status: number;
+    json: unknown;
+    startedAt?: number;
+    headers?: Record<string, string>;
+  },
+): Observation {
+  const body = JSON.stringify(exchange.json);
+  const recorded: Exchange = {
+    seq: exchange.seq,
+    startedAt: exchange.startedAt ?? 0,
+    request: { method: 'GET', url: exchange.url, keys: [], headers: exchange.headers ?? {}, curl: '' },
+    response: {
+      status: exchange.status,
+      headers: { 'content-type': 'application/json' },
+      contentType: 'application/json',
+      mediaType: 'application/json',
+      body,
+      bytes: body.length,
+      json: exchange.json,
+    },
+    durationMs: 1,
+    retries: 0,
+  };
+  const keyring = new Keyring({ keys: {}, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}) });
+  return observe(recorded, { spec, keyring, basePath: '', source: 'traffic' });
 }

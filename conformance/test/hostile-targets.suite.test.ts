@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_PREFIX as PREFIX, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { main } from '../cli/cli.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { pourBytes } from './harness.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AREAS } from '../core/types.ts';
+import { AREAS } from '../core/report-model.ts';
 import type { DriftServer } from './drift-server.ts';
 import { MARKUP_FIELD, startDriftServer } from './drift-server.ts';
 import type { HtmlRun } from './html-report-run.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../core/types.ts';
+import type { Exchange } from '../core/exchange.ts';
 import type { ProbeTags } from '../core/observe.ts';
 import { InOrderJudging } from '../run/in-order.ts';
 

@@ -5,7 +5,7 @@
  */
 import { marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 import { jobSummary, notRunSummary } from '../reporters/job-summary.ts';
 
 const HOSTILE = '<img src=x onerror=alert(1)> **bold** [link](https://evil.example) | a `tick` _x_ <script>';

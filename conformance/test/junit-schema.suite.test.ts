@@ -12,7 +12,7 @@ import { type RunningServer, startReferenceServer } from '../../reference-server
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../tools/test-support/mutations.ts';
 import { junitReport } from '../reporters/junit.ts';
 import { runSuite } from '../run/runner.ts';
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 import { configFor } from './harness.ts';
 
 const SCHEMAS = ['junit-10.xsd', 'ant-junit.xsd'].map((name) => ({

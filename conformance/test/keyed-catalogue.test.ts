@@ -13,7 +13,7 @@ import { cookiesSet } from '../rules/catalogue/keyed-plan.ts';
 import { internalsIn, sharedCacheable } from '../rules/security.ts';
 import { charsetOf } from '../rules/wire.ts';
 import { linkPaths } from '../rules/campaign-links.ts';
-import type { Exchange, ResponseData } from '../core/types.ts';
+import type { Exchange, ResponseData } from '../core/exchange.ts';
 import type { Observation } from '../core/observation.ts';
 import { configFor } from './harness.ts';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 import { listsLiveSpec, startListsServer, type ListsServer } from '../../tools/test-support/lists-server.ts';
 

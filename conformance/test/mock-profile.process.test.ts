@@ -10,7 +10,7 @@ import { freePort } from '../../command-line/free-port.ts';
 import { type RunningPrism, startPrism } from '../../mock/prism.ts';
 import { runSuite } from '../run/runner.ts';
 import { resolveTarget } from '../run/target.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 
 let prism: RunningPrism | undefined;

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harText } from '../reporters/har.ts';
 import { redactorFor } from '../core/redact.ts';
-import { runSuite, runSuiteWithTraffic } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import { runSuite, runLive } from '../run/runner.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 import type { Mutation, MutationServer } from '../../tools/test-support/mutations.ts';
 import { LEGAL_VARIANTS, MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
@@ -54,7 +54,7 @@ function recorded(variant: Mutation | 'none', strict: boolean): Promise<Recorded
   if (!recording) {
     recording = (async () => {
       const config = configFor(target.urlOf(variant), target.world.credentials, { strict });
-      const { report, exchanges } = await runSuiteWithTraffic(config);
+      const { report, exchanges } = await runLive(config);
       const har = join(dir, `${key.replace(' ', '-')}.har`);
       writeFileSync(har, harText(exchanges, report, redactorFor(config.keys)));
       return { report, har };

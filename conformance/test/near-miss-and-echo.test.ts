@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KEY_PREFIX } from '../../spec/facts.ts';
-import { echoes, ECHO_RUN } from '../run/key-echo.ts';
+import { echoes, ECHO_RUN } from '../run/echoes.ts';
 import { NEAR_MISSES, nearMissLabel, nearMissOf } from '../core/near-miss.ts';
 
 const KEY = `${KEY_PREFIX}a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTz`;

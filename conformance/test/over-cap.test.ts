@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exitStatusOf } from '../cli/cli.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 
 const reportWith = (verdict: 'pass' | 'fail', overCap?: string[]) =>

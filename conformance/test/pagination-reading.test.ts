@@ -8,15 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { OpenApiDocument } from '../../spec/contract.ts';
 import { LIVE_SPEC_PATH, PLANNED_SPEC_PATH } from '../../spec/facts.ts';
-import { Keyring } from '../core/credentials.ts';
 import type { Observation } from '../core/observation.ts';
-import { observe } from '../core/observe.ts';
 import { inferenceLine } from '../core/pagination.ts';
 import { type SpecModel, specModelOf } from '../core/spec-model.ts';
-import type { Exchange, SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
 import { DEFAULTS } from '../cli/config.ts';
 import { ruleById } from '../rules/registry.ts';
 import { ruleContextOf } from '../run/live.ts';
+import { recordedJson } from './harness.ts';
 
 const identity = { path: 'copy.yaml', version: 't', sha256: '0' };
 
@@ -111,7 +110,9 @@ describe('how an operation pages', () => {
     expect(declared({ items: '', cursor: 'cursor', next: 'next_cursor' })).toThrow(
       /listLists \(GET \/api\/v1\/lists\) x-pagination names the cursor cursor, which is no query parameter/,
     );
-    expect(declared({ items: '' })).toThrow(/listLists .* x-pagination needs the strings items, cursor and next/);
+    expect(declared({ items: '' })).toThrow(
+      /listLists .* x-pagination needs the strings items, cursor and next/,
+    );
   });
 });
 
@@ -119,7 +120,6 @@ describe('limit on an item operation', () => {
   const spec = listsLive((doc) => {
     get(doc, '/api/v1/lists/{id}').parameters = [{ $ref: '#/components/parameters/Id' }, boundedLimit];
   });
-  const keyring = new Keyring({ keys: {}, ...(spec.keyPrefix ? { keyPrefix: spec.keyPrefix } : {}) });
   let seq = 0;
   const answered = (target: string, voters: number): Observation => {
     const json = {
@@ -133,24 +133,7 @@ describe('limit on an item operation', () => {
         voters: Array.from({ length: voters }, (_, i) => ({ id: `vtr_${i}`, name: `Voter ${i}` })),
       },
     };
-    const body = JSON.stringify(json);
-    const exchange: Exchange = {
-      seq: ++seq,
-      startedAt: 0,
-      request: { method: 'GET', url: `https://api.example.test${target}`, keys: [], headers: {}, curl: '' },
-      response: {
-        status: 200,
-        headers: { 'content-type': 'application/json' },
-        contentType: 'application/json',
-        mediaType: 'application/json',
-        body,
-        bytes: body.length,
-        json,
-      },
-      durationMs: 1,
-      retries: 0,
-    };
-    return observe(exchange, { spec, keyring, basePath: '', source: 'traffic' });
+    return recordedJson(spec, { seq: ++seq, url: `https://api.example.test${target}`, status: 200, json });
   };
   const ctx = ruleContextOf(spec, { ...DEFAULTS, strict: false, keys: {} } as SuiteConfig, 'traffic');
 

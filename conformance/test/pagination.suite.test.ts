@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactorFor } from '../core/redact.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { harText } from '../reporters/har.ts';
-import { runSuiteWithTraffic } from '../run/runner.ts';
+import { runLive } from '../run/runner.ts';
 import {
   PAGED_FAULTS,
   pagedListsSpec,
@@ -42,7 +42,7 @@ function recorded(fault: PagedFault): Promise<{ report: Report; har: string }> {
   if (!run) {
     run = (async () => {
       const config = configFor(server.urlOf(fault), server.credentials, { specPath: spec });
-      const { report, exchanges } = await runSuiteWithTraffic(config);
+      const { report, exchanges } = await runLive(config);
       const har = join(dir, `${fault}.har`);
       writeFileSync(har, harText(exchanges, report, redactorFor(config.keys)));
       return { report, har };

@@ -21,7 +21,7 @@ import {
   startSilentProxy,
   startTerminator,
 } from '../../tools/test-support/reach-parts.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { type CliRun, runCli } from './harness.ts';
 
 const PROXY_PASSWORD = 'proxy-diag-pass-71c2-never-printed';

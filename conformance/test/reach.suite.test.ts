@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { type CliRun, junitTotals, runCli } from './harness.ts';
 import {

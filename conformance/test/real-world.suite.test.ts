@@ -13,7 +13,7 @@ import type { StartOptions } from '../../reference-server/start.ts';
 import { DEFAULT_VARIANT } from '../../reference-server/variants/variant.ts';
 import { runSuite } from '../run/runner.ts';
 import { securityView } from '../core/security-view.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures, resultOf } from './harness.ts';
 import {
   asked,

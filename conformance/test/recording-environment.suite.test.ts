@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/cli.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 
 const STAGING_WEB = 'https://dashboard.staging.example';

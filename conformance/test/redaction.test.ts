@@ -7,7 +7,7 @@ import { KEY_PREFIX } from '../../spec/facts.ts';
 import { redactorFor } from '../core/redact.ts';
 import { formatReport, REPORTER_NAMES } from '../reporters/format.ts';
 import { runSuite } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor } from './harness.ts';
 

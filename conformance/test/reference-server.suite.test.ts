@@ -6,7 +6,7 @@ import { HttpClient } from '../transport/client.ts';
 import { RULES } from '../rules/registry.ts';
 import { LiveWorld } from '../run/world.ts';
 import { runSuite, specModelFor } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures } from './harness.ts';
 
 let server: RunningServer;

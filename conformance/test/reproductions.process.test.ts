@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import type { Listening } from '../../tools/test-support/listen.ts';
 import { makePki, type Pki, startHeaderGate, startTerminator } from '../../tools/test-support/reach-parts.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 
 const GATE_VALUE = 'gw-repro-token-6d0e2b-never-printed';

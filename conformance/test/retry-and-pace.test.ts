@@ -13,11 +13,13 @@ import { startRateLimitedProxy } from '../../tools/test-support/rate-limited.ts'
 import { HttpClient } from '../transport/client.ts';
 import { busiestSecond } from '../transport/windows.ts';
 import { DEFAULTS } from '../cli/config.ts';
-import { isFinal, type SuiteConfig } from '../core/types.ts';
+import type { SuiteConfig } from '../core/configuration.ts';
+import { isFinal } from '../core/exchange.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import type { Har } from '../reporters/har.ts';
-import type { KeyName, Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
+import type { KeyName } from '../core/roles.ts';
 import { configFor, runCli } from './harness.ts';
 
 const KEY = 'svc_sk_live_retrytestkey000000000000000000001';

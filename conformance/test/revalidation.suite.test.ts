@@ -18,8 +18,9 @@ import {
 } from '../../tools/test-support/mutations.ts';
 import { harText } from '../reporters/har.ts';
 import { redactorFor } from '../core/redact.ts';
-import { runSuiteWithTraffic } from '../run/runner.ts';
-import type { Exchange, Report } from '../core/types.ts';
+import { runLive } from '../run/runner.ts';
+import type { Exchange } from '../core/exchange.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures, resultOf, runCli } from './harness.ts';
 
 let variants: MutationServer;
@@ -47,7 +48,7 @@ const legal = (name: string) => {
 /** A live run against `baseUrl`, and the verdict of its recording judged with --traffic. */
 async function liveAndRecorded(baseUrl: string, credentials: Parameters<typeof configFor>[1], name: string) {
   const config = configFor(baseUrl, credentials);
-  const { report, exchanges } = await runSuiteWithTraffic(config);
+  const { report, exchanges } = await runLive(config);
   const har = join(dir, `${name}.har`);
   writeFileSync(har, harText(exchanges, report, redactorFor(config.keys)));
   const recorded = await runCli([

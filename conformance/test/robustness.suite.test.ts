@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../cli/config.ts';
 import { runSuite } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { configFor, pourBytes, requiredFailures, resultOf } from './harness.ts';
 

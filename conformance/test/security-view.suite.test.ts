@@ -8,7 +8,7 @@ import { htmlReport } from '../reporters/html.ts';
 import { junitReport } from '../reporters/junit.ts';
 import { runSuite } from '../run/runner.ts';
 import { securityView } from '../core/security-view.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, requiredFailures } from './harness.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';
 import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';

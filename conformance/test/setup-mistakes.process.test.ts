@@ -14,7 +14,7 @@ import type { RunningServer } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { loadSpec } from '../../spec/contract.ts';
 import { CREDENTIAL_NAMES, KEY_PREFIX } from '../../spec/facts.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 import { runCli } from './harness.ts';
 import type { MutationServer } from '../../tools/test-support/mutations.ts';
@@ -89,6 +89,17 @@ afterAll(async () => {
   await Promise.all([reference.close(), silent.close(), gateway.close(), variants.close()]);
 });
 
+/** Flags refused before anything is sent: exit 2, the one line with `message`, the pointer to --help, nothing on stdout. */
+async function refusedBeforeSending(args: string[], message: string): Promise<void> {
+  const run = await conformance(args);
+  expect(run.status).toBe(2);
+  const lines = linesOf(run.stderr);
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toContain(`conformance: ${message}`);
+  expect(lines[1]).toBe('Run with --help for the options.');
+  expect(run.stdout).toBe('');
+}
+
 describe(
   'the tester’s mistakes: exit 2 and one or two lines saying what to do',
   { timeout: RUN_BOUND_MS },
@@ -125,14 +136,7 @@ describe(
     it.each([
       [['--only', 'AUHT'], '--only AUHT matches no check; nearest: AUTH, AUTH-001, AUTH-002'],
       [['--skip', 'WALKS-LIST-0013'], '--skip WALKS-LIST-0013 matches no check; nearest: WALKS-LIST-001'],
-    ])('%j matching no check: names the pattern and the nearest ids', async (args, message) => {
-      const run = await conformance(args);
-      expect(run.status).toBe(2);
-      const lines = linesOf(run.stderr);
-      expect(lines).toHaveLength(2);
-      expect(lines[0]).toContain(`conformance: ${message}`);
-      expect(lines[1]).toBe('Run with --help for the options.');
-    });
+    ])('%j matching no check: names the pattern and the nearest ids', refusedBeforeSending);
 
     it('--traffic naming a missing recording: what is wrong with the file in words, exit 2', async () => {
       const missing = join(dir, 'missing.har');
@@ -148,15 +152,7 @@ describe(
       [['--max-duration', '0'], '--max-duration must be a duration from 1s to 24h with its unit'],
       [['--rate-limit', '0/s'], '--rate-limit must be a rate from 1/s'],
       [['--rate-limit', '5/fortnight'], '--rate-limit must be a rate from 1/s'],
-    ])('%j: exit 2 with its one line, before anything is sent', async (args, message) => {
-      const run = await conformance(args);
-      expect(run.status).toBe(2);
-      const lines = linesOf(run.stderr);
-      expect(lines).toHaveLength(2);
-      expect(lines[0]).toContain(`conformance: ${message}`);
-      expect(lines[1]).toBe('Run with --help for the options.');
-      expect(run.stdout).toBe('');
-    });
+    ])('%j: exit 2 with its one line, before anything is sent', refusedBeforeSending);
 
     it('--env-file naming a missing file, through npm run conformance: env file not found', () => {
       const missing = join(dir, 'missing.env');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bodyIdOf, sharedBytesOf, sharedJsonOf } from '../core/body-memo.ts';
-import type { ResponseData } from '../core/types.ts';
+import type { ResponseData } from '../core/exchange.ts';
 
 const answer = (body: string): ResponseData => ({ status: 200, headers: {}, body, bytes: body.length });
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateDataset } from '../../fixtures/index.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { startAlternativeServer } from './alternative-server.ts';
 import { requiredFailures, runCli } from './harness.ts';
 import { startSweepTarget } from './sweep-proxy.ts';

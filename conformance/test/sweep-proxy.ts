@@ -9,12 +9,12 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { request as httpRequest } from 'node:http';
 import type { RunningServer, StartOptions } from '../../reference-server/start.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../core/types.ts';
+import type { KeyName } from '../core/configuration.ts';
 import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
 /** A request as the proxy saw it (below the gateway prefix), numbered from 1 in arrival order. */
-export interface Asked {
+interface Asked {
   method: string;
   path: string;
   rawQuery: string;
@@ -168,7 +168,7 @@ function forward(
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
-export function writeWhole(res: ServerResponse, answer: ProxyAnswer): void {
+function writeWhole(res: ServerResponse, answer: ProxyAnswer): void {
   res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
   res.end(answer.body);
 }

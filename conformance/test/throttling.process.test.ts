@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-server/start.ts';
 import { startThrottlingFront, type ThrottlingOptions } from '../../tools/test-support/throttling-front.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 
 /** The environment without any CONFORMANCE_* of the machine running the tests. */
 const CLEAN_ENV = Object.fromEntries(

@@ -22,7 +22,7 @@ import {
   startTerminator,
   type TerminatorOptions,
 } from '../../tools/test-support/reach-parts.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { resultOf, runCli } from './harness.ts';
 
 /** A terminator, and what its connections and requests named. */

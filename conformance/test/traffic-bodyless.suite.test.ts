@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../../reference-server/start.ts';
-import type { CheckResult, Report } from '../core/types.ts';
+import type { CheckResult, Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 
 interface Logged {

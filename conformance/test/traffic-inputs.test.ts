@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
 import { startReferenceServer, type RunningServer } from '../../reference-server/start.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { main } from '../cli/cli.ts';
 
 interface Entry {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type RunningServer } from '../../reference-server/start.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 
 type Coding = 'text' | 'base64' | 'gzip' | 'br' | 'deflate';

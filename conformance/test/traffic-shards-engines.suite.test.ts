@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { type RunningServer, startReferenceServer } from '../../reference-server/start.ts';
 import { LAUNCHER } from '../../command-line/launch.js';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 
 const REPO = join(import.meta.dirname, '..', '..');

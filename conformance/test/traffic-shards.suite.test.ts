@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harText } from '../reporters/har.ts';
 import { redactorFor } from '../core/redact.ts';
-import { runSuiteWithTraffic } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import { runLive } from '../run/runner.ts';
+import type { Report } from '../core/report-model.ts';
 import { configFor, runCli } from './harness.ts';
 import type { Mutation, MutationServer } from '../../tools/test-support/mutations.ts';
 import { MUTATIONS, startMutationServer } from '../../tools/test-support/mutations.ts';
@@ -65,7 +65,7 @@ const mutation = (name: string): Mutation => {
 async function recordingOf(variant: Mutation | 'none'): Promise<string> {
   const name = variant === 'none' ? 'none' : variant.name;
   const config = configFor(target.urlOf(variant), target.world.credentials);
-  const { report, exchanges } = await runSuiteWithTraffic(config);
+  const { report, exchanges } = await runLive(config);
   const har = join(dir, `${name}.har`);
   writeFileSync(har, harText(exchanges, report, redactorFor(config.keys)));
   return har;

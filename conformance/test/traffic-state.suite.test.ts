@@ -8,13 +8,8 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/config-error.ts';
-import {
-  BudgetedState,
-  UnboundedState,
-  UnknownTableError,
-  decodeRecord,
-  encodeRecord,
-} from '../core/state.ts';
+import { decodeRecord, encodeRecord, UnboundedState } from '../core/state.ts';
+import { BudgetedState, UnknownTableError } from '../run/budgeted-state.ts';
 
 interface Walk {
   seen: { first: number; last: number };

@@ -15,7 +15,7 @@ import { specModelOf } from '../core/spec-model.ts';
 import { statedPairs } from '../rules/drift.ts';
 import { idRefusal, isUnknownPath } from '../rules/not-found.ts';
 import { specModelFor } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 
 const spec = specModelFor();

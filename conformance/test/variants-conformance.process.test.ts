@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, type StartOptions, startReferenceServer } from '../../reference-server/start.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { runCli } from './harness.ts';
 import { DEFAULT_VARIANT, type Variant, variantOf } from '../../reference-server/variants/variant.ts';
 

@@ -23,29 +23,27 @@ import { nearMissLabel, nearMissOf } from '../core/near-miss.ts';
 import { Pace } from './pace.ts';
 import { retryOf } from './retry.ts';
 import { durationText } from '../core/duration.ts';
-import { isFinal, RESPONSE_CAP_FLAG } from '../core/types.ts';
+import { isFinal, RESPONSE_CAP_FLAG } from '../core/exchange.ts';
 import { isThrottled } from '../core/observation.ts';
+import type { KeyName, SuiteConfig } from '../core/configuration.ts';
 import type {
   Exchange,
-  Report,
   RetryReason,
-  KeyName,
   KeyPlacement,
   KeyUse,
   NetworkFailure,
-  PaceSummary,
   RequestInfo,
   RequestSpec,
   ResponseData,
-  SuiteConfig,
-} from '../core/types.ts';
+} from '../core/exchange.ts';
+import type { Report, PaceSummary } from '../core/report-model.ts';
 import { USER_AGENT } from '../core/tool.ts';
 import { curlOf, curlReachArgs } from './curl.ts';
 import { routeOf, targetTlsOf } from './dispatcher.ts';
 import { rawAnswer } from './raw-answer.ts';
 import { cutOf, failureOf } from './failures.ts';
 import { type KnownRequest, TargetWatch } from './liveness.ts';
-import type { ProxySetting } from '../core/types.ts';
+import type { ProxySetting } from '../core/configuration.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
 export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;

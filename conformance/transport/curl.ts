@@ -6,7 +6,8 @@
  * with credentials and passphrases as variables too.
  */
 import { PROXY_VARIABLE, safeDecode } from './reach.ts';
-import type { ProxySetting, Reach, RequestInfo } from '../core/types.ts';
+import type { ProxySetting, Reach } from '../core/configuration.ts';
+import type { RequestInfo } from '../core/exchange.ts';
 
 export function curlOf(request: Omit<RequestInfo, 'curl'>, reachArgs: readonly string[] = []): string {
   const parts = ['curl', '-sS', '-i', ...reachArgs];
@@ -33,7 +34,7 @@ const RECORDED_KEY_ID = /\bkey#([0-9a-f]{8})\b/g;
  * The variable a reproduction reads a recorded key from when it matches no configured key:
  * `CONFORMANCE_KEY_3F9A1C0E` for `key#3f9a1c0e`. Whoever holds that key sets it to reproduce.
  */
-export const recordedKeyVariable = (hex: string) => `CONFORMANCE_KEY_${hex.toUpperCase()}`;
+const recordedKeyVariable = (hex: string) => `CONFORMANCE_KEY_${hex.toUpperCase()}`;
 
 /**
  * Header values the shell must expand: a key's variable, a gateway header's variables (any name:

@@ -16,7 +16,7 @@ import * as tls from 'node:tls';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
 import { proxyFor } from './reach.ts';
-import type { ProxySetting, Reach, SuiteConfig } from '../core/types.ts';
+import type { ProxySetting, Reach, SuiteConfig } from '../core/configuration.ts';
 
 export type DispatcherOptions = Pick<SuiteConfig, 'baseUrl' | 'concurrency' | 'timeoutMs' | 'reach'> & {
   embedded?: boolean;

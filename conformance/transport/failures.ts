@@ -7,7 +7,8 @@
  * nothing answers: only failures that leave no answer at all (`saysNothingAnswers`) can tell a client
  * the target is gone.
  */
-import type { CutAnswer, FailureKind, NetworkFailure, ProxySetting } from '../core/types.ts';
+import type { ProxySetting } from '../core/configuration.ts';
+import type { CutAnswer, FailureKind, NetworkFailure } from '../core/exchange.ts';
 import { safeDecode, shownProxy } from './reach.ts';
 
 /** Failures that leave no answer at all: enough of them in a row, and the client asks whether the target is gone. */

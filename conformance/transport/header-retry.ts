@@ -6,7 +6,7 @@
 import { WALKS_PATH } from '../../spec/facts.ts';
 import type { HttpClient } from './client.ts';
 import { PRIMARY } from '../core/key-uses.ts';
-import type { Via } from '../core/types.ts';
+import type { Via } from '../core/exchange.ts';
 
 const HEADER: Record<Via, string> = { bearer: 'Authorization: Bearer', 'x-api-key': 'x-api-key' };
 

@@ -9,7 +9,7 @@
  * (status and headers, then no whole body) shows the target is there, once it has answered
  * something whole: a target that cuts every answer answers nothing.
  */
-import type { NetworkFailure, ResponseData } from '../core/types.ts';
+import type { NetworkFailure, ResponseData } from '../core/exchange.ts';
 import { saysNothingAnswers } from './failures.ts';
 
 /** Requests in a row with no answer at all before the client asks whether the target is still there. */

@@ -12,7 +12,8 @@
  * behind later ones, nor behind another key's pause.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PaceSummary, RateLimit } from '../core/types.ts';
+import type { RateLimit } from '../core/configuration.ts';
+import type { PaceSummary } from '../core/report-model.ts';
 import {
   capUnder,
   declaredLimits,
@@ -347,6 +348,6 @@ function windowsOf(limit: RateLimit): Window[] {
   ];
 }
 
-export function rateLimitText(limit: RateLimit): string {
+function rateLimitText(limit: RateLimit): string {
   return `${limit.requests}/${limit.perMs === SECOND ? 's' : 'min'}`;
 }

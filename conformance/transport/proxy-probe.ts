@@ -8,7 +8,7 @@
  */
 import { Client } from 'undici';
 import { proxyTlsOf, tlsOf } from './dispatcher.ts';
-import type { ProxySetting, Reach } from '../core/types.ts';
+import type { ProxySetting, Reach } from '../core/configuration.ts';
 
 export type ProxyAnswer =
   /** It answered CONNECT: its status, and the reason it gave when it said one. */

@@ -12,7 +12,8 @@ import type { HttpClient } from './client.ts';
 import { askProxy, type ProxyAnswer } from './proxy-probe.ts';
 import { PROXY_PASSWORD_VARIABLE, shownProxy } from './reach.ts';
 import { type HandshakeEnd, howHandshakeEnds, issuerOf } from './tls-probe.ts';
-import type { NetworkFailure, ProxySetting, SuiteConfig } from '../core/types.ts';
+import type { ProxySetting, SuiteConfig } from '../core/configuration.ts';
+import type { NetworkFailure } from '../core/exchange.ts';
 
 /** The lines that stop the run, or undefined when the checks should judge what happened. */
 export async function reachStop(

@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from '../core/config-error.ts';
-import type { GatewayHeader, ProxySetting, Reach } from '../core/types.ts';
+import type { GatewayHeader, ProxySetting, Reach } from '../core/configuration.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -30,7 +30,7 @@ export interface ReachFlags {
 }
 
 /** The variable `CONFORMANCE_HEADERS` reads gateway headers from, one `Name: value` per line. */
-export const HEADERS_VARIABLE = 'CONFORMANCE_HEADERS';
+const HEADERS_VARIABLE = 'CONFORMANCE_HEADERS';
 /** The variable `--proxy` falls back to. */
 export const PROXY_VARIABLE = 'CONFORMANCE_PROXY';
 /** The password of the `--proxy` (or `CONFORMANCE_PROXY`) user, when its URL holds none. */
@@ -41,7 +41,7 @@ export const PROXY_PASSWORD_VARIABLE = 'CONFORMANCE_PROXY_PASSWORD';
  * wins). Reproductions name the variable rather than the path, so a file that lived only for the
  * run (the GitHub Action's) is not named after it is gone.
  */
-export const FILE_VARIABLES = {
+const FILE_VARIABLES = {
   'ca-file': 'CONFORMANCE_CA_FILE',
   cert: 'CONFORMANCE_CERT_FILE',
   key: 'CONFORMANCE_KEY_FILE',
@@ -158,7 +158,7 @@ function isLoopback(host: string): boolean {
 }
 
 /** curl's `NO_PROXY`: comma- or space-separated hosts, domains (leading dot optional), IPs, CIDR, `*`. */
-export function listedIn(noProxy: string | undefined, host: string, port: number): boolean {
+function listedIn(noProxy: string | undefined, host: string, port: number): boolean {
   const entries = (noProxy ?? '').split(/[,\s]+/).filter(Boolean);
   return entries.some((entry) => entryMatches(entry.toLowerCase(), host, port));
 }
@@ -346,7 +346,7 @@ function headersOf(flags: string[] | undefined, env: Env): GatewayHeader[] {
 }
 
 /** The variables the suite reads a gateway header from, one each: `CONFORMANCE_HEADER_<NAME>`. */
-export const HEADER_VARIABLE_PREFIX = 'CONFORMANCE_HEADER_';
+const HEADER_VARIABLE_PREFIX = 'CONFORMANCE_HEADER_';
 
 /** `CONFORMANCE_HEADER_X_GATEWAY_TOKEN` → `X-Gateway-Token`. */
 function headerNameOf(variable: string): string {

@@ -9,10 +9,10 @@
  * shows, paces and counts every attempt as an exchange of its own, so it decides here instead.
  */
 import { isThrottled } from '../core/observation.ts';
-import type { NetworkFailure, ResponseData, RetryReason } from '../core/types.ts';
+import type { NetworkFailure, ResponseData, RetryReason } from '../core/exchange.ts';
 
 /** What is tried again, and on which methods (a write may have been acted on). */
-export const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
+const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
   '429': 'any',
   '503': 'idempotent',
   reset: 'idempotent',
@@ -61,7 +61,7 @@ function reasonOf(outcome: ResponseData | NetworkFailure): Retry['reason'] | und
 }
 
 /** A `Retry-After` in milliseconds (seconds or an HTTP date), or undefined when there is none. */
-export function retryAfterMs(headers: Readonly<Record<string, string>>): number | undefined {
+function retryAfterMs(headers: Readonly<Record<string, string>>): number | undefined {
   const raw = headers['retry-after']?.trim();
   if (raw === undefined || raw === '') return undefined;
   if (/^\d+$/.test(raw)) return Number(raw) * 1_000;

@@ -9,7 +9,7 @@
 import { connect } from 'node:tls';
 import { isIP } from 'node:net';
 import { tlsOf } from './dispatcher.ts';
-import type { Reach } from '../core/types.ts';
+import type { Reach } from '../core/configuration.ts';
 
 /** How long an idle connection is watched after the handshake. */
 const WATCH_MS = 1_000;

@@ -11,9 +11,9 @@ import type { Redactor } from '../core/redact.ts';
 import { preflight } from '../run/preflight.ts';
 import { reachSecrets } from '../transport/reach.ts';
 import { redactorFor } from '../core/redact.ts';
-import { runSuiteWithTraffic } from '../run/runner.ts';
-import type { Report } from '../core/types.ts';
-import { AREAS } from '../core/types.ts';
+import { runLive } from '../run/runner.ts';
+import type { Report } from '../core/report-model.ts';
+import { AREAS } from '../core/report-model.ts';
 
 let report: Report;
 let redact: Redactor = (text) => text;
@@ -25,7 +25,7 @@ beforeAll(async () => {
   stop = target.close;
   redact = redactorFor(target.config.keys, options.config.keys, reachSecrets(options.config.reach));
   // The CLI's pre-flight too: a setup problem (a certificate, a proxy, a gateway) is one error, not every test failing.
-  report = (await runSuiteWithTraffic(target.config, RULES, preflight)).report;
+  report = (await runLive(target.config, RULES, preflight)).report;
   if (report.unreachable) throw new Error(redact(report.unreachable));
 });
 

@@ -140,7 +140,7 @@ function settingsOf(options: WalksClientOptions): Settings {
  * one. While the API answers, retries are plentiful; in an outage they run out and requests fail
  * fast instead of multiplying the load.
  */
-export class RetryBudget {
+class RetryBudget {
   private tokens: number;
   private readonly config: { burst: number; perRequest: number; cap: number };
   constructor(config: { burst: number; perRequest: number; cap: number }) {

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../command-line/free-port.ts';
+import { isListening } from '../../command-line/listen-url.ts';
 import {
-  isListening,
   type Launched,
   killGroup,
   launch,

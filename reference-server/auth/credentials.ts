@@ -80,7 +80,7 @@ export function keyHeaderLines(rawHeaders: readonly string[]): {
   return { authorization, apiKey };
 }
 
-export function isKeyShaped(value: string): boolean {
+function isKeyShaped(value: string): boolean {
   return (
     value.length <= MAX_KEY_LENGTH &&
     value.startsWith(KEY_PREFIX) &&

@@ -17,8 +17,7 @@ import { type BothHeaders, credentialsFrom, keyHeaderLines } from './credentials
 import type { KeyGrant, Keyring } from './keyring.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
-export type Authorization =
-  { grant: KeyGrant; refusal?: undefined } | { grant?: undefined; refusal: ErrorAnswer };
+type Authorization = { grant: KeyGrant; refusal?: undefined } | { grant?: undefined; refusal: ErrorAnswer };
 
 export type Authorizer = (req: IncomingMessage) => Authorization;
 

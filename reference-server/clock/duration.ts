@@ -4,7 +4,7 @@
  */
 
 /** The longest single advance: a month of simulated time is more than any test needs. */
-export const MAX_ADVANCE_SECONDS = 30 * 24 * 3600;
+const MAX_ADVANCE_SECONDS = 30 * 24 * 3600;
 
 const DURATION = /^(?:(\d{1,7})d)?(?:(\d{1,7})h)?(?:(\d{1,7})m)?(?:(\d{1,7})s)?$/;
 const UNIT_SECONDS = [86_400, 3_600, 60, 1] as const;

@@ -19,7 +19,7 @@ import { steering } from '../steering.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 
 /** What a request asks of an operation once its key and parameters have been read. */
-export interface Asked {
+interface Asked {
   campaignId: string;
   /** An item's id, percent-decoded; undefined when its encoding is broken (it names nothing). */
   id?: string | undefined;

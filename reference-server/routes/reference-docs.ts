@@ -145,7 +145,7 @@ function pageLinkRedirects(docsPath: string): RequestHandler {
  * replaced by one of its own walks (an empty one for the empty example), so an id copied from the
  * page is found here.
  */
-export function withDemoWalks(
+function withDemoWalks(
   page: string,
   examples: readonly { id: string; count: number }[],
   demo: ReferenceDocsOptions['demoWalks'],
@@ -216,7 +216,7 @@ const HOST_SHAPE =
  * partner typed (`localhost:8081`) and works from where they are; the address the connection came
  * in on when the header is unusable; the built origin as a last resort.
  */
-export function originOf(req: IncomingMessage, fallback: string): string {
+function originOf(req: IncomingMessage, fallback: string): string {
   const host = req.headers.host;
   if (host && HOST_SHAPE.test(host)) return `http://${host}`;
   const { localAddress, localPort } = req.socket;
@@ -226,7 +226,7 @@ export function originOf(req: IncomingMessage, fallback: string): string {
 }
 
 /** The built origin, the example walk of the samples and the demo-key stand-ins, replaced. */
-export function localize(
+function localize(
   text: string,
   { builtOrigin, origin, sampleWalkId, sampleItemIds = {}, demoKeys }: Localization,
 ): string {

@@ -12,7 +12,7 @@ import { ApiError, CLOCK_BODY_NOT_JSON, CLOCK_METHOD_NOT_ALLOWED, INVALID_ADVANC
 import { hasRequestBody } from '../request-body.ts';
 import { requireHost } from '../request-context.ts';
 
-export const CLOCK_PATH = '/sandbox/clock';
+const CLOCK_PATH = '/sandbox/clock';
 /** A move is a few bytes; anything longer is not one. */
 const MAX_BODY = '1kb';
 

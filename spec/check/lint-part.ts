@@ -6,7 +6,7 @@ import { bin, keptLines, ROOT, runTool } from './run-tool.ts';
 import type { PartResult } from './types.ts';
 
 /** The spec, and the planned spec when it sits beside it (a change in `spec/` can touch either). */
-export function specsToLint(specPath: string): string[] {
+function specsToLint(specPath: string): string[] {
   const planned = join(dirname(specPath), PLANNED_SPEC_PATH.split(/[\\/]/).at(-1) ?? '');
   return existsSync(planned) && planned !== specPath ? [specPath, planned] : [specPath];
 }

@@ -12,7 +12,7 @@ import { SpecDiffError } from './errors.ts';
 import { isObject } from '../json-value.ts';
 import type { Acknowledgement, AcknowledgementProblem, GateResult, SpecDiff } from './types.ts';
 
-export const ACKNOWLEDGEMENTS_FILE_NAME = 'accepted-changes.yaml';
+const ACKNOWLEDGEMENTS_FILE_NAME = 'accepted-changes.yaml';
 const ENTRY_KEYS = new Set(['id', 'reason', 'expires', 'spec-version']);
 const ID_SHAPE = /^\S[^@]*@\S.*$/;
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;

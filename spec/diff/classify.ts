@@ -74,7 +74,7 @@ function ruleOf(change: EngineChange): Pick<ClassifiedChange, 'classification' |
   return { classification, message: describeChange(change), rule: `${classification}/${change.kind}` };
 }
 
-export function isAnnotation(change: EngineChange): boolean {
+function isAnnotation(change: EngineChange): boolean {
   if (ANNOTATION_TYPES.has(change.typeName)) return true;
   if (change.kind === 'modified' && change.property && ANNOTATION_KEYS.has(change.property)) return true;
   const segments = pointerSegments(change.path);

@@ -61,7 +61,7 @@ export async function runEngine(basePath: string, headPath: string): Promise<Eng
   return parseEngineReport(stdout);
 }
 
-export function parseEngineReport(stdout: string): EngineReport {
+function parseEngineReport(stdout: string): EngineReport {
   let report: unknown;
   try {
     report = JSON.parse(stdout);

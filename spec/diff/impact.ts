@@ -13,7 +13,7 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 const BOUNDS = new Set(['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
 
 /** Where a change sits, as much as the impact line needs. */
-export interface ImpactPlace {
+interface ImpactPlace {
   /** `GET /api/v1/walks`; undefined outside an operation. */
   operation?: string;
   /** The path template, when the change is under `paths`. */

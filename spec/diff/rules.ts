@@ -22,7 +22,7 @@ export interface Ruling {
  * clients show, count and branch on (a stop's `status`, the keys of `counts`); a value that can
  * no longer appear silently zeroes a column or dead-ends a branch. Keep the value, or version it.
  */
-export function enumValuesRemoved(change: EngineChange): Ruling | undefined {
+function enumValuesRemoved(change: EngineChange): Ruling | undefined {
   if (change.typeName !== 'Schema' || change.kind !== 'modified' || change.property !== 'enum') return;
   const before = change.base?.value;
   const after = change.revision?.value;
@@ -39,7 +39,7 @@ export function enumValuesRemoved(change: EngineChange): Ruling | undefined {
  * A request parameter's documented default changed. Redocly rates it a patch, but a client that
  * omits the parameter (most do, for `limit`) now gets a different answer to the same request.
  */
-export function parameterDefaultChanged(change: EngineChange): Ruling | undefined {
+function parameterDefaultChanged(change: EngineChange): Ruling | undefined {
   if (change.typeName !== 'Schema' || change.kind !== 'modified' || change.property !== 'default') return;
   if (!/\/parameters\/\d+\/schema$/.test(change.path)) return;
   const before = change.base?.value;

@@ -13,7 +13,7 @@ export interface SourceLocation {
   line: number;
 }
 
-export interface EngineVerdict {
+interface EngineVerdict {
   ruleId: string;
   message: string;
 }

@@ -16,7 +16,7 @@ import { delayingProxy } from './delaying-proxy.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
 import { DEFAULTS } from '../../conformance/cli/config.ts';
 import type { Har } from '../../conformance/reporters/har.ts';
-import type { Report } from '../../conformance/core/types.ts';
+import type { Report } from '../../conformance/core/report-model.ts';
 import {
   catalogueSize,
   type Family,

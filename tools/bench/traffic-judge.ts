@@ -4,7 +4,7 @@
  * and prints one JSON line of figures (wall and CPU time, peak RSS, exchanges judged, verdict).
  * A second argument is the memory budget of the cross-exchange state (`--traffic-memory`).
  */
-import { runTraffic } from '../../conformance/run/traffic.ts';
+import { judgeRecording } from '../../conformance/run/traffic.ts';
 import { RULES } from '../../conformance/rules/registry.ts';
 import { specModelFor } from '../../conformance/run/runner.ts';
 import { figuresOf, startFigures } from './traffic-figures.ts';
@@ -13,7 +13,7 @@ const [file, memory] = process.argv.slice(2);
 if (!file) throw new Error('usage: traffic-judge.ts FILE [MEMORY_BYTES]');
 
 const started = startFigures();
-const run = await runTraffic(
+const run = await judgeRecording(
   specModelFor(),
   {
     file,

@@ -1,14 +1,14 @@
 /**
  * The spill half of `npm run conformance:traffic-bench`, in a process of its own: a state within
  * 1 MB takes 200,000 records shaped as a walk's (digests, counts, a set), spilling them to the
- * SQLite this Node runs (`conformance/core/sqlite.ts`), then reads them back in key order. Prints
+ * SQLite this Node runs (`conformance/run/sqlite.ts`), then reads them back in key order. Prints
  * one JSON line: the engine, records written and read per CPU-second, and the engine's installed
  * size (none for Node's own).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { BudgetedState } from '../../conformance/core/state.ts';
+import { BudgetedState } from '../../conformance/run/budgeted-state.ts';
 
 const RECORDS = 200_000;
 

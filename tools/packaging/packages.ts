@@ -34,7 +34,7 @@ export interface PackageDefinition {
 }
 
 /** The name the conformance package imports the sandbox's in-process server by. */
-export const SANDBOX_START = `${EMBEDDED_SERVER_PACKAGE}/start`;
+const SANDBOX_START = `${EMBEDDED_SERVER_PACKAGE}/start`;
 
 /**
  * Stands in for `reference-server/start.ts` in the conformance package: the same function, from
@@ -76,7 +76,7 @@ export const PACKAGES: readonly PackageDefinition[] = [
     dir: 'conformance',
     bins: {
       'canvassing-conformance': 'conformance/main.ts',
-      'canvassing-conformance-summary': 'conformance/cli/job-summary.ts',
+      'canvassing-conformance-summary': 'conformance/cli/summary-command.ts',
     },
     modules: [],
     // The decision log the findings cite by id (D-…), beside the specs the rules read.

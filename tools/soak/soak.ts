@@ -40,12 +40,12 @@ export const QUICK_OPTIONS: SoakOptions = {
   warmupSeconds: 1,
 };
 
-export interface Memory {
+interface Memory {
   rssBytes: number;
   heapUsedBytes: number;
 }
 
-export interface RoundFigures {
+interface RoundFigures {
   round: number;
   requests: number;
   requestsPerSecond: number;
@@ -73,7 +73,7 @@ export interface SoakReport {
 }
 
 /** The server process could not be started or stopped answering its parent. */
-export class SoakTargetError extends Error {
+class SoakTargetError extends Error {
   override readonly name = 'SoakTargetError';
 }
 

@@ -2,12 +2,11 @@
  * Test support for the launchers (`npm run mock`, `npm start`): runs one as a child process in its
  * own process group, collects its output, and tells whether a port or a process group is gone.
  */
-import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { KEY_PREFIX } from '../../spec/facts.ts';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface Launched {
   child: { kill(signal?: NodeJS.Signals): boolean };
@@ -86,25 +85,8 @@ export function launchCommand(command: string, args: string[]): Launched {
   return { child, pgid, output: () => text, exited, waitForOutput };
 }
 
-/** Whether something accepts TCP connections on host:port right now. */
-export function isListening(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(2_000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /** Whether any process of the group is still alive. */
-export function groupAlive(pgid: number): boolean {
+function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;

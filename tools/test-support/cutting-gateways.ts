@@ -11,7 +11,7 @@ import { forward } from './forward.ts';
 import { type Listening, listen } from './listen.ts';
 
 /** An answer of the server behind, read whole. */
-export interface Upstream {
+interface Upstream {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
@@ -54,7 +54,7 @@ export async function startCuttingGateway(
 }
 
 /** The body limit of the gateway that resets larger answers. */
-export const BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 
 /** Resets the connection (TCP RST, no answer at all) instead of passing on a body over 64 KiB. */
 export const resetsOverLimit: Cut = (upstream, _req, socket) => {

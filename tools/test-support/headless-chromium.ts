@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import packagedChromium from '@sparticuz/chromium';
 import { type Browser, chromium } from 'playwright-core';
 
-export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 /** Nothing the browser would fetch, update or report on its own while a test drives it. */
 const QUIET_ARGS = ['--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -84,7 +84,7 @@ export interface ListsServer extends Listening {
   urlOf(fault: ListsFault): string;
 }
 
-export interface SavedList {
+interface SavedList {
   id: string;
   name: string;
   count: number;
@@ -94,7 +94,7 @@ export interface SavedList {
 
 const SOURCES = ['query', 'area', 'upload'] as const;
 
-export function listsOf(n: number, campaign: string): SavedList[] {
+function listsOf(n: number, campaign: string): SavedList[] {
   return Array.from({ length: n }, (_, i) => ({
     id: randomUUID(),
     name: `${campaign} list ${i + 1}`,

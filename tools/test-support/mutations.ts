@@ -18,13 +18,13 @@ import { stopStatusesOf, loadSpec } from '../../spec/contract.ts';
 import type { Dataset, DemoCredentials, Walk } from '../../fixtures/index.ts';
 import { generateDataset } from '../../fixtures/index.ts';
 import { startReferenceServer } from '../../reference-server/start.ts';
-import type { KeyName } from '../../conformance/core/types.ts';
+import type { KeyName } from '../../conformance/core/configuration.ts';
 import { CREDENTIAL_KEY_NAMES, LIMIT } from '../../spec/facts.ts';
 import { badLimitsOf } from '../../conformance/rules/limits.ts';
 import { hasDotSegment } from '../../conformance/core/dot-segments.ts';
 import { type Listening, listen } from './listen.ts';
 
-export interface World {
+interface World {
   credentials: DemoCredentials & { CONFORMANCE_WEB_BASE_URL: string };
   primaryIds: Set<string>;
   otherIds: Set<string>;
@@ -34,7 +34,7 @@ export interface World {
   slugs: { primary: string; other: string };
 }
 
-export interface RequestView {
+interface RequestView {
   method: string;
   path: string;
   query: URLSearchParams;
@@ -46,7 +46,7 @@ export interface RequestView {
 }
 
 /** The request the proxy passes on, which a mutation may rewrite. */
-export interface Forwarded {
+interface Forwarded {
   method: string;
   /** Path and query. */
   url: string;
@@ -54,7 +54,7 @@ export interface Forwarded {
   headers: string[];
 }
 
-export interface Answer {
+interface Answer {
   status: number;
   headers: OutgoingHttpHeaders;
   body: Buffer;

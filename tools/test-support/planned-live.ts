@@ -27,7 +27,7 @@ const LIVE_REFUSALS: Json = {
 };
 
 /** A collection's `limit`, with bounds the API team chose. */
-export const COPY_LIMIT = { minimum: 1, maximum: 100, default: 20 };
+const COPY_LIMIT = { minimum: 1, maximum: 100, default: 20 };
 
 /**
  * The decisions taken when lists and SMS campaigns go live: the lists page by a cursor declared

@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { forward } from './forward.ts';
 import type { AddressInfo } from 'node:net';
 
-export interface Arrival {
+interface Arrival {
   /** Milliseconds on the monotonic clock (`performance.now()`). */
   at: number;
   status: number;

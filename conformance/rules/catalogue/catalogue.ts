@@ -110,7 +110,7 @@ export const SOURCES = {
       'https://github.com/OWASP/wstg/tree/2fab1ade827ee2336f14b7c695014191b7e2f3e1/document/4-Web_Application_Security_Testing/07-Input_Validation_Testing',
   },
 } as const;
-export type Source = keyof typeof SOURCES;
+type Source = keyof typeof SOURCES;
 
 /**
  * Whose request an entry is first tried on: no key (the cheapest refusal, which needs none), the

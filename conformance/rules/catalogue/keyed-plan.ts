@@ -6,16 +6,16 @@
  * turns; `--depth full` tries every entry on every route. A DELETE goes to a real item only under
  * `--allow-destructive`.
  */
-import { isObject } from '../../../spec/json-value.ts';
 import type { Campaign } from '../../core/roles.ts';
 import { PRIMARY_KEY, REVOKED_KEY } from '../../core/roles.ts';
 import type { ListedItem, Probe, World } from '../../core/rule.ts';
 import type { OperationModel } from '../../core/spec-model.ts';
 import { safeDecode } from '../../core/spec-model.ts';
-import type { Exchange, RequestSpec } from '../../core/types.ts';
+import type { Exchange, RequestSpec } from '../../core/exchange.ts';
 import { collectionRequest } from '../requests.ts';
 import type { KeyedAsking, KeyedEntry, KeyedFamily, RunFacts } from './catalogue.ts';
 import { KEYED_FAMILIES, keyedFamilyOf, nameIndexOf } from './catalogue.ts';
+import { shapeOf } from './plan.ts';
 import type { Shape } from './shapes.ts';
 
 /** The live protected reads the keyed catalogue is tried on. */
@@ -35,7 +35,7 @@ function itemOf(op: OperationModel, world: World, whose: KeyedAsking['item']): L
  * The other campaign's identifiers, as its data shows them: the segments of its links that no
  * link of the primary campaign has (its slug), then the values of its fields named for a campaign.
  */
-export function otherIdentifiers(world: World): string[] {
+function otherIdentifiers(world: World): string[] {
   const found = new Set<string>();
   for (const op of world.spec.live) {
     if (op.kind !== 'collection') continue;
@@ -55,7 +55,7 @@ export function otherIdentifiers(world: World): string[] {
 }
 
 /** The path segments of the links a record holds (absolute http(s) URLs among its fields). */
-export function linkSegments(record: Record<string, unknown>): string[] {
+function linkSegments(record: Record<string, unknown>): string[] {
   return Object.values(record).flatMap((value) =>
     typeof value === 'string' && /^https?:\/\//i.test(value) && URL.canParse(value)
       ? new URL(value).pathname
@@ -91,15 +91,7 @@ function madeOn(
   facts: RunFacts,
   entry: KeyedEntry,
 ): RequestSpec | undefined {
-  const shape: Shape = {
-    method: base.method ?? 'GET',
-    path: base.path,
-    ...(base.query !== undefined ? { query: base.query } : {}),
-    headers: base.headers ?? {},
-    ...(base.auth !== undefined ? { auth: base.auth } : {}),
-    nameAt: nameIndexOf(op.path),
-  };
-  const made = entry.make(shape, facts);
+  const made = entry.make(shapeOf(base, op.path), facts);
   if (!made) return undefined;
   const request: RequestSpec = { path: made.path, method: made.method };
   if (made.query !== undefined) request.query = made.query;
@@ -212,7 +204,3 @@ export function cookieReplays(op: OperationModel, world: World): Probe[] {
     { request: read, followUp: replay(true) },
   ];
 }
-
-/** Whether a record looks like an item's representation: an object with an id. */
-export const isItem = (value: unknown): value is Record<string, unknown> =>
-  isObject(value) && typeof value.id === 'string';

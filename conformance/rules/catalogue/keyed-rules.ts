@@ -20,7 +20,7 @@ import type { Across, Judgement, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { safeDecode } from '../../core/spec-model.ts';
 import { joinBits } from '../../core/state.ts';
-import type { MockMode } from '../../core/types.ts';
+import type { MockMode } from '../../core/report-model.ts';
 import { carriesData } from '../auth-readings.ts';
 import type { KeyedEntry, KeyedFamily } from './catalogue.ts';
 import { KEYED_FAMILIES, keyedEntryNamed, SOURCES } from './catalogue.ts';
@@ -181,6 +181,26 @@ function writeVerdict(obs: Observation): Judgement | undefined {
   );
 }
 
+/**
+ * A rule that asks with the primary key in sight of the other campaign's items and judges, across the
+ * run, whether the key was ever served what only the other campaign's key was (AUTH-024, AUTH-025).
+ */
+function campaignScopeRule(
+  family: KeyedFamily,
+  rule: Pick<Rule, 'id' | 'section' | 'title' | 'owasp' | 'unit' | 'expected' | 'hint'>,
+): Rule {
+  return {
+    ...rule,
+    area: 'isolation',
+    level: 'required',
+    needs: [OTHER_CAMPAIGN_KEY],
+    mock: MOCK_KEYED,
+    sees: 'answers',
+    plan: (op, world) => keyedProbes(family, op, world),
+    across: (ctx) => scopeAcross(family, ctx),
+  };
+}
+
 export const keyedRules: Rule[] = [
   {
     id: 'AUTH-023',
@@ -199,42 +219,28 @@ export const keyedRules: Rule[] = [
     plan: (op, world) => [...keyedProbes('placement', op, world), ...cookieReplays(op, world)],
     judge: placementVerdict,
   },
-  {
+  campaignScopeRule('tenant', {
     id: 'AUTH-024',
     section: '§5.1, §5.5',
     title:
       'Campaign and tenant selectors (?campaign=, X-Tenant-Id, ...) never switch the campaign a key reads',
-    area: 'isolation',
-    level: 'required',
     owasp: ['API1:2023'],
-    needs: [OTHER_CAMPAIGN_KEY],
-    mock: MOCK_KEYED,
-    sees: 'answers',
     unit: 'requests with a selector',
     expected:
       "with the primary key and a parameter or header naming the other campaign (its slug, as its links show it): the key's own campaign, or a refusal; never an item only the other campaign's key was served",
     hint: 'Take the campaign from the key alone; ignore (or refuse) any parameter or header that names one.',
-    plan: (op, world) => keyedProbes('tenant', op, world),
-    across: (ctx) => scopeAcross('tenant', ctx),
-  },
-  {
+  }),
+  campaignScopeRule('inventory', {
     id: 'AUTH-025',
     section: '§5.1, §5.5, §4.4',
     title:
       'Other versions, sub-routes and suffixes of known routes serve nothing outside the key’s campaign and scopes',
-    area: 'isolation',
-    level: 'required',
     owasp: ['API9:2023', 'API1:2023'],
-    needs: [OTHER_CAMPAIGN_KEY],
-    mock: MOCK_KEYED,
-    sees: 'answers',
     unit: 'requests to other routes with a key',
     expected:
       "/api/v0, the version left out, …/stops, …/export, .csv and other routes next to the live ones, asked with the primary key on the other campaign's items and with the key without scopes: a refusal, a 404, or the key's own data",
     hint: 'Retire old versions and undocumented routes, or put them behind the same key, scope and campaign checks as the live ones.',
-    plan: (op, world) => keyedProbes('inventory', op, world),
-    across: (ctx) => scopeAcross('inventory', ctx),
-  },
+  }),
   {
     id: 'METHODS-008',
     section: '§4, §5.5',

@@ -17,7 +17,7 @@ import { PRIMARY_KEY } from '../../core/roles.ts';
 import type { Ask, Probe, World } from '../../core/rule.ts';
 import type { OperationModel, SpecModel } from '../../core/spec-model.ts';
 import { pathOf, successProperty } from '../../core/spec-model.ts';
-import type { RequestSpec } from '../../core/types.ts';
+import type { RequestSpec } from '../../core/exchange.ts';
 import { collectionRequest } from '../requests.ts';
 import type { Family, Transform, Tried } from './catalogue.ts';
 import { FAMILIES, familyOf, nameIndexOf } from './catalogue.ts';
@@ -54,9 +54,9 @@ function requestOf(base: RequestSpec, shape: Shape): RequestSpec {
   return request;
 }
 
-/** A transform applied to a base request of a route, or undefined when it does not apply. */
-export function applied(base: RequestSpec, template: string, transform: Transform): RequestSpec | undefined {
-  const shape: Shape = {
+/** A base request of the route of this template, as a transform (or a keyed entry) reads it. */
+export function shapeOf(base: RequestSpec, template: string): Shape {
+  return {
     method: base.method ?? 'GET',
     path: base.path,
     ...(base.query !== undefined ? { query: base.query } : {}),
@@ -66,12 +66,16 @@ export function applied(base: RequestSpec, template: string, transform: Transfor
     ...(base.again !== undefined ? { again: base.again } : {}),
     nameAt: nameIndexOf(template),
   };
-  const made = transform.make(shape);
+}
+
+/** A transform applied to a base request of a route, or undefined when it does not apply. */
+export function applied(base: RequestSpec, template: string, transform: Transform): RequestSpec | undefined {
+  const made = transform.make(shapeOf(base, template));
   return made ? requestOf(base, made) : undefined;
 }
 
 /** The base request of a route, asked so, on an item when it names one. */
-export function baseRequest(target: Target, world: World, ask: Ask, id?: string): RequestSpec | undefined {
+function baseRequest(target: Target, world: World, ask: Ask, id?: string): RequestSpec | undefined {
   const op = target.op;
   if (op) {
     if (op.kind === 'collection') return collectionRequest(op, world, ask, 'full');
@@ -83,8 +87,8 @@ export function baseRequest(target: Target, world: World, ask: Ask, id?: string)
   return world.request(anyLive, { ...ask, ...post, path });
 }
 
-/** An asking: how the request is made, and the items it is made on. */
-interface Asking {
+/** A tried ask: how the request is made, and the items it is made on. */
+interface TriedAsk {
   ask: Ask;
   ids: (string | undefined)[];
 }
@@ -98,7 +102,7 @@ function idsOf(target: Target, world: World, withUnknown: boolean): (string | un
 }
 
 /** Whose requests a family's entry is tried on, on one route. */
-function askingsOf(transform: Transform, target: Target, world: World): Asking[] {
+function triedAsksOf(transform: Transform, target: Target, world: World): TriedAsk[] {
   const full = world.depth === 'full';
   const tried: Tried = transform.tried ?? FAMILIES[transform.family].tried;
   const existence = transform.family === 'method' || full;
@@ -117,7 +121,7 @@ function askingsOf(transform: Transform, target: Target, world: World): Asking[]
 
 /** One entry's requests on one route (none that would need a key the run does not have). */
 function probesOf(transform: Transform, target: Target, world: World): Probe[] {
-  return askingsOf(transform, target, world).flatMap(({ ask, ids }) =>
+  return triedAsksOf(transform, target, world).flatMap(({ ask, ids }) =>
     ids.flatMap((id) => {
       const base = baseRequest(target, world, ask, id);
       const request = base ? applied(base, target.template, transform) : undefined;
@@ -174,7 +178,7 @@ export function familyProbes(family: Family, op: OperationModel, world: World): 
 }
 
 /** Whether an operation's success data holds a link (a string of `format: uri`, at any depth). */
-export function carriesLinks(spec: SpecModel, op: OperationModel): boolean {
+function carriesLinks(spec: SpecModel, op: OperationModel): boolean {
   const data = successProperty(spec.doc, op, 'data');
   return data !== undefined && holdsUri(spec, data, 0);
 }

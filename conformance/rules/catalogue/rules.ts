@@ -13,7 +13,7 @@ import type { Observation } from '../../core/observation.ts';
 import type { OwaspCategory } from '../../core/owasp.ts';
 import type { Judgement, Rule, RuleContext } from '../../core/rule.ts';
 import { breaks, holds } from '../../core/rule.ts';
-import type { MockMode } from '../../core/types.ts';
+import type { MockMode } from '../../core/report-model.ts';
 import type { Family } from './catalogue.ts';
 import { headersOf } from './catalogue.ts';
 import { cacheAcross } from './cache.ts';

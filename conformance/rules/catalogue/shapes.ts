@@ -5,7 +5,7 @@
  * client sends them.
  */
 import type { KeyName, Via } from '../../core/roles.ts';
-import type { KeyPlacement, KeyUse } from '../../core/types.ts';
+import type { KeyPlacement, KeyUse } from '../../core/exchange.ts';
 import { safeDecode } from '../../core/spec-model.ts';
 
 /** A request as a transform reads and rewrites it. */

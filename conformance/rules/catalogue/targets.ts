@@ -12,7 +12,6 @@ import { NO_SCOPE_KEY, OTHER_CAMPAIGN_KEY, PRIMARY_KEY, REVOKED_KEY, roleOf } fr
 import type { Ask } from '../../core/rule.ts';
 import type { OperationModel, SpecModel } from '../../core/spec-model.ts';
 import { BASIC_CREDENTIALS } from '../auth-readings.ts';
-import { pathPattern } from '../requests.ts';
 import { SEND_CHILDREN } from './catalogue.ts';
 
 export interface Target {
@@ -98,10 +97,6 @@ function safeDecode(value: string): string {
   }
 }
 
-/** Whether a template is a planned path (the planned router's, by its own pattern). */
-export const isPlannedTemplate = (spec: SpecModel, path: string) =>
-  spec.plannedPaths.some((template) => pathPattern(template).test(path));
-
 export type RefusalKind =
   | 'no key'
   | 'malformed credentials'
@@ -140,13 +135,13 @@ export const REFUSALS: readonly Refusal[] = [
 ];
 
 /** A planned endpoint serves no one: whatever the credentials, data there is an endpoint live too soon. */
-export const PLANNED: Refusal = {
+const PLANNED: Refusal = {
   kind: 'a planned endpoint',
   owasp: 'API9:2023',
   ask: { key: PRIMARY_KEY },
 };
 
-export const refusalNamed = (kind: RefusalKind): Refusal => REFUSALS.find((r) => r.kind === kind) ?? PLANNED;
+const refusalNamed = (kind: RefusalKind): Refusal => REFUSALS.find((r) => r.kind === kind) ?? PLANNED;
 
 /**
  * The refusal an exchange's credentials get on a target, `reading` for a valid, scoped key (which a

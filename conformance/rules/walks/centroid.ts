@@ -16,7 +16,7 @@ export const CENTROID_EXTENT_SHARE = 1e-3;
 export type Point = { lat: number; lng: number } | null;
 
 /** What a stop carries that the centroid reads. */
-export interface Located {
+interface Located {
   lat?: unknown;
   lng?: unknown;
 }

@@ -8,7 +8,7 @@ import { isObject } from '../../../spec/json-value.ts';
 import type { Across, Judgement, ListedItem, Probe, Rule, RuleContext, World } from '../../core/rule.ts';
 import { OTHER_CAMPAIGN_KEY, PRIMARY_KEY } from '../../core/roles.ts';
 import { type OperationModel, pathOf } from '../../core/spec-model.ts';
-import type { Exchange, RequestSpec } from '../../core/types.ts';
+import type { Exchange, RequestSpec } from '../../core/exchange.ts';
 import { breaks, holds } from '../../core/rule.ts';
 import { askedId, idOf, itemOf, pageOf } from '../pages.ts';
 import { BodyMemo } from '../../core/body-memo.ts';

@@ -27,7 +27,7 @@ const linksSeen = {
 };
 
 /** A link taken apart, or why it cannot be. */
-export function parseWalkLink(value: unknown, kind: LinkKind): WalkLink | string {
+function parseWalkLink(value: unknown, kind: LinkKind): WalkLink | string {
   if (typeof value !== 'string') return `is ${JSON.stringify(value)}, not a string`;
   return linksSeen[kind](value);
 }

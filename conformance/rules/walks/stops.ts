@@ -17,14 +17,14 @@ import { isWalkDetail, isWalkOperation } from './operations.ts';
 import { stopStatuses } from './summaries.ts';
 
 /** Why a walk's stops are not in ascending position, or undefined. */
-export function orderProblem(stops: readonly unknown[]): string | undefined {
+function orderProblem(stops: readonly unknown[]): string | undefined {
   const positions = stops.map((s) => (isObject(s) ? s.position : undefined));
   const at = positions.findIndex((p, i) => i > 0 && !((p as number) > (positions[i - 1] as number)));
   return at > 0 ? `position ${String(positions[at])} follows ${String(positions[at - 1])}` : undefined;
 }
 
 /** Why a walk's positions are not exactly 1..n, or undefined. */
-export function numberingProblem(stops: readonly unknown[]): string | undefined {
+function numberingProblem(stops: readonly unknown[]): string | undefined {
   const sorted = stops
     .map((s) => (isObject(s) ? s.position : undefined))
     .sort((a, b) => Number(a) - Number(b));
@@ -33,7 +33,7 @@ export function numberingProblem(stops: readonly unknown[]): string | undefined 
 }
 
 /** The stop statuses that are none of §2.4's (the first two). */
-export function statusProblems(stops: readonly unknown[], statuses: ReadonlySet<string>): string[] {
+function statusProblems(stops: readonly unknown[], statuses: ReadonlySet<string>): string[] {
   return stops
     .filter((s) => !isObject(s) || !statuses.has(s.status as string))
     .slice(0, 2)
@@ -41,7 +41,7 @@ export function statusProblems(stops: readonly unknown[], statuses: ReadonlySet<
 }
 
 /** Stop ids that are empty, not strings, or repeated (the first two). */
-export function stopIdProblems(stops: readonly unknown[]): string[] {
+function stopIdProblems(stops: readonly unknown[]): string[] {
   const seen = new Set<unknown>();
   const found: string[] = [];
   for (const stop of stops) {

@@ -12,7 +12,7 @@ import type { Observation } from '../../core/observation.ts';
 import type { Judgement, Rule } from '../../core/rule.ts';
 import { breaks, chose, holds } from '../../core/rule.ts';
 import type { SpecModel } from '../../core/spec-model.ts';
-import { validationOf } from '../../core/drift.ts';
+import { validationOf } from '../../core/drift-analysis.ts';
 import { itemSchemaOf } from '../item-schemas.ts';
 import { itemOf, pageOf } from '../pages.ts';
 import { collectionRequest } from '../requests.ts';

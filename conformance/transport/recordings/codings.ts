@@ -11,7 +11,7 @@
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 
 /** A decoded body larger than this is not judged (a bomb in a recording is still a bomb). */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const LIMIT = { maxOutputLength: MAX_BODY_BYTES };
 

@@ -9,7 +9,7 @@ import { sharedBytesOf, sharedJsonOf } from '../../core/body-memo.ts';
 import type { Keyring } from '../../core/credentials.ts';
 import { parsedUrl } from '../../core/parsed-urls.ts';
 import { curlOf } from '../curl.ts';
-import type { Exchange, RequestInfo } from '../../core/types.ts';
+import type { Exchange, RequestInfo } from '../../core/exchange.ts';
 import { codingsOf, decodeBody } from './codings.ts';
 import { SECRET_HEADERS, type SecretNotes, shownUrl } from './secrets.ts';
 
@@ -91,13 +91,9 @@ export type Reading =
   { judged: true; exchange: Exchange; bodyless: boolean } | { judged: false; reason: string; line: string };
 
 /** How a request is named in reports: `#12 GET https://host/api/v1/walks?limit=5`. */
-export function entryLine(index: number, method: string, url: string): string {
+function entryLine(index: number, method: string, url: string): string {
   return `#${index} ${method} ${url}`;
 }
-
-/** The line of an exchange read from a recording (its `seq` is the entry's index). */
-export const lineOf = (exchange: Exchange) =>
-  entryLine(exchange.seq, exchange.request.method, exchange.request.url);
 
 /**
  * Notes the secrets an entry carries (its key headers, cookies, secret query parameters) without
@@ -226,7 +222,7 @@ function shownHeadersOf(keptHeaders: ReadonlySet<string>): readonly string[] {
 type PlainRequest = Omit<RequestInfo, 'curl'>;
 
 /** The request with its curl, written only for the few exchanges a report shows: a recording has thousands. */
-export function withCurl(info: PlainRequest): RequestInfo {
+function withCurl(info: PlainRequest): RequestInfo {
   let curl: string | undefined;
   return {
     method: info.method,

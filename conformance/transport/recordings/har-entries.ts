@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 import { ConfigError } from '../../core/config-error.ts';
 
 /** What the file holds beside its entries, read on the way (`log.version`, `log.creator.name`). */
-export interface HarHeader {
+interface HarHeader {
   version?: string;
   creator?: string;
 }

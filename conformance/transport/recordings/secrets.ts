@@ -5,7 +5,6 @@
  * reports show; request lines have secret query values replaced; and every text the run writes
  * passes the ledger's redactor, so an answer that echoes a key is shown without it.
  */
-import { createHash } from 'node:crypto';
 import { KEY_PREFIX } from '../../../spec/facts.ts';
 import { hasDotSegment } from '../../core/dot-segments.ts';
 import type { Redactor } from '../../core/redact.ts';
@@ -23,7 +22,7 @@ export const SECRET_HEADERS: ReadonlySet<string> = new Set([
 const SECRET_PARAM = /key|token|secret|auth|pass|sig|session|cookie|credential|code/i;
 /** Anything shaped like a key of this API, wherever it stands. */
 const KEY_SHAPED = new RegExp(`${KEY_PREFIX}[A-Za-z0-9._~+/=%-]{4,}`, 'g');
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 /** Shorter values are not looked for in texts: they would redact ordinary words. */
 const MIN_SECRET = 6;
 /** Distinct secrets remembered; key-shaped ones beyond are still caught by their shape. */
@@ -32,18 +31,6 @@ const MAX_SECRETS = 10_000;
 /** Where the secrets an entry holds are noted as it is read. */
 export interface SecretNotes {
   note(value: string): void;
-}
-
-/**
- * The secrets of one entry, in the order they were met, for the ledger of the run to learn in file
- * order: an entry may be read on a worker thread, the ledger is the main thread's.
- */
-export class EntrySecrets implements SecretNotes {
-  readonly values: string[] = [];
-
-  note(value: string): void {
-    this.values.push(value);
-  }
 }
 
 export class SecretLedger implements SecretNotes {
@@ -182,22 +169,4 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
-}
-
-/**
- * Who asked, without saying who: a digest of the key the request carried, in `Authorization:
- * Bearer` or `x-api-key` (the same key in either is the same caller; two different keys at once
- * are a caller of their own, since which one a deployment reads is open, §5.9), so two requests
- * can be told to come from different keys. Never shown; undefined for a request without a key.
- */
-export function keyIdentity(headers: ReadonlyMap<string, string>): string | undefined {
-  const bearer =
-    headers
-      .get('authorization')
-      ?.trim()
-      .replace(/^bearer\s+/i, '') ?? '';
-  const apiKey = headers.get('x-api-key')?.trim() ?? '';
-  const keys = [...new Set([bearer, apiKey].filter((k) => k !== ''))];
-  if (keys.length === 0) return undefined;
-  return createHash('sha256').update(keys.join('\n')).digest('hex').slice(0, 16);
 }

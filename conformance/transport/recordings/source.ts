@@ -17,12 +17,12 @@ import { NotHarError, readError, scanHar } from './har-entries.ts';
 import { openZip, type ZipBodies } from './zip.ts';
 
 /** One entry as read: its bytes, or why there are none (a line cut off at the end of the file). */
-export type EntryBytes = { index: number; bytes: Buffer } | { index: number; unreadable: string };
+type EntryBytes = { index: number; bytes: Buffer } | { index: number; unreadable: string };
 
 /** The form a recording has, as reports name it. */
-export type RecordingForm = 'HAR' | 'NDJSON';
+type RecordingForm = 'HAR' | 'NDJSON';
 
-export interface RecordingEnd {
+interface RecordingEnd {
   form: RecordingForm;
   /** Gzip or zip around it, as reports name it (`gzip`, `Playwright zip`). */
   wrapping?: string;
@@ -30,7 +30,7 @@ export interface RecordingEnd {
 }
 
 /** Reads a body a HAR entry attached as a file (`content._file`), or says why it cannot. */
-export type AttachedBodies = (file: string) => Promise<Buffer | { missing: string }>;
+type AttachedBodies = (file: string) => Promise<Buffer | { missing: string }>;
 
 export interface Recording {
   /** Hands each batch of entries on as the stream closes them; resolves with what the stream was. */
@@ -41,7 +41,7 @@ export interface Recording {
 /** Bytes read at a time from a file. */
 const CHUNK_BYTES = 1024 * 1024;
 /** Why a cut entry is not judged. */
-export const CUT_OFF = 'the recording is cut off inside this entry (a truncated file or gzip stream)';
+const CUT_OFF = 'the recording is cut off inside this entry (a truncated file or gzip stream)';
 
 /**
  * Opens `path` (`-`: `stdin`). A file that cannot be opened, is empty, or is not JSON is a

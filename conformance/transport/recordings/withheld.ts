@@ -4,9 +4,9 @@
  * value read from a body (a name, a coordinate, a snippet of an answer) is withheld, and no answer
  * body is shown as evidence.
  */
-import type { CheckResult, Report } from '../../core/types.ts';
+import type { CheckResult, Report } from '../../core/report-model.ts';
 
-export const WITHHELD = '…';
+const WITHHELD = '…';
 const BODY_WITHHELD = '(body withheld: --redact-bodies)';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

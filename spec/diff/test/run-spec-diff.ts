@@ -10,7 +10,7 @@ import { LAUNCHER } from '../../../command-line/launch.js';
 import { main } from '../cli.ts';
 import { rememberedEngine } from './remembered-engine.ts';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 const run = promisify(execFile);
 

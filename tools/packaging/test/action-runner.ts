@@ -27,7 +27,7 @@ interface ActionDefinition {
   runs: { using: string; steps: ActionStep[] };
 }
 
-export interface StepRun {
+interface StepRun {
   name: string;
   ran: boolean;
   status: number | null;

@@ -23,7 +23,7 @@ import {
   startTerminator,
 } from '../../test-support/reach-parts.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
-import type { Report } from '../../../conformance/core/types.ts';
+import type { Report } from '../../../conformance/core/report-model.ts';
 import { REPO_ROOT } from '../packages.ts';
 import { type ActionRun, runAction } from './action-runner.ts';
 import { cleanup, scratchDir } from '../packed.ts';

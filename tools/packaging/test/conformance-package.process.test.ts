@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
-import type { Report } from '../../../conformance/core/types.ts';
+import type { Report } from '../../../conformance/core/report-model.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
 import { apiIdentity, manifestOf } from '../build.ts';
 import { REPO_ROOT } from '../packages.ts';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUTATIONS, type MutationServer, startMutationServer } from '../../test-support/mutations.ts';
-import type { Report } from '../../../conformance/core/types.ts';
+import type { Report } from '../../../conformance/core/report-model.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
 import { cleanup, outsideEnv, run, scratchDir } from '../packed.ts';
 import { installOfficialNodes, OFFICIAL_NODES } from '../../test-support/official-nodes.ts';

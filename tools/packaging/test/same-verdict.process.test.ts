@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../../../conformance/core/types.ts';
+import type { Report } from '../../../conformance/core/report-model.ts';
 import { type RunningServer, startReferenceServer } from '../../../reference-server/start.ts';
 import { binOf, cleanup, outsideEnv, run, scratchDir } from '../packed.ts';
 import { installedForRun, packedForRun } from './pack-once.ts';

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../../../conformance/core/types.ts';
+import type { Report } from '../../../conformance/core/report-model.ts';
 import { freePort } from '../../../command-line/free-port.ts';
 import { apiIdentity } from '../build.ts';
 import { binOf, cleanup, outsideEnv, run, scratchDir } from '../packed.ts';

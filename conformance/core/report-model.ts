@@ -1,114 +1,10 @@
 /**
- * The suite's ground layer: the vocabulary every other module speaks — configuration, requests and
- * answers, outcomes, results and the report. It imports nothing of the suite, so every layer above
- * it (client, checks, runner, reporters, CLI) can depend on it without a circle.
+ * The report's vocabulary: a rule's result, the summary and verdict, coverage, drift, the
+ * comparison with a previous report and the expected failures. It imports nothing of the suite but
+ * its names, so every layer can speak it.
  */
-
-import type { CredentialKeyName, ResultClass } from '../../spec/facts.ts';
-import type { NearMiss } from './near-miss.ts';
-
-/** A configured key's variable name (CONTRACT.md); the names are `CREDENTIAL_KEY_NAMES` of spec/facts.ts. */
-export type KeyName = CredentialKeyName;
-
-export interface SuiteConfig {
-  /** Without a trailing slash; may carry a path prefix. */
-  baseUrl: string;
-  profile: 'live' | 'mock';
-  strict: boolean;
-  /** Configured keys by name; the values are secrets and never leave the client. */
-  keys: Partial<Record<KeyName, string>>;
-  /** The `{web_base_url}` the deployment should use, when the tester knows it. */
-  webBaseUrl?: string;
-  concurrency: number;
-  timeoutMs: number;
-  maxRequests: number;
-  maxResponseBytes: number;
-  /** Longest wait a 429's (or a 503's) `Retry-After` may impose before one retry. */
-  maxRetryWaitMs: number;
-  /**
-   * `--retries N`: how many times a failed request is tried again (`transport/retry.ts`: a 503 or a
-   * reset with no answer on GET and HEAD; a throttled answer is waited out more often, unless 0).
-   * Every attempt counts in the budget.
-   */
-  retries: number;
-  /**
-   * `--max-duration`: the longest a run may take, in milliseconds; past it nothing more is sent or
-   * waited for, and what was still waiting is named. Undefined: no bound (in-process tests).
-   */
-  maxDurationMs?: number;
-  /** `--rate-limit N/s` or `N/min`: request starts allowed in any one-second (or one-minute) window. */
-  rateLimit?: RateLimit;
-  /** How many walks the detail checks fetch (the empty and unlocated ones first). */
-  /**
-   * `--sample N`: judge N records per sweep, chosen by the seed; undefined (the default) judges every
-   * record the deployment serves.
-   */
-  sample?: number;
-  /** `--seed S`: drives every random choice (limit values, samples) so a failure reproduces. */
-  seed: number;
-  /** Only checks whose id starts with one of these (for focused runs). */
-  only?: string[];
-  /** The target is the in-process reference server started because no base URL was given. */
-  embedded: boolean;
-  /** `--spec FILE`: the OpenAPI document to judge against (default: the bundled spec/openapi.yaml). */
-  specPath?: string;
-  /** `--depth full`: the whole attacker's catalogue on every refusal and target (default: its default tier). */
-  depth?: 'default' | 'full';
-  /**
-   * `--allow-destructive`: the keyed catalogue also sends a DELETE to an item that exists (never
-   * otherwise); a deployment that accepts it loses that item.
-   */
-  allowDestructive?: boolean;
-  /** How the target is reached: proxy, TLS trust and identity, gateway headers (`reach.ts`). */
-  reach?: Reach;
-}
-
-/** `--rate-limit`: at most `requests` request starts in any window of `perMs` (1,000 or 60,000) ms. */
-export interface RateLimit {
-  requests: number;
-  perMs: 1_000 | 60_000;
-}
-
-/** A proxy URL and where it was configured (`--proxy`, `HTTPS_PROXY`...), for messages. */
-export interface ProxySetting {
-  url: string;
-  from: string;
-  /** The variable the password came from (`CONFORMANCE_PROXY_PASSWORD`), when not from the URL. */
-  passwordVariable?: string;
-}
-
-/**
- * What stands between the suite and the target in a company network, from flags and environment
- * (`reach.ts`); the client composes its undici dispatcher from it. Values here are secrets where
- * marked: they never leave the client and the redactor.
- */
-export interface Reach {
-  /** `--proxy` / `CONFORMANCE_PROXY`, which applies to either scheme. */
-  proxy?: ProxySetting;
-  /** `http_proxy` / `HTTP_PROXY` and `https_proxy` / `HTTPS_PROXY`, by the target's scheme. */
-  httpProxy?: ProxySetting;
-  httpsProxy?: ProxySetting;
-  /** `no_proxy` / `NO_PROXY`: hosts never proxied (curl's rules). */
-  noProxy?: string;
-  /** `--ca-file`: PEM added to the trusted roots; `variable` when it came from `CONFORMANCE_CA_FILE`. */
-  ca?: { file: string; pem: string; variable?: string };
-  /** `--insecure`: the target's certificate is not verified (every report says so). */
-  insecure: boolean;
-  /** `--cert` and `--key` (PEM), with the passphrase read from the variable `--key-passphrase-env` names. */
-  clientCert?: {
-    certFile: string;
-    cert: string;
-    keyFile: string;
-    key: string;
-    passphrase?: string;
-    passphraseVariable?: string;
-    /** Set when the file came from `CONFORMANCE_CERT_FILE` / `CONFORMANCE_KEY_FILE`. */
-    certVariable?: string;
-    keyVariable?: string;
-  };
-  /** `--header` / `CONFORMANCE_HEADERS`: sent on every request; values are secrets. */
-  headers: GatewayHeader[];
-}
+import type { ResultClass } from '../../spec/facts.ts';
+import type { RequestInfo, RetryReason } from './exchange.ts';
 
 /** The reach as reports show it: the proxy's origin, file paths, header names; never a secret. */
 export interface ReachSummary {
@@ -118,188 +14,6 @@ export interface ReachSummary {
   insecure?: true;
   clientCert?: string;
   headers?: string[];
-}
-
-export interface GatewayHeader {
-  name: string;
-  /** A secret: reports show `shown`, never this. */
-  value: string;
-  /**
-   * The value as reproductions and the HAR show it, for the shell to expand: as written when it
-   * named variables (`$GATEWAY_TOKEN`), else the variable the suite also reads it from
-   * (`$CONFORMANCE_HEADER_X_GATEWAY_TOKEN`).
-   */
-  shown: string;
-  /** The variables whose values make it up, by name: the redactor replaces each by its name. */
-  secrets: Record<string, string>;
-}
-
-export type Via = 'bearer' | 'x-api-key';
-/** A configured key, named, sent in one of the two headers. */
-export interface KeyUse {
-  key: KeyName;
-  via: Via;
-  /** Sends this edit of the key instead (`near-miss.ts`), derived at send time, never stored. */
-  nearMiss?: NearMiss;
-  /**
-   * The word sent before the key instead of its header's own (`Bearer` in Authorization, none in
-   * x-api-key): `Token`, or `''` for the bare key. Credentials no deployment may accept.
-   */
-  scheme?: string;
-  /** Sends the key without this leading text (the spec's key prefix): a token not shaped like a key. */
-  dropPrefix?: string;
-  /**
-   * Sends the key out of its headers, where no deployment may read it: as a query parameter, as a
-   * cookie of that name, or as the user name of Basic authentication (`via` is then unused).
-   */
-  placed?: KeyPlacement;
-}
-
-/** Where a key goes out of its place (`KeyUse.placed`). */
-export type KeyPlacement = { in: 'query' | 'cookie'; name: string } | { in: 'basic' };
-
-export interface RequestSpec {
-  method?: string;
-  /** Path below the base URL, e.g. `/api/v1/walks`. */
-  path: string;
-  /** Raw query string without `?`, sent exactly as written (e.g. `limit=1&limit=2`). */
-  query?: string;
-  auth?: KeyUse | KeyUse[];
-  /** Literal headers; never secrets (use `auth` for configured keys). */
-  headers?: Record<string, string>;
-  /** Sends a well-formed key no deployment knows (`svc_sk_live_` + random) in this header. */
-  madeUpKey?: Via;
-  body?: string;
-  /**
-   * The same request made again (1, 2...): identical on the wire, but not the same request to
-   * deduplication, so a read made after other keys' requests is sent rather than remembered.
-   */
-  again?: number;
-  /**
-   * Read off the socket (`transport/raw-answer.ts`): the answer's status and headers, and how many
-   * bytes came after them, which an HTTP client drops for HEAD, 204 and 304 (`ResponseData.socket`).
-   */
-  offSocket?: true;
-}
-
-/** The request as reports show it: keys by name, never by value. */
-export interface RequestInfo {
-  method: string;
-  url: string;
-  /** Names of the configured keys sent, e.g. `CONFORMANCE_API_KEY`. */
-  keys: KeyName[];
-  /** Near misses of configured keys sent instead of the keys themselves (their values are derived, never stored). */
-  nearMisses?: { key: KeyName; nearMiss: NearMiss }[];
-  headers: Record<string, string>;
-  body?: string;
-  curl: string;
-}
-
-export interface ResponseData {
-  status: number;
-  headers: Record<string, string>;
-  /** `Content-Type` as sent; `mediaType` is its lower-case essence (`application/json`). */
-  contentType?: string;
-  mediaType?: string;
-  /** The content, decoded when it came gzip-encoded (see `encoded`). */
-  body: string;
-  bytes: number;
-  /** Set when the answer came content-coded and the client decoded it: the coding and its size on the wire. */
-  encoded?: { coding: string; bytes: number };
-  /** Parsed JSON when the body is JSON, whatever the content type says. */
-  json?: unknown;
-  /** Why the body is not JSON (empty bodies have neither `json` nor `jsonError`). */
-  jsonError?: string;
-  /** A recording holds the answer's status and headers, not its body: `body` is empty for want of it. */
-  unrecorded?: true;
-  /**
-   * A request sent `offSocket`: the bytes that came after the headers, or why the answer could not
-   * be read off the socket (a proxy between, which the client goes through as usual).
-   */
-  socket?: { afterHeaders: number } | { unread: string };
-}
-
-export type FailureKind =
-  /** No connection within the connect timeout (a host that drops packets). */
-  | 'connect'
-  | 'timeout'
-  | 'refused'
-  | 'dns'
-  | 'reset'
-  /** The status and headers arrived, the body did not arrive whole (`NetworkFailure.cut`). */
-  | 'cut'
-  | 'protocol'
-  | 'too-large'
-  /** The answer declares a `Content-Encoding` its body does not decode from (or one no client knows). */
-  | 'undecodable'
-  | 'network'
-  /** The TLS handshake failed: an untrusted or expired certificate, a name mismatch, a client certificate required. */
-  | 'tls'
-  /** The configured proxy cannot be reached, or refused to carry the request. */
-  | 'proxy'
-  /** Not sent: the request budget is spent. */
-  | 'budget'
-  /** Not sent: the target stopped answering, so the suite stopped asking. */
-  | 'gave-up'
-  /** Not sent, or not answered in time: the run reached `--max-duration`. */
-  | 'past-deadline';
-
-/** The flag that caps an answer's size: a `too-large` failure that names it was cut at the cap. */
-export const RESPONSE_CAP_FLAG = '--max-response-bytes';
-
-/** An answer cut off at the size cap: legal perhaps, but too large to judge (not the deployment's fault). */
-export function overCap(error: NetworkFailure | undefined): boolean {
-  return error?.kind === 'too-large' && error.message.includes(RESPONSE_CAP_FLAG);
-}
-
-export interface NetworkFailure {
-  kind: FailureKind;
-  message: string;
-  /** The error code behind it (`ECONNRESET`, `CERT_HAS_EXPIRED`...), when one was given. */
-  code?: string;
-  /** A `cut` answer: what it declared, and what arrived. */
-  cut?: CutAnswer;
-}
-
-/** An answer that began and did not arrive whole. */
-export interface CutAnswer {
-  status: number;
-  /** Its Content-Length, when it declared one. */
-  declared?: number;
-  /** It came in chunks (Transfer-Encoding: chunked). */
-  chunked?: true;
-  /** Body bytes that arrived before it ended. */
-  arrived: number;
-}
-
-/**
- * One attempt of a request. A request tried again (client.ts's retry policy) leaves one exchange per
- * attempt in `client.exchanges`, in the order sent: the HAR, the JSON report and the coverage count
- * them all. Every attempt but the last carries `retriedAs`, the `seq` of the attempt that replaced it;
- * rules judge only final attempts (`isFinal`), and `send()` resolves to the final one.
- */
-export interface Exchange {
-  seq: number;
-  /** When it was sent (ms since the epoch): the HAR's `startedDateTime`. */
-  startedAt?: number;
-  request: RequestInfo;
-  response?: ResponseData;
-  error?: NetworkFailure;
-  durationMs: number;
-  /** Attempts of the same request before this one (0 for a first attempt). */
-  retries: number;
-  /** Set on a superseded attempt: the `seq` of the attempt sent again in its place. */
-  retriedAs?: number;
-  /** Why it was tried again (`429`, `503`, `reset`, `local`), on a superseded attempt. */
-  retriedFor?: RetryReason;
-}
-
-/** What makes the client try a request again (client.ts, `RETRY_POLICY`). */
-export type RetryReason = '429' | '503' | 'reset' | 'local';
-
-/** Whether an exchange is the one a request ended with: the attempt rules judge. */
-export function isFinal(exchange: Exchange): boolean {
-  return exchange.retriedAs === undefined;
 }
 
 export type Status = ResultClass;
@@ -523,7 +237,7 @@ export interface OperationCoverage {
   undocumented: { status: string; observed: number }[];
 }
 
-export interface RequirementCoverage extends Judged {
+interface RequirementCoverage extends Judged {
   id: string;
   status: Status;
 }
@@ -623,12 +337,12 @@ export interface ExpectedFailure {
  */
 export type ExpectationState = 'failing' | 'fixed' | 'not-run';
 
-export interface ExpectedFailureMark {
+interface ExpectedFailureMark {
   reason: string;
   state: ExpectationState;
 }
 
-export interface ExpectationsReport {
+interface ExpectationsReport {
   file: string;
   entries: (ExpectedFailure & { state: ExpectationState })[];
 }

@@ -12,7 +12,7 @@ import {
   readFlags,
   UsageError,
 } from '../../command-line/flags.ts';
-import type { Report } from '../core/types.ts';
+import type { Report } from '../core/report-model.ts';
 import { jobSummary, notRunSummary } from '../reporters/job-summary.ts';
 
 const COMMAND = {

@@ -1,5 +1,5 @@
 /**
- * SQLite for the state that spills (`state.ts`), with no compiler at install: Node's own
+ * SQLite for the state that spills (`budgeted-state.ts`), with no compiler at install: Node's own
  * `node:sqlite` where Node ships it stable (24 and later), and elsewhere (Node 20 and 22)
  * `node-sqlite3-wasm`, SQLite compiled to WebAssembly with a file system of its own. Both are
  * synchronous, as the judge is. Chosen by measurement (`tools/bench/README.md`): Node's own writes
@@ -12,7 +12,7 @@
 import type { Database as WasmDatabase, Statement as WasmStatement } from 'node-sqlite3-wasm';
 
 /** A value bound to a statement or read from a row: keys are bytes, records are text. */
-export type SqlValue = Uint8Array | string | number | null;
+type SqlValue = Uint8Array | string | number | null;
 
 /** A prepared statement; a row is an object by column name. */
 export interface SqlStatement {

@@ -7,21 +7,21 @@
 import type { ContractValidator, ValidationResult } from '../../spec/contract.ts';
 import { mediaTypesOf, operationsOf } from '../../spec/contract.ts';
 import type { Operation } from '../../spec/contract.ts';
-import type { DriftFinding, DriftKind, DriftSection, Exchange, ResponseData } from './types.ts';
-import { DRIFT_KINDS, isFinal } from './types.ts';
+import type { Exchange, ResponseData } from './exchange.ts';
+import type { DriftFinding, DriftKind, DriftSection } from './report-model.ts';
+import { isFinal } from './exchange.ts';
+import { DRIFT_KINDS } from './report-model.ts';
 import { BodyMemo } from './body-memo.ts';
 import { shownExchange } from './evidence.ts';
 
 /**
- * The check whose verdict each kind decides: the DRIFT checks (advisory, failures under --strict)
- * and ENVELOPE-005, the required check that every body matches its schema.
+ * The rule whose verdict each kind of difference decides, and the rule of an answer that is not
+ * JSON: the rules' own ids, which the rules layer holds (`rules/drift.ts`, `DRIFT_RULE_IDS`).
  */
-const CHECK_OF: Record<DriftKind, string> = {
-  field: 'DRIFT-001',
-  status: 'DRIFT-002',
-  'content-type': 'DRIFT-003',
-  schema: 'ENVELOPE-005',
-};
+export interface DriftRuleIds {
+  kinds: Readonly<Record<DriftKind, string>>;
+  notJson: string;
+}
 
 /** One finding with the exchange that first showed it (the checks report that exchange). */
 export interface DriftObservation {
@@ -59,16 +59,24 @@ export interface DriftDump {
 const analysed = new WeakMap<readonly Exchange[], { sent: number; observations: DriftObservation[] }>();
 
 /** Every difference of the exchanges from the spec, each once, in spec order of operation and status. */
-export function observeDrift(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
+function observeDrift(
+  exchanges: readonly Exchange[],
+  ctx: DriftContext,
+  ruleIds: DriftRuleIds,
+): DriftObservation[] {
   const known = analysed.get(exchanges);
   if (known && known.sent === exchanges.length) return known.observations;
-  const observations = analyse(exchanges, ctx);
+  const observations = analyse(exchanges, ctx, ruleIds);
   analysed.set(exchanges, { sent: exchanges.length, observations });
   return observations;
 }
 
-function analyse(exchanges: readonly Exchange[], ctx: DriftContext): DriftObservation[] {
-  const tally = new DriftTally(ctx);
+function analyse(
+  exchanges: readonly Exchange[],
+  ctx: DriftContext,
+  ruleIds: DriftRuleIds,
+): DriftObservation[] {
+  const tally = new DriftTally(ctx, ruleIds);
   // A request tried again is judged by its last attempt (a 429 waited out is no drift).
   for (const exchange of exchanges) if (isFinal(exchange)) tally.add(exchange);
   return tally.observations();
@@ -85,9 +93,11 @@ export class DriftTally {
   judged = 0;
 
   private readonly ctx: DriftContext;
+  private readonly ruleIds: DriftRuleIds;
 
-  constructor(ctx: DriftContext) {
+  constructor(ctx: DriftContext, ruleIds: DriftRuleIds) {
     this.ctx = ctx;
+    this.ruleIds = ruleIds;
   }
 
   add(exchange: Exchange): void {
@@ -114,7 +124,7 @@ export class DriftTally {
         seen.set(key, {
           finding: {
             ...difference,
-            check: difference.check ?? CHECK_OF[difference.kind],
+            check: difference.notJson ? this.ruleIds.notJson : this.ruleIds.kinds[difference.kind],
             ...operationOf(ctx, operationId),
             status,
           },
@@ -168,8 +178,12 @@ export class DriftTally {
 }
 
 /** The report's drift section: the findings (at most MAX_FINDINGS) and how many answers were judged. */
-export function driftSection(exchanges: readonly Exchange[], ctx: DriftContext): DriftSection {
-  const observations = observeDrift(exchanges, ctx);
+export function driftSection(
+  exchanges: readonly Exchange[],
+  ctx: DriftContext,
+  ruleIds: DriftRuleIds,
+): DriftSection {
+  const observations = observeDrift(exchanges, ctx, ruleIds);
   const judged = exchanges.filter((e) => isFinal(e) && e.response && documentedOperation(e, ctx)).length;
   return sectionOf(observations, judged);
 }
@@ -362,7 +376,7 @@ function operationOf(
   return { operationId, method, path };
 }
 
-type Difference = Pick<DriftFinding, 'kind' | 'where' | 'message'> & { check?: string };
+type Difference = Pick<DriftFinding, 'kind' | 'where' | 'message'> & { notJson?: true };
 
 function differencesOf(exchange: Exchange, operationId: string, ctx: DriftContext): Difference[] {
   const response = exchange.response as ResponseData;
@@ -383,7 +397,7 @@ function differencesOf(exchange: Exchange, operationId: string, ctx: DriftContex
 
   if (response.json === undefined) {
     if (response.body !== '' && (!documented || allowed.includes('application/json'))) {
-      differences.push({ kind: 'schema', where: '(body)', message: 'not JSON', check: 'ENVELOPE-004' });
+      differences.push({ kind: 'schema', where: '(body)', message: 'not JSON', notJson: true });
     }
     return differences;
   }
