@@ -145,7 +145,14 @@ export class Judge {
    */
   private candidates(obs: Observation): readonly Tally[] {
     const { plannedBy } = obs;
-    if (obs.private) return this.tallies.filter((t) => plannedBy?.has(t.rule.id));
+    // A private probe is judged by the rules that asked for it; a server error to it is a fault
+    // whatever it asked, which the rule about every request's server errors judges when the asking
+    // rules found nothing broken (one cause, one failure).
+    if (obs.private)
+      return this.tallies.filter(
+        (t) =>
+          plannedBy?.has(t.rule.id) || (obs.answer === 'server-error' && t.rule.judgesEveryAttempt === true),
+      );
     let applying = this.applying.get(obs.op);
     if (!applying) {
       const op = obs.op;

@@ -41,6 +41,7 @@ export const CAUGHT: Record<string, string | string[]> = {
   'keyed-answers-public': 'SECURITY-001',
   'cors-any-origin-with-credentials': 'SECURITY-002',
   'trace-echoes': 'SECURITY-003',
+  'encoded-dots-500': 'ENVELOPE-011',
   'stack-in-404': 'SECURITY-004',
   'json-latin1': 'ENVELOPE-017',
   'other-links-primary-slug': 'CONSISTENCY-004',

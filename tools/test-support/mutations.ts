@@ -1215,6 +1215,20 @@ export const MUTATIONS: Mutation[] = [
         : undefined,
   },
   {
+    name: 'encoded-dots-500',
+    breaks: 'ENVELOPE-011',
+    description: 'a path with encoded dot segments (%2e%2e) breaks the router: 500 in the envelope',
+    alone: true,
+    response: (a, _v, _world, req) =>
+      /%2e%2e/i.test(req.url.split('?')[0] ?? '')
+        ? {
+            status: 500,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from('{"ok":false,"error":{"code":"internal_error","message":"Something broke."}}'),
+          }
+        : undefined,
+  },
+  {
     name: 'stack-in-404',
     breaks: 'SECURITY-004',
     description: "a 404's message carries the stack of the exception behind it",
