@@ -1,6 +1,6 @@
 /**
  * The suite's only way to the target, composed of stages, each a module of its own:
- * - memoizing: identical GETs and HEADs share one fetch (`send`);
+ * - memoizing: identical GETs and HEADs share one fetch (`memo.ts`);
  * - the request's headers and keys, shown by name (`request-headers.ts`), a path sent as written
  *   where URL parsing would change it (`as-written.ts`), its curl line (`curl.ts`);
  * - the concurrency bound (`gate.ts`) and the pace of starts, `--rate-limit` and what 429s teach
@@ -14,8 +14,11 @@
  *   `Retry-After`) is waited out and asked again; each attempt is an exchange of its own, counts
  *   against the budget and is paced, and a request waiting for its retry gives up its place in
  *   flight to others; the request ends with its last attempt.
- * Redirects are never followed (a key never travels to another origin). Network trouble never
- * throws: it comes back as an `Exchange` with an `error` a check turns into a clear failure.
+ * The stages above one attempt (memo, gate, pace, budget, retry) are the client's, not undici
+ * interceptors: an interceptor sees one dispatch, and the suite records, paces and counts every
+ * attempt as an exchange of its own. Redirects are never followed (a key never travels to another
+ * origin). Network trouble never throws: it comes back as an `Exchange` with an `error` a check
+ * turns into a clear failure.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +43,7 @@ import { RunEnd } from './deadline.ts';
 import { routeOf, targetTlsOf } from './dispatcher.ts';
 import { Gate } from './gate.ts';
 import { type KnownRequest, TargetWatch } from './liveness.ts';
+import { Memo } from './memo.ts';
 import { Pace } from './pace.ts';
 import { credentialsOf, headersOf, withQuery } from './request-headers.ts';
 import { retryOf } from './retry.ts';
@@ -69,7 +73,6 @@ export class HttpClient {
   /** Every exchange of the run, in the order they were sent (memoized fetches appear once). */
   readonly exchanges: Exchange[] = [];
   sent = 0;
-  memoized = 0;
   /** The proxy every request goes through (`dispatcher.ts`); undefined for a direct connection. */
   readonly proxy: ProxySetting | undefined;
   /** Attempts tried again, by why. */
@@ -83,7 +86,7 @@ export class HttpClient {
   private readonly curlArgs: string[];
   /** The base URL's origin and path, for a path sent as written (`as-written.ts`). */
   private readonly base: AsWritten;
-  private readonly memo = new Map<string, Promise<Exchange>>();
+  private readonly memo = new Memo();
   private readonly gate: Gate;
   /** Request starts per window, and the pauses 429s ask for. */
   private readonly pace: Pace;
@@ -113,25 +116,12 @@ export class HttpClient {
   /** Sends a request (or reuses the answer of an identical GET). Never throws for network trouble. */
   send(spec: RequestSpec): Promise<Exchange> {
     const method = (spec.method ?? 'GET').toUpperCase();
-    if (method !== 'GET' && method !== 'HEAD') return this.sendNow(spec, method);
-    const key = JSON.stringify([
-      method,
-      spec.path,
-      spec.query ?? '',
-      spec.auth ?? null,
-      spec.madeUpKey ?? null,
-      spec.headers ?? {},
-      spec.again ?? 0,
-      spec.offSocket ?? false,
-    ]);
-    const known = this.memo.get(key);
-    if (known) {
-      this.memoized++;
-      return known;
-    }
-    const pending = this.sendNow(spec, method);
-    this.memo.set(key, pending);
-    return pending;
+    return this.memo.of(spec, method, () => this.sendNow(spec, method));
+  }
+
+  /** Requests answered from the memo (`memo.ts`). */
+  get memoized(): number {
+    return this.memo.memoized;
   }
 
   urlOf(spec: Pick<RequestSpec, 'path' | 'query'>): string {

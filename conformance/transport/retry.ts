@@ -5,8 +5,12 @@
  * (`--retries 0` alone turns it off), each wait the `Retry-After` asked for. A 503 without one and a
  * reset with no answer on GET and HEAD are failures, tried again at most `--retries` times, the wait
  * doubling from a quarter second. A wait longer than `--max-retry-wait` is not waited: the answer
- * stands. undici's retry interceptor waits out `Retry-After` too, but inside one dispatch: the suite
- * shows, paces and counts every attempt as an exchange of its own, so it decides here instead.
+ * stands. undici's retry interceptor (`interceptors.retry`, `RetryHandler`) does not fit: it tries
+ * again inside one dispatch, where no attempt is shown, paced or counted against the budget, and a
+ * waiting request keeps its place in flight; it waits a `Retry-After` longer than its `maxTimeout`
+ * cut short instead of letting the answer stand; its methods leave out POST even for a 429 yet take
+ * PUT and DELETE on any 5xx and on refused connections; and, out of tries, it throws instead of
+ * returning the last answer. The client asks here instead, and sends each attempt itself.
  */
 import { isThrottled } from '../core/observation.ts';
 import type { NetworkFailure, ResponseData, RetryReason } from '../core/types.ts';
