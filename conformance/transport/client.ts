@@ -1,8 +1,9 @@
 /**
  * The suite's only way to the target, composed of stages, each a module of its own:
  * - memoizing: identical GETs and HEADs share one fetch (`memo.ts`);
- * - the request's headers and keys, shown by name (`request-headers.ts`), a path sent as written
- *   where URL parsing would change it (`as-written.ts`), its curl line (`curl.ts`);
+ * - the request prepared (`prepared.ts`): its headers and keys, shown by name (`request-headers.ts`),
+ *   a path sent as written where URL parsing would change it (`as-written.ts`), its curl line
+ *   (`curl.ts`);
  * - the concurrency bound (`gate.ts`) and the pace of starts, `--rate-limit` and what 429s teach
  *   (`pace.ts`);
  * - the request budget, the run's end (`deadline.ts`) and a target gone (`liveness.ts`), which
@@ -36,16 +37,17 @@ import type {
   RetryReason,
   SuiteConfig,
 } from '../core/types.ts';
-import { asWrittenCurlArgs, asWrittenOf, baseOf, lineOf, type AsWritten } from './as-written.ts';
+import { baseOf, lineOf } from './as-written.ts';
 import { type AttemptOutcome, type AttemptRequest, attempted, type Way } from './attempt.ts';
-import { curlOf, curlReachArgs } from './curl.ts';
+import { curlReachArgs } from './curl.ts';
 import { RunEnd } from './deadline.ts';
 import { routeOf, targetTlsOf } from './dispatcher.ts';
 import { Gate } from './gate.ts';
 import { type KnownRequest, TargetWatch } from './liveness.ts';
 import { Memo } from './memo.ts';
 import { Pace } from './pace.ts';
-import { credentialsOf, headersOf, withQuery } from './request-headers.ts';
+import { type Preparing, preparedOf, urlOf } from './prepared.ts';
+import { credentialsOf } from './request-headers.ts';
 import { retryOf } from './retry.ts';
 
 /** Times a failure of the suite's own side (no socket, no file descriptor) is tried again. */
@@ -82,10 +84,8 @@ export class HttpClient {
   private readonly options: ClientOptions;
   /** The way every attempt goes, and what bounds it (`attempt.ts`). */
   private readonly way: Way;
-  /** curl's flags for the same way there, in every reproduction. */
-  private readonly curlArgs: string[];
-  /** The base URL's origin and path, for a path sent as written (`as-written.ts`). */
-  private readonly base: AsWritten;
+  /** What every request shares as it is prepared (`prepared.ts`). */
+  private readonly preparing: Preparing;
   private readonly memo = new Memo();
   private readonly gate: Gate;
   /** Request starts per window, and the pauses 429s ask for. */
@@ -107,8 +107,12 @@ export class HttpClient {
       maxResponseBytes: options.maxResponseBytes,
       runEnd: new RunEnd(options.maxDurationMs),
     };
-    this.curlArgs = curlReachArgs(options.reach, route.proxy);
-    this.base = baseOf(options.baseUrl);
+    this.preparing = {
+      config: options,
+      base: baseOf(options.baseUrl),
+      madeUpKey: this.madeUpKey,
+      curlArgs: curlReachArgs(options.reach, route.proxy),
+    };
     this.gate = new Gate(options.concurrency);
     this.pace = new Pace(options.rateLimit);
   }
@@ -125,7 +129,7 @@ export class HttpClient {
   }
 
   urlOf(spec: Pick<RequestSpec, 'path' | 'query'>): string {
-    return `${this.options.baseUrl}${spec.path}${spec.query !== undefined ? `?${spec.query}` : ''}`;
+    return urlOf(this.options.baseUrl, spec);
   }
 
   async close(): Promise<void> {
@@ -157,21 +161,7 @@ export class HttpClient {
   }
 
   private async sendNow(spec: RequestSpec, method: string): Promise<Exchange> {
-    const { wire, display, keys, nearMisses, inQuery } = headersOf(spec, this.options, this.madeUpKey);
-    const url = this.urlOf(withQuery(spec, inQuery, 'shown'));
-    const asWritten = asWrittenOf(this.base, withQuery(spec, inQuery, 'value'));
-    const info: RequestInfo = { method, url, keys, headers: display, curl: '' };
-    if (nearMisses) info.nearMisses = nearMisses;
-    if (spec.body !== undefined) info.body = spec.body;
-    // curl removes dot segments too, unless told not to, and never sends a fragment unless given the target.
-    info.curl = curlOf(info, asWritten ? [...this.curlArgs, ...asWrittenCurlArgs(asWritten)] : this.curlArgs);
-    const attempt: AttemptRequest = {
-      method,
-      target: asWritten ?? (inQuery ? this.urlOf(withQuery(spec, inQuery, 'value')) : url),
-      headers: wire,
-      body: spec.body,
-      offSocket: spec.offSocket === true,
-    };
+    const { info, attempt } = preparedOf(spec, method, this.preparing);
     let exchange = this.recorded(info, 0);
     // A deployment limits each key: the pace is kept per credentials sent.
     const credentials = credentialsOf(spec);

@@ -18,7 +18,7 @@ import type { NetworkFailure, ResponseData } from '../core/types.ts';
 export const NO_CODING = 'identity';
 
 /** What arrived of an answer: its status and headers as undici gives them, and its body's bytes. */
-export interface WireAnswer {
+interface WireAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   wire: Buffer;

@@ -13,16 +13,16 @@ import type { KeyName, KeyPlacement, KeyUse, RequestInfo, RequestSpec, SuiteConf
 import { NO_CODING } from './decoding.ts';
 
 /** How reports show the made-up key: any such key reproduces the request. */
-export const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;
+const MADE_UP_KEY_SHELL = `${KEY_PREFIX}$(openssl rand -hex 24)`;
 
 /** A key sent as a query parameter (`KeyUse.placed`). */
-export interface QueryKey {
+interface QueryKey {
   name: string;
   value: string;
   shown: string;
 }
 
-export interface RequestHeaders {
+interface RequestHeaders {
   wire: Record<string, string>;
   display: Record<string, string>;
   keys: KeyName[];
