@@ -48,10 +48,7 @@ import { Memo } from './memo.ts';
 import { Pace } from './pace.ts';
 import { type Preparing, preparedOf, urlOf } from './prepared.ts';
 import { credentialsOf } from './request-headers.ts';
-import { retryOf } from './retry.ts';
-
-/** Times a failure of the suite's own side (no socket, no file descriptor) is tried again. */
-const MAX_LOCAL_RETRIES = 2;
+import { nextTryOf, type RunStanding } from './retry.ts';
 
 type ClientOptions = Pick<
   SuiteConfig,
@@ -169,7 +166,7 @@ export class HttpClient {
     try {
       for (let local = 0; ;) {
         const { outcome, startedAt } = await this.tried(exchange, credentials, attempt);
-        const retry = this.retryOf(method, outcome, exchange.retries, local);
+        const retry = nextTryOf(method, outcome, { before: exchange.retries, local }, this.standing());
         if (!('kind' in outcome) && startedAt !== undefined) {
           const retryAt = retry ? performance.now() + retry.waitMs : undefined;
           this.pace.answered(credentials, startedAt, outcome, retryAt);
@@ -233,22 +230,13 @@ export class HttpClient {
     return { outcome, startedAt };
   }
 
-  /** Whether and when to try again (`retry.ts`), or undefined when this attempt is the last. */
-  private retryOf(
-    method: string,
-    outcome: AttemptOutcome,
-    retries: number,
-    local: number,
-  ): { reason: RetryReason; waitMs: number } | undefined {
-    if ('kind' in outcome && outcome.local) {
-      return local < MAX_LOCAL_RETRIES ? { reason: 'local', waitMs: 0 } : undefined;
-    }
-    // The budget is spent: the answer in hand stands rather than a "not sent".
-    if (this.sent >= this.options.maxRequests) return undefined;
-    const retry = retryOf(method, outcome, retries, this.options);
-    // A wait past the run's end is not waited: the answer in hand stands.
-    if (retry && retry.waitMs >= this.way.runEnd.left()) return undefined;
-    return retry;
+  /** Where the run stands for a retry (`retry.ts`). */
+  private standing(): RunStanding {
+    return {
+      limits: this.options,
+      budgetSpent: this.sent >= this.options.maxRequests,
+      msLeft: this.way.runEnd.left(),
+    };
   }
 
   private settled(exchange: Exchange): void {

@@ -5,7 +5,9 @@
  * (`--retries 0` alone turns it off), each wait the `Retry-After` asked for. A 503 without one and a
  * reset with no answer on GET and HEAD are failures, tried again at most `--retries` times, the wait
  * doubling from a quarter second. A wait longer than `--max-retry-wait` is not waited: the answer
- * stands. undici's retry interceptor (`interceptors.retry`, `RetryHandler`) does not fit: it tries
+ * stands, as it does when the budget is spent or the wait would outlast the run. A failure of the
+ * suite's own side (no socket, no file descriptor) is tried again twice, at once, whatever the
+ * method: the request never left. undici's retry interceptor (`interceptors.retry`, `RetryHandler`) does not fit: it tries
  * again inside one dispatch, where no attempt is shown, paced or counted against the budget, and a
  * waiting request keeps its place in flight; it waits a `Retry-After` longer than its `maxTimeout`
  * cut short instead of letting the answer stand; its methods leave out POST even for a 429 yet take
@@ -14,6 +16,7 @@
  */
 import { isThrottled } from '../core/observation.ts';
 import type { NetworkFailure, ResponseData, RetryReason } from '../core/types.ts';
+import type { AttemptFailure } from './failures.ts';
 
 /** What is tried again, and on which methods (a write may have been acted on). */
 export const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
@@ -25,6 +28,8 @@ export const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' 
 export const THROTTLED_RETRIES = 10;
 const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 const FIRST_BACKOFF_MS = 250;
+/** Times a failure of the suite's own side (no socket, no file descriptor) is tried again, at once. */
+const MAX_LOCAL_RETRIES = 2;
 
 export interface RetryLimits {
   retries: number;
@@ -40,7 +45,7 @@ export interface Retry {
  * Whether and when to try an attempt again (its `tries`: how many attempts came before it), or
  * undefined when it is the last.
  */
-export function retryOf(
+function retryOf(
   method: string,
   outcome: ResponseData | NetworkFailure,
   tries: number,
@@ -71,4 +76,30 @@ export function retryAfterMs(headers: Readonly<Record<string, string>>): number 
   if (/^\d+$/.test(raw)) return Number(raw) * 1_000;
   const date = Date.parse(raw);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Where the run stands when an attempt ends: its limits, whether the budget is spent, the time left. */
+export interface RunStanding {
+  limits: RetryLimits;
+  budgetSpent: boolean;
+  msLeft: number;
+}
+
+/**
+ * Whether and when to try an attempt again, all told: the suite's own trouble at once (`local`
+ * tries so far), else as `retryOf` says, unless the budget is spent or the wait would outlast the
+ * run (the answer in hand then stands rather than a "not sent").
+ */
+export function nextTryOf(
+  method: string,
+  outcome: ResponseData | AttemptFailure,
+  tries: { before: number; local: number },
+  run: RunStanding,
+): { reason: RetryReason; waitMs: number } | undefined {
+  if ('kind' in outcome && outcome.local) {
+    return tries.local < MAX_LOCAL_RETRIES ? { reason: 'local', waitMs: 0 } : undefined;
+  }
+  if (run.budgetSpent) return undefined;
+  const retry = retryOf(method, outcome, tries.before, run.limits);
+  return retry && retry.waitMs < run.msLeft ? retry : undefined;
 }
