@@ -12,7 +12,7 @@ import { defineConfig } from 'vitest/config';
 
 const jsonOutput = process.env.VITEST_JSON_OUTPUT;
 
-const ALWAYS_EXCLUDED = ['node_modules/**', 'reports/**', '**/dist/**'];
+const ALWAYS_EXCLUDED = ['**/node_modules/**', 'reports/**', '**/dist/**'];
 const PROCESS_TIER = ['**/*.process.test.ts', '**/*.image.test.ts', '**/*.suite.test.ts'];
 
 export default defineConfig({

@@ -166,7 +166,7 @@ export interface Exchange {
   retriedFor?: RetryReason;
 }
 
-/** What makes the client try a request again (client.ts, `RETRY_POLICY`). */
+/** What makes the client try a request again (`transport/retry.ts`). */
 export type RetryReason = '429' | '503' | 'reset' | 'local';
 
 /** Whether an exchange is the one a request ended with: the attempt rules judge. */

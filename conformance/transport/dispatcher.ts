@@ -9,7 +9,9 @@
  * sends: undici would otherwise take the name from the `Host` header, and the attacker's catalogue
  * sends a made-up one, which is about the HTTP layer only (a gateway reading `Host`), not the TLS.
  * Every connection undici opens, to the target or to the proxy, has `--timeout` for its headers and
- * body (a proxy's answer to CONNECT included), so no attempt the client gave up on lingers.
+ * body (a proxy's answer to CONNECT included), so no attempt the client gave up on lingers, and
+ * `--max-response-bytes` as undici's own size cap (`maxResponseSize`): an answer whose body grows
+ * past it is cut off there and its connection closed.
  */
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
@@ -18,7 +20,10 @@ import { Agent, buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici
 import { proxyFor } from './reach.ts';
 import type { ProxySetting, Reach, SuiteConfig } from '../core/configuration.ts';
 
-export type DispatcherOptions = Pick<SuiteConfig, 'baseUrl' | 'concurrency' | 'timeoutMs' | 'reach'> & {
+export type DispatcherOptions = Pick<
+  SuiteConfig,
+  'baseUrl' | 'concurrency' | 'timeoutMs' | 'maxResponseBytes' | 'reach'
+> & {
   embedded?: boolean;
 };
 
@@ -41,6 +46,7 @@ export function routeOf(options: DispatcherOptions): Route {
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
     connections: options.concurrency,
+    maxResponseSize: options.maxResponseBytes,
     // Short: a reset on a pooled socket the server already closed would read as the target's fault.
     keepAliveTimeout: 2_000,
   };

@@ -5,11 +5,25 @@
  * its body stopped short of its Content-Length, its chunked framing broke, or the connection closed
  * before it ended. A cut is the deployment's fault on that answer (ENVELOPE-016), never a sign that
  * nothing answers: only failures that leave no answer at all (`saysNothingAnswers`) can tell a client
- * the target is gone.
+ * the target is gone. An answer that began, declared a Content-Length, and was still short of it
+ * when `--timeout` ended its attempt is cut too, not a timeout: the target did answer.
  */
-import type { ProxySetting } from '../core/configuration.ts';
+import { RESPONSE_CAP_FLAG } from '../core/exchange.ts';
 import type { CutAnswer, FailureKind, NetworkFailure } from '../core/exchange.ts';
+import type { ProxySetting } from '../core/configuration.ts';
 import { safeDecode, shownProxy } from './reach.ts';
+
+/** Errors of the suite's own side (no socket, no file descriptor): the request never reached the target. */
+const LOCAL_ERRORS: ReadonlySet<string> = new Set([
+  'EADDRNOTAVAIL',
+  'EMFILE',
+  'ENFILE',
+  'ENOBUFS',
+  'EADDRINUSE',
+]);
+
+/** A failure of the suite's own side (`local`), which the client tries again whatever the method. */
+export type AttemptFailure = NetworkFailure & { local?: true };
 
 /** Failures that leave no answer at all: enough of them in a row, and the client asks whether the target is gone. */
 const NOTHING_ANSWERS: ReadonlySet<FailureKind> = new Set([
@@ -38,12 +52,10 @@ export interface Arrival {
  * An answer that began and did not end whole: what it declared (its Content-Length, or chunked
  * framing) and what arrived, and why it ended (the connection closed, or the framing broke).
  */
-export function cutOf(error: unknown, arrival: Arrival): NetworkFailure {
+function cutOf(error: unknown, arrival: Arrival): NetworkFailure {
   const err = error as { code?: string; name?: string; message?: string };
   const code = err.code ?? (err.name === 'HTTPParserError' ? 'HTTPParserError' : '');
-  const lengthHeader = [arrival.headers['content-length'] ?? []].flat()[0];
-  const declared =
-    lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+  const declared = declaredLength(arrival);
   const chunked = /chunked/i.test([arrival.headers['transfer-encoding'] ?? []].flat().join(','));
   const cut: CutAnswer = {
     status: arrival.status,
@@ -69,7 +81,50 @@ export function cutOf(error: unknown, arrival: Arrival): NetworkFailure {
   };
 }
 
-export function failureOf(error: unknown, proxy: ProxySetting | undefined): NetworkFailure {
+/** The Content-Length an answer declared, when it declared one. */
+function declaredLength(arrival: Arrival): number | undefined {
+  const header = [arrival.headers['content-length'] ?? []].flat()[0];
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined;
+}
+
+/**
+ * What a body that broke off after its status was: past `--max-response-bytes` (undici's
+ * `maxResponseSize` ended it), or cut.
+ */
+export function brokenOffOf(error: unknown, arrival: Arrival, maxBytes: number): NetworkFailure {
+  if ((error as { code?: string }).code !== 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return cutOf(error, arrival);
+  return {
+    kind: 'too-large',
+    message: `the answer (status ${arrival.status}) exceeded ${maxBytes} bytes and was cut off (${RESPONSE_CAP_FLAG})`,
+  };
+}
+
+/**
+ * An attempt `--timeout` ended: a cut when its answer had begun with a Content-Length longer than
+ * what arrived (the target answered, and stopped short), else a timeout.
+ */
+export function timedOutOf(arrival: Arrival | undefined, timeoutMs: number): NetworkFailure {
+  const declared = arrival && declaredLength(arrival);
+  if (!arrival || declared === undefined || declared <= arrival.arrived) {
+    return { kind: 'timeout', message: `no complete answer within ${timeoutMs} ms (--timeout)` };
+  }
+  return {
+    kind: 'cut',
+    message: `the answer was cut: status ${arrival.status} declared Content-Length: ${declared}, and ${arrival.arrived} bytes had arrived when --timeout (${timeoutMs} ms) ended it`,
+    cut: { status: arrival.status, declared, arrived: arrival.arrived },
+  };
+}
+
+/** What an attempt that threw was: the suite's own trouble (`local`), or the target's way's. */
+export function thrownFailureOf(error: unknown, proxy: ProxySetting | undefined): AttemptFailure {
+  const code = (error as { code?: string }).code ?? '';
+  if (LOCAL_ERRORS.has(code)) {
+    return { kind: 'network', message: `the suite could not open a connection (${code})`, local: true };
+  }
+  return failureOf(error, proxy);
+}
+
+function failureOf(error: unknown, proxy: ProxySetting | undefined): NetworkFailure {
   const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code ?? '';
   const message = err.message ?? String(error);

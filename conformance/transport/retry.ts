@@ -5,11 +5,18 @@
  * (`--retries 0` alone turns it off), each wait the `Retry-After` asked for. A 503 without one and a
  * reset with no answer on GET and HEAD are failures, tried again at most `--retries` times, the wait
  * doubling from a quarter second. A wait longer than `--max-retry-wait` is not waited: the answer
- * stands. undici's retry interceptor waits out `Retry-After` too, but inside one dispatch: the suite
- * shows, paces and counts every attempt as an exchange of its own, so it decides here instead.
+ * stands, as it does when the budget is spent or the wait would outlast the run. A failure of the
+ * suite's own side (no socket, no file descriptor) is tried again twice, at once, whatever the
+ * method: the request never left. undici's retry interceptor (`interceptors.retry`, `RetryHandler`) does not fit: it tries
+ * again inside one dispatch, where no attempt is shown, paced or counted against the budget, and a
+ * waiting request keeps its place in flight; it waits a `Retry-After` longer than its `maxTimeout`
+ * cut short instead of letting the answer stand; its methods leave out POST even for a 429 yet take
+ * PUT and DELETE on any 5xx and on refused connections; and, out of tries, it throws instead of
+ * returning the last answer. The client asks here instead, and sends each attempt itself.
  */
 import { isThrottled } from '../core/observation.ts';
 import type { NetworkFailure, ResponseData, RetryReason } from '../core/exchange.ts';
+import type { AttemptFailure } from './failures.ts';
 
 /** What is tried again, and on which methods (a write may have been acted on). */
 const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idempotent'>> = {
@@ -21,13 +28,15 @@ const RETRY_POLICY: Readonly<Record<Exclude<RetryReason, 'local'>, 'any' | 'idem
 export const THROTTLED_RETRIES = 10;
 const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 const FIRST_BACKOFF_MS = 250;
+/** Times a failure of the suite's own side (no socket, no file descriptor) is tried again, at once. */
+const MAX_LOCAL_RETRIES = 2;
 
-export interface RetryLimits {
+interface RetryLimits {
   retries: number;
   maxRetryWaitMs: number;
 }
 
-export interface Retry {
+interface Retry {
   reason: Exclude<RetryReason, 'local'>;
   waitMs: number;
 }
@@ -36,7 +45,7 @@ export interface Retry {
  * Whether and when to try an attempt again (its `tries`: how many attempts came before it), or
  * undefined when it is the last.
  */
-export function retryOf(
+function retryOf(
   method: string,
   outcome: ResponseData | NetworkFailure,
   tries: number,
@@ -67,4 +76,30 @@ function retryAfterMs(headers: Readonly<Record<string, string>>): number | undef
   if (/^\d+$/.test(raw)) return Number(raw) * 1_000;
   const date = Date.parse(raw);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** Where the run stands when an attempt ends: its limits, whether the budget is spent, the time left. */
+export interface RunStanding {
+  limits: RetryLimits;
+  budgetSpent: boolean;
+  msLeft: number;
+}
+
+/**
+ * Whether and when to try an attempt again, all told: the suite's own trouble at once (`local`
+ * tries so far), else as `retryOf` says, unless the budget is spent or the wait would outlast the
+ * run (the answer in hand then stands rather than a "not sent").
+ */
+export function nextTryOf(
+  method: string,
+  outcome: ResponseData | AttemptFailure,
+  tries: { before: number; local: number },
+  run: RunStanding,
+): { reason: RetryReason; waitMs: number } | undefined {
+  if ('kind' in outcome && outcome.local) {
+    return tries.local < MAX_LOCAL_RETRIES ? { reason: 'local', waitMs: 0 } : undefined;
+  }
+  if (run.budgetSpent) return undefined;
+  const retry = retryOf(method, outcome, tries.before, run.limits);
+  return retry && retry.waitMs < run.msLeft ? retry : undefined;
 }

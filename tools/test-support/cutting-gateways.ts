@@ -1,8 +1,8 @@
 /**
  * Gateways that cut answers, the way real ones do, in front of a real server on 127.0.0.1: one
  * resets the connection instead of passing on an answer over a size limit (a body buffer of 64 KiB),
- * one sends 404 bodies shorter than the Content-Length they declare and closes the connection, one
- * breaks the chunked framing of some answers. Every other answer passes whole, so the target is
+ * one sends 404 bodies shorter than the Content-Length they declare and closes the connection (or
+ * holds it open), one breaks the chunked framing of some answers. Every other answer passes whole, so the target is
  * there and answering: what they do is the deployment's fault, not a target gone.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -79,6 +79,22 @@ export const shortNotFound: Cut = (upstream, req, socket) => {
   );
   return 'cut';
 };
+
+/**
+ * The first 404 to a request `chosen` picks declares its whole length, sends half of it, and the
+ * connection stays open: the client's `--timeout` ends it, with the answer begun and short.
+ */
+export function heldShortNotFound(chosen: (req: IncomingMessage) => boolean): Cut {
+  let held = false;
+  return (upstream, req, socket) => {
+    if (held || upstream.status !== 404 || req.method === 'HEAD' || !chosen(req)) return undefined;
+    held = true;
+    const half = upstream.body.subarray(0, Math.floor(upstream.body.length / 2));
+    const framing = { 'content-length': String(upstream.body.length) };
+    socket.write(Buffer.concat([Buffer.from(head(upstream, framing)), half]));
+    return 'cut';
+  };
+}
 
 /**
  * Every `every`-th answer with a body goes out chunked, its first chunk whole and the next one's

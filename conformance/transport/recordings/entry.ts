@@ -4,7 +4,7 @@
  * decoded when the recorder kept it content-coded (gzip, deflate, br; `codings.ts` tells which by
  * the header and the bytes).
  */
-import { answerOf, type BodyReader } from '../client.ts';
+import { answerOf, type BodyReader } from '../../core/response-data.ts';
 import { sharedBytesOf, sharedJsonOf } from '../../core/body-memo.ts';
 import type { Keyring } from '../../core/credentials.ts';
 import { parsedUrl } from '../../core/parsed-urls.ts';
