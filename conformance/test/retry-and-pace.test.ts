@@ -227,9 +227,10 @@ describe('the pace', () => {
     expect(finals.every((e) => e.response?.status === 200)).toBe(true);
     const pace = client.requestsOf(1_000).rateLimit;
     expect(pace?.learntPerSecond).toBeLessThanOrEqual(10);
-    // The first refusal above every count the key was accepted at is a first lesson: only the
-    // requests already in flight with it meet the limit, and the client keeps to the rate after.
-    expect(pace?.throttled).toBeLessThanOrEqual(4);
+    // After that the client keeps to the rate: the last half of the requests sees next to no 429.
+    // A limit is learnt once its refusals lie above four acceptances and requests refused together
+    // count once: a few bursts of the requests in flight meet it first.
+    expect(pace?.throttled).toBeLessThanOrEqual(20);
     expect(limited.arrivals.slice(-20).filter((a) => a.status === 429).length).toBeLessThanOrEqual(2);
     expect(limited.arrivals.filter((a) => a.status === 429)).toHaveLength(pace?.throttled ?? -1);
     const accepted = limited.arrivals.filter((a) => a.status === 200).map((a) => a.at);
@@ -254,9 +255,10 @@ describe('the pace', () => {
           client.send({ path: `/${key}/${i}`, auth: { key, via: 'bearer' } }),
         ),
       );
-    await send('CONFORMANCE_API_KEY', 30);
+    await send('CONFORMANCE_API_KEY', 60);
     const first = limited.arrivals.filter((a) => a.status === 429).length;
     expect(first).toBeGreaterThan(0);
+    expect(client.requestsOf(1_000).rateLimit?.learntPerSecond).toBeDefined();
     await send('CONFORMANCE_OTHER_CAMPAIGN_KEY', 30);
     const second = limited.arrivals.filter((a) => a.status === 429).length - first;
     expect(second).toBe(0);
@@ -267,10 +269,11 @@ describe('the pace', () => {
     const limited = await startRateLimitedProxy(origin.baseUrl, 10);
     opened.push(limited);
     const client = await clientOf(limited.url, { concurrency: 4 });
-    const keyless = Array.from({ length: 30 }, (_, i) => client.send({ path: `/none/${i}` }));
+    const keyless = Array.from({ length: 60 }, (_, i) => client.send({ path: `/none/${i}` }));
     await Promise.all(keyless);
     const before = limited.arrivals.filter((a) => a.status === 429).length;
     expect(before).toBeGreaterThan(0);
+    expect(client.requestsOf(1_000).rateLimit?.learntPerSecond).toBeDefined();
     // In a cookie, the proxy (reading Authorization and X-API-Key only) counts it as keyless.
     const auth = {
       key: 'CONFORMANCE_API_KEY',

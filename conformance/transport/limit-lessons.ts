@@ -17,7 +17,7 @@ export interface WindowEvidence {
 /** Refusals before a limit is learnt (requests refused together count once: `pace.ts`). */
 const MIN_REFUSALS = 2;
 /** Acceptances before a limit is learnt: the window must have been seen filling up. */
-export const MIN_ACCEPTED = 4;
+const MIN_ACCEPTED = 4;
 /**
  * How much higher than the acceptances' counts the refusals' must lie: the chance that a refusal's
  * count exceeds an acceptance's (ties half). A limit refuses only above what it accepts (1, less the
@@ -49,7 +49,7 @@ export function limitOf(evidence: WindowEvidence): number | undefined {
 }
 
 /** Whether the evidence is enough to tell a limit from faults. */
-export function weighable(evidence: WindowEvidence): boolean {
+function weighable(evidence: WindowEvidence): boolean {
   return evidence.refused.length >= MIN_REFUSALS && evidence.accepted.length >= MIN_ACCEPTED;
 }
 

@@ -14,15 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimit } from '../core/configuration.ts';
 import type { PaceSummary } from '../core/report-model.ts';
-import {
-  capUnder,
-  declaredLimits,
-  EVIDENCE_KEPT,
-  limitOf,
-  MIN_ACCEPTED,
-  weighable,
-  type WindowEvidence,
-} from './limit-lessons.ts';
+import { capUnder, declaredLimits, EVIDENCE_KEPT, limitOf, type WindowEvidence } from './limit-lessons.ts';
 import { busiestSecond, Starts, type Window } from './windows.ts';
 
 const SECOND = 1_000;
@@ -69,13 +61,7 @@ class KeyPace {
   readonly evidence: Answer[] = [];
   /** The limit learnt on each window (the count the evidence shows), by window length. */
   readonly limits = new Map<number, number>();
-  /**
-   * Windows whose limit is still provisional: read off one refusal that came above every count the
-   * key had been accepted at, kept until the evidence is enough to weigh it (`limitOf`).
-   */
-  readonly provisional = new Set<number>();
-  /** The most starts accepted in any one window so far, by window length. */
-  readonly busiestAccepted = new Map<number, number>();
+
   /** The last refusal's start and counts. */
   lastRefused: { at: number; counts: readonly number[] } = { at: Number.NEGATIVE_INFINITY, counts: [] };
   /** Whether each of the key's last answers was a refusal. */
@@ -169,13 +155,7 @@ export class Pace {
     const burst =
       refused && startedAt - pace.lastRefused.at < BURST_MS && `${counts}` === `${pace.lastRefused.counts}`;
     if (refused) pace.lastRefused = { at: startedAt, counts };
-    const windows = windowsOfRefusal(answer.headers);
-    if (!burst) pace.evidence.push({ at: startedAt, refused, windows });
-    if (refused) learnProvisionally(pace, counts, windows);
-    else
-      LEARNT_WINDOWS.forEach((ms, i) =>
-        pace.busiestAccepted.set(ms, Math.max(pace.busiestAccepted.get(ms) ?? 0, (counts[i] as number) + 1)),
-      );
+    if (!burst) pace.evidence.push({ at: startedAt, refused, windows: windowsOfRefusal(answer.headers) });
     if (pace.evidence.length > EVIDENCE_KEPT) pace.evidence.shift();
     // Weighed again at a refusal, or at an acceptance a lesson says should have been refused.
     const contradicts = LEARNT_WINDOWS.some(
@@ -298,33 +278,12 @@ function relearn(pace: KeyPace): void {
     }
     const limit = limitOf(evidence);
     if (limit === undefined) {
-      // A provisional lesson stands until there is evidence enough to weigh it.
-      if (pace.provisional.has(ms) && !weighable(evidence)) return;
       pace.limits.delete(ms);
-      pace.provisional.delete(ms);
       return;
     }
     pace.limits.set(ms, limit);
-    pace.provisional.delete(ms);
     const before = explained;
     explained = (counts) => before(counts) || (counts[i] as number) >= limit;
-  });
-}
-
-/**
- * A first lesson from one refusal, on a window with none yet: a refusal that came once the window
- * held more starts than the key had ever been accepted at is where a limit would refuse, so the key
- * keeps below that count at once, rather than sending a burst more while the evidence gathers. A
- * random refusal seldom comes above every acceptance, and when it does, the next refusals (at lower
- * counts) weigh the lesson and drop it.
- */
-function learnProvisionally(pace: KeyPace, counts: readonly number[], windows: readonly boolean[]): void {
-  LEARNT_WINDOWS.forEach((ms, i) => {
-    const count = counts[i] as number;
-    const busiest = pace.busiestAccepted.get(ms) ?? 0;
-    if (!windows[i] || pace.limits.has(ms) || busiest < MIN_ACCEPTED || count < busiest) return;
-    pace.limits.set(ms, count);
-    pace.provisional.add(ms);
   });
 }
 
