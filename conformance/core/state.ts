@@ -404,17 +404,28 @@ class KeysOnDisk {
       filter = { bits: new Uint32Array((capacity * BITS_PER_KEY) / 32), capacity, count: 0 };
       this.filters.push(filter);
     }
+    const [a, b] = hashesOf(key);
     const size = filter.bits.length * 32;
-    for (const bit of bitsOf(key, size))
+    for (let i = 0; i < HASHES; i++) {
+      const bit = bitOf(a, b, i, size);
       filter.bits[bit >>> 5] = (filter.bits[bit >>> 5] as number) | (1 << (bit & 31));
+    }
     filter.count++;
   }
 
   /** False when the key is surely not on disk. */
   mayHold(key: string): boolean {
-    return this.filters.some(({ bits }) =>
-      bitsOf(key, bits.length * 32).every((bit) => ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0),
-    );
+    if (this.filters.length === 0) return false;
+    // The key is hashed once; each filter takes its bits from the same two hashes.
+    const [a, b] = hashesOf(key);
+    return this.filters.some(({ bits }) => {
+      const size = bits.length * 32;
+      for (let i = 0; i < HASHES; i++) {
+        const bit = bitOf(a, b, i, size);
+        if (((bits[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return false;
+      }
+      return true;
+    });
   }
 }
 
@@ -423,8 +434,8 @@ const FIRST_CAPACITY = 1 << 16;
 const BITS_PER_KEY = 16;
 const HASHES = 4;
 
-/** The bits of a key in a filter of `size` bits: two FNV-1a hashes combined (double hashing). */
-function bitsOf(key: string, size: number): number[] {
+/** Two FNV-1a hashes of a key, whose combinations are its bits in a filter (double hashing). */
+function hashesOf(key: string): [number, number] {
   let a = 0x811c9dc5;
   let b = 0x01000193;
   for (let i = 0; i < key.length; i++) {
@@ -432,10 +443,11 @@ function bitsOf(key: string, size: number): number[] {
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x5bd1e995);
   }
-  const bits: number[] = [];
-  for (let i = 0; i < HASHES; i++) bits.push(((a + Math.imul(i, b | 1)) >>> 0) % size);
-  return bits;
+  return [a, b];
 }
+
+/** The `i`-th bit of a key in a filter of `size` bits. */
+const bitOf = (a: number, b: number, i: number, size: number) => ((a + Math.imul(i, b | 1)) >>> 0) % size;
 
 /** One spilled table: key and record as text, by key. */
 class DiskTable {
