@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/config-error.ts';
 import {
   BudgetedState,
+  LIVE_SHARE,
   UnboundedState,
   UnknownTableError,
   decodeRecord,
@@ -86,6 +87,29 @@ describe('state within a budget', () => {
     expect(stateFolders().length).toBe(before + 1);
     budgeted.close();
     expect(stateFolders().length).toBe(before);
+  });
+
+  it('holds live records within their share of the budget, leaving the rest to the garbage collector', async () => {
+    const budget = 1024 * 1024;
+    const budgeted = new BudgetedState(budget);
+    expect(budgeted.liveBytes).toBe(budget * LIVE_SHARE);
+    expect(LIVE_SHARE).toBeLessThan(1);
+    const walks = budgeted.table<Walk>('walks', joinWalks);
+    let held = 0;
+    for (let i = 0; i < 20_000; i++) {
+      walks.set(`walk-${i}`, walk(i));
+      if (i % 500 === 499) {
+        // Past the records' share, not the whole budget, they spill.
+        if (budgeted.heldBytes > budgeted.liveBytes) expect(budgeted.overBudget).toBe(true);
+        await budgeted.relieve();
+        held = Math.max(held, budgeted.heldBytes);
+      }
+    }
+    expect(budgeted.spilled).toBe(1);
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(budgeted.liveBytes);
+    expect(walks.size).toBe(20_000);
+    budgeted.close();
   });
 
   it('refuses in one line, saying how to fix it, when SQLite cannot load, and leaves no folder behind', async () => {
