@@ -150,7 +150,7 @@ const SPILL_TO = 0.7;
  * and what the rules derive from it come on top, so the rest of the budget is that room: the budget
  * is what the state costs the process, not what it holds live.
  */
-export const LIVE_SHARE = 0.4;
+export const LIVE_SHARE = 0.3;
 
 /**
  * How far V8's heap may grow past what survived a collection, in per cent, while a recording's
