@@ -341,7 +341,7 @@ const TRAFFIC_FLAGS = {
   'traffic-memory': {
     type: 'string',
     value: 'SIZE',
-    help: 'Memory the cross-exchange state of --traffic may cost the process, the garbage\ncollector\'s room included: records live in memory up to 30% of it, then spill to disk;\nthe run sets V8\'s --heap-growing-percent=50 unless NODE_OPTIONS sets it (default 256MB;\ne.g. 64MB, 1GB)',
+    help: "Memory the cross-exchange state of --traffic may cost the process, the garbage\ncollector's room included: records live in memory up to 30% of it, then spill to disk;\nthe run sets V8's --heap-growing-percent=50 unless NODE_OPTIONS sets it (default 256MB;\ne.g. 64MB, 1GB)",
   },
   'redact-bodies': {
     type: 'boolean',

@@ -288,7 +288,8 @@ interface Database {
 }
 
 /** SQLite's page cache for a budget, in KiB: an eighth of it, at least 1 MB, at most 32 MB. */
-const cacheKibOf = (budgetBytes: number) => Math.round(Math.min(32 * 1024, Math.max(1024, budgetBytes / 8 / 1024)));
+const cacheKibOf = (budgetBytes: number) =>
+  Math.round(Math.min(32 * 1024, Math.max(1024, budgetBytes / 8 / 1024)));
 
 /** Loads SQLite (`sqlite.ts`). */
 export type LoadSqlite = () => Promise<OpenSqlite>;
