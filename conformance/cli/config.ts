@@ -61,7 +61,7 @@ export interface CliOptions {
   compare?: string;
   /** `--traffic FILE.har`: judge a recording instead of a deployment (no key needed). */
   traffic?: string;
-  /** `--traffic-memory SIZE`: the cross-exchange state's memory before it spills to disk, in bytes. */
+  /** `--traffic-memory SIZE`: what the cross-exchange state may cost the process (`core/state.ts`), in bytes. */
   trafficMemory?: number;
   /** `--redact-bodies`: findings name ids and field paths, never values from bodies. */
   redactBodies?: boolean;
@@ -350,7 +350,7 @@ const TRAFFIC_FLAGS = {
   'traffic-memory': {
     type: 'string',
     value: 'SIZE',
-    help: 'Memory the cross-exchange state of --traffic may take before it spills to disk\n(default 256MB; e.g. 64MB, 1GB)',
+    help: "Memory the cross-exchange state of --traffic may cost the process, the garbage\ncollector's room included: records live in memory up to 30% of it, then spill to disk;\nthe run sets V8's --heap-growing-percent=50 unless NODE_OPTIONS sets it (default 256MB;\ne.g. 64MB, 1GB)",
   },
   'redact-bodies': {
     type: 'boolean',

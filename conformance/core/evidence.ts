@@ -79,10 +79,11 @@ export class EvidenceTable {
 
   keep(key: string, obs: Evidence): void {
     const seq = obs.exchange.seq;
+    // Entries come in order: once `limit` keys are kept, a later key is past them, and a key kept
+    // already was kept from an earlier entry (none is later than the latest), so nothing is read.
+    if (obs.source === 'traffic' && this.kept >= this.limit && seq > this.latest) return;
     const known = this.table.get(key);
     if (known && known.exchange.seq <= seq) return;
-    // Entries come in order: once `limit` keys are kept, a later key is past them.
-    if (!known && obs.source === 'traffic' && this.kept >= this.limit && seq > this.latest) return;
     if (!known) this.kept++;
     this.latest = Math.max(this.latest, seq);
     this.table.set(key, evidenceOf(obs));

@@ -75,16 +75,24 @@ export class Versions<F> {
 
   /** The versions of an item, earliest first (then by digest): the same order however they were gathered. */
   of(item: string): Version<F>[] {
-    return [...(this.byItem.get(item)?.entries() ?? [])]
+    return this.versionsOf(item, this.byItem.get(item));
+  }
+
+  /**
+   * Every item with its versions (as `of` gives them), in key order: each record read once, where
+   * reading the keys and then each item's versions would read a spilled table twice.
+   */
+  *all(): Generator<[string, Version<F>[]]> {
+    for (const [item, kept] of this.byItem.entries()) yield [item, this.versionsOf(item, kept)];
+  }
+
+  private versionsOf(item: string, kept: Map<string, Kept<F>> | undefined): Version<F>[] {
+    return [...(kept?.entries() ?? [])]
       .sort(([a, x], [b, y]) => x.seen.first - y.seen.first || (a < b ? -1 : a > b ? 1 : 0))
       .map(([digest, kept]) => {
         const obs = this.evidence.get(`${item} ${digest}`);
         return obs ? { digest, ...kept, obs } : { digest, ...kept };
       });
-  }
-
-  items(): IterableIterator<string> {
-    return this.byItem.keys();
   }
 
   get size(): number {
@@ -113,7 +121,7 @@ export function* pairsOf<S, D>(
   details: Versions<D>,
   source: 'live' | 'traffic',
 ): Generator<Pair<S, D>> {
-  for (const item of details.items()) yield* pairsOfItem(item, summaries, details, source);
+  for (const [item, versions] of details.all()) yield* pairsWith(item, summaries.of(item), versions, source);
 }
 
 /** The pairs of one item (`pairsOf`). */
@@ -123,9 +131,18 @@ export function pairsOfItem<S, D>(
   details: Versions<D>,
   source: 'live' | 'traffic',
 ): Pair<S, D>[] {
+  return pairsWith(item, summaries.of(item), details.of(item), source);
+}
+
+/** The pairs of one item's summary and detail versions. */
+function pairsWith<S, D>(
+  item: string,
+  listed: Version<S>[],
+  detailed: Version<D>[],
+  source: 'live' | 'traffic',
+): Pair<S, D>[] {
   const pairs: Pair<S, D>[] = [];
-  const listed = summaries.of(item);
-  for (const detail of details.of(item)) {
+  for (const detail of detailed) {
     const near = listed.filter((summary) => sameData(source, summary.seen, detail.seen));
     if (source === 'live') {
       for (const summary of near) pairs.push({ item, summary, detail });

@@ -146,13 +146,15 @@ export class Judge {
   private candidates(obs: Observation): readonly Tally[] {
     const { plannedBy } = obs;
     // A private probe is judged by the rules that asked for it; a server error to it is a fault
-    // whatever it asked, which the rule about every request's server errors judges when the asking
-    // rules found nothing broken (one cause, one failure).
-    if (obs.private)
+    // whatever it asked (501 Not Implemented aside: a fitting refusal of what is not served), which
+    // the rule about every request's server errors judges when the asking rules found nothing
+    // broken (one cause, one failure).
+    if (obs.private) {
+      const broke = obs.answer === 'server-error' && obs.exchange.response?.status !== NOT_IMPLEMENTED;
       return this.tallies.filter(
-        (t) =>
-          plannedBy?.has(t.rule.id) || (obs.answer === 'server-error' && t.rule.judgesEveryAttempt === true),
+        (t) => plannedBy?.has(t.rule.id) || (broke && t.rule.judgesEveryAttempt === true),
       );
+    }
     let applying = this.applying.get(obs.op);
     if (!applying) {
       const op = obs.op;
@@ -264,6 +266,9 @@ export class Judge {
 
 /** Why a throttled exchange was left unjudged by the rules that asked for it (`report.ts` gives the pace to set). */
 const THROTTLED_REASON = "still throttled after the retries (the target's pace, not its fault)";
+
+/** HTTP's Not Implemented. */
+const NOT_IMPLEMENTED = 501;
 
 /** The rules that asked for an exchange before the others that may judge it: the one that asked judges first. */
 function plannersFirst(tallies: readonly Tally[], obs: Observation): readonly Tally[] {

@@ -13,7 +13,7 @@
  * gives the verdict judging the whole file gives.
  */
 import { Keyring } from '../core/credentials.ts';
-import { BudgetedState, UnknownTableError } from './budgeted-state.ts';
+import { BudgetedState, paceCollector, UnknownTableError } from './budgeted-state.ts';
 import { TOOL_NAME, VERSION } from '../core/tool.ts';
 import { observe, type ObserveOptions } from '../core/observe.ts';
 import type { Rule } from '../core/rule.ts';
@@ -55,7 +55,7 @@ import type { Tally } from './tally.ts';
 
 /** Candidate bases judged at once before the file is known to be ambiguous anyway. */
 const MAX_BASES = 8;
-/** The memory the cross-exchange state may take before it spills to disk (`--traffic-memory`). */
+/** What the cross-exchange state may cost the process, its collector's room included (`--traffic-memory`). */
 export const DEFAULT_MEMORY_BYTES = 256 * 1024 * 1024;
 /** The share of this API's entries a run must read to judge the recording. */
 export const READABLE_SHARE = 0.9;
@@ -65,7 +65,7 @@ export interface TrafficOptions {
   file: string;
   /** Standard input, for `-` (default `process.stdin`). */
   input?: NodeJS.ReadableStream;
-  /** The memory the cross-exchange state may take before it spills to disk (`--traffic-memory`). */
+  /** What the cross-exchange state may cost the process, its collector's room included (`--traffic-memory`). */
   memoryBytes?: number;
   /** `--redact-bodies`: findings withhold every value read from a body (`withheld.ts`). */
   redactBodies?: boolean;
@@ -187,6 +187,8 @@ export class Bases {
   private readonly only: string | undefined;
 
   constructor(spec: SpecModel, rules: readonly Rule[], settings: JudgeSettings, only?: string) {
+    // The budget counts V8's room to collect in: its heap grows by half between collections, not fourfold.
+    paceCollector();
     this.spec = spec;
     this.rules = rules;
     this.settings = settings;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/config-error.ts';
 import { decodeRecord, encodeRecord, UnboundedState } from '../core/state.ts';
-import { BudgetedState, UnknownTableError } from '../run/budgeted-state.ts';
+import { BudgetedState, LIVE_SHARE, UnknownTableError } from '../run/budgeted-state.ts';
 
 interface Walk {
   seen: { first: number; last: number };
@@ -81,6 +81,29 @@ describe('state within a budget', () => {
     expect(stateFolders().length).toBe(before + 1);
     budgeted.close();
     expect(stateFolders().length).toBe(before);
+  });
+
+  it('holds live records within their share of the budget, leaving the rest to the garbage collector', async () => {
+    const budget = 1024 * 1024;
+    const budgeted = new BudgetedState(budget);
+    expect(budgeted.liveBytes).toBe(budget * LIVE_SHARE);
+    expect(LIVE_SHARE).toBeLessThan(1);
+    const walks = budgeted.table<Walk>('walks', joinWalks);
+    let held = 0;
+    for (let i = 0; i < 20_000; i++) {
+      walks.set(`walk-${i}`, walk(i));
+      if (i % 500 === 499) {
+        // Past the records' share, not the whole budget, they spill.
+        if (budgeted.heldBytes > budgeted.liveBytes) expect(budgeted.overBudget).toBe(true);
+        await budgeted.relieve();
+        held = Math.max(held, budgeted.heldBytes);
+      }
+    }
+    expect(budgeted.spilled).toBe(1);
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(budgeted.liveBytes);
+    expect(walks.size).toBe(20_000);
+    budgeted.close();
   });
 
   it('refuses in one line, saying how to fix it, when SQLite cannot load, and leaves no folder behind', async () => {

@@ -217,10 +217,10 @@ function countJudge(ctx: RuleContext) {
             ],
       ),
     );
-    for (const id of walks.summaries.items()) {
+    for (const [id, listed] of walks.summaries.all()) {
       // The summaries of this walk paired with a detail: judged against it above.
       let paired: Set<string> | undefined;
-      for (const summary of walks.summaries.of(id)) {
+      for (const summary of listed) {
         const { count, counts } = summary.facts;
         if (!completeCounts(counts, statuses)) continue;
         paired ??= new Set(walks.of(id).map((p) => p.summary.digest));
