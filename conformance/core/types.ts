@@ -308,6 +308,8 @@ export type Level = 'required' | 'advisory';
 
 export const AREAS = [
   'envelope',
+  'collections',
+  'items',
   'walks-list',
   'walk-detail',
   'consistency',

@@ -35,8 +35,39 @@ describe('renamed requirement ids', () => {
     const file = join(dir, 'twice.yaml');
     writeFileSync(file, '- id: TRAFFIC-001\n  reason: a\n- id: TRAFFIC-006\n  reason: b\n');
     expect(() => loadExpectedFailures(file, RULES)).toThrow(
-      /WALKS-LIST-014 is listed twice \(TRAFFIC-006 is WALKS-LIST-014 now\)/,
+      /COLLECTION-008 is listed twice \(TRAFFIC-006 is COLLECTION-008 now\)/,
     );
+  });
+
+  it('an expected-failures file naming a walk id of a collection or item rule names that rule now', () => {
+    const file = join(dir, 'walk-ids.yaml');
+    writeFileSync(file, '- id: WALKS-LIST-003\n  reason: a\n- id: WALK-DETAIL-001\n  reason: b\n');
+    expect(loadExpectedFailures(file, RULES)).toEqual([
+      { id: 'COLLECTION-003', reason: 'a' },
+      { id: 'ITEM-001', reason: 'b' },
+    ]);
+  });
+
+  it('the walk ids of the walk rules themselves stay what they were', () => {
+    const ids = RULES.map((r) => r.id);
+    expect(ids).toContain('WALKS-LIST-006');
+    expect(ids).toContain('WALK-DETAIL-003');
+    expect(RENAMED['WALKS-LIST-006']).toBeUndefined();
+  });
+
+  it('--only and --skip take walk ids of collection and item rules, whole or as a prefix', () => {
+    expect(selectChecks(RULES, ['WALKS-LIST-012']).map((r) => r.id)).toEqual(['COLLECTION-007']);
+    expect(selectChecks(RULES, ['WALK-DETAIL-002']).map((r) => r.id)).toEqual(['ITEM-002']);
+    // The prefix an older CI line gave selects every rule that had an id under it, old or new.
+    const lists = selectChecks(RULES, ['WALKS-LIST']).map((r) => r.id);
+    for (const id of ['COLLECTION-001', 'COLLECTION-008', 'WALKS-LIST-006', 'WALKS-LIST-015']) {
+      expect(lists).toContain(id);
+    }
+    expect(lists.some((id) => id.startsWith('ITEM') || id.startsWith('AUTH'))).toBe(false);
+    const skipped = selectChecks(RULES, [], ['WALK-DETAIL']).map((r) => r.id);
+    expect(skipped).not.toContain('ITEM-001');
+    expect(skipped).not.toContain('WALK-DETAIL-003');
+    expect(skipped).toContain('COLLECTION-001');
   });
 
   it('--only and --skip take old ids', () => {
