@@ -32,8 +32,7 @@ export function selectChecks<C extends { id: string }>(
     }
   }
   const selected = checks.filter(
-    (c) =>
-      (only.length === 0 || only.some((p) => matches(c.id, p))) && !skip.some((p) => matches(c.id, p)),
+    (c) => (only.length === 0 || only.some((p) => matches(c.id, p))) && !skip.some((p) => matches(c.id, p)),
   );
   if (selected.length === 0) {
     throw new ConfigError(`--only ${only.join(',')} with --skip ${skip.join(',')} leaves no check to run`);
