@@ -3,30 +3,19 @@
  * is the lists, its first request, its look at the other key header, its silence line and its
  * mock warning all name the lists operation, and nothing asks a walks path.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { loadSpecModel, type SpecModel } from '../core/spec-model.ts';
+import { loadSpecModel } from '../core/spec-model.ts';
 import type { Via } from '../core/types.ts';
 import { preflight } from '../run/preflight/preflight.ts';
 import { HttpClient } from '../transport/client.ts';
 import { configFor } from './harness.ts';
 import { listen, type Listening } from '../../tools/test-support/listen.ts';
-import { listsLiveSpec } from '../../tools/test-support/lists-server.ts';
+import { listsOnlySpec } from '../../tools/test-support/lists-server.ts';
 
 const KEY = 'svc_sk_live_preflightlistsonly000000000000';
 
-/** The lists-live copy of the spec with the walks taken out: the lists are its first live collection. */
-function listsOnlySpec(): SpecModel {
-  const file = listsLiveSpec();
-  const doc = parse(readFileSync(file, 'utf8')) as { paths: Record<string, unknown> };
-  for (const path of Object.keys(doc.paths)) if (path.startsWith('/api/v1/walks')) delete doc.paths[path];
-  writeFileSync(file, stringify(doc));
-  return loadSpecModel(file);
-}
-
-const spec = listsOnlySpec();
+const spec = loadSpecModel(listsOnlySpec());
 const lists = spec.live.find((op) => op.kind === 'collection');
 
 let server: Listening | undefined;
