@@ -1,6 +1,6 @@
 /**
- * Cursor pagination (§4.4, §8; D-PAGINATION-DECLARED), on every live collection whose spec says it
- * pages (`core/pagination.ts`): a live run walks the pages to the end within a budget, sends a
+ * Cursor pagination (§4.4, §8; D-PAGINATION-DECLARED), on every live collection, and every live item
+ * with a paged array inside (a saved list's voters), whose spec says it pages (`core/pagination.ts`): a live run walks the pages to the end within a budget, sends a
  * cursor it never got and another campaign's cursor, and carries the primary key's cursor with the
  * key that lacks the scope and with none. The rules read only what the exchanges carry (the cursor
  * sent, the next cursor given, the items, the credentials), so a recording is judged the same way.
@@ -31,7 +31,7 @@ const unissuedCursor = () => `${UNISSUED_PREFIX}${randomBytes(8).toString('hex')
 const isUnissued = (cursor: string) => cursor.startsWith(UNISSUED_PREFIX);
 
 const pages = (op: OperationModel) =>
-  op.live && op.method === 'GET' && op.kind === 'collection' && !!op.pagination;
+  op.live && op.method === 'GET' && (op.kind === 'collection' || op.kind === 'item') && !!op.pagination;
 
 /** A page read, as the rules see it: the cursor sent ('' on the first page), and the page's bound. */
 interface PageRead {
@@ -49,10 +49,14 @@ function pageReadOf(obs: Observation): PageRead | undefined {
   return { cursor: obs.query.get(pagination.cursor) ?? '', bound };
 }
 
-/** The page size a walk asks for: the collection cut in about WALK_PAGES pages, within the bounds. */
+/**
+ * The page size a walk asks for: the collection cut in about WALK_PAGES pages, within the bounds; an
+ * item's array, whose length no list shows beforehand, by the default page.
+ */
 function walkSize(op: OperationModel, world: World): number | undefined {
   const limit = op.limit;
   if (!limit) return undefined;
+  if (op.kind === 'item') return limit.default;
   const listed = world.listed(op, 'primary').length;
   if (listed >= limit.maximum) return limit.maximum;
   return Math.min(limit.maximum, Math.max(limit.minimum, Math.ceil(listed / WALK_PAGES)));
@@ -76,8 +80,19 @@ function nextOf(op: OperationModel, answered: Exchange): string | undefined {
   return nextCursorOf(response.json, op.pagination);
 }
 
-function ask(op: OperationModel, world: World, key: KeyName | undefined, query: string | undefined) {
-  return world.request(op, { ...(key ? { key } : {}), ...(query !== undefined ? { query } : {}) });
+/** A page of the operation; of an item, the item `id` (a real one of the primary campaign by default). */
+function ask(
+  op: OperationModel,
+  world: World,
+  key: KeyName | undefined,
+  query: string | undefined,
+  id?: string,
+) {
+  return world.request(op, {
+    ...(key ? { key } : {}),
+    ...(query !== undefined ? { query } : {}),
+    ...(id !== undefined ? { id } : {}),
+  });
 }
 
 /** The primary key's walk: its first page, then each next cursor's page, WALK_BUDGET pages at most. */
@@ -95,7 +110,10 @@ function walkProbes(op: OperationModel, world: World): Probe[] {
   return [{ request: first, followUp, repeats: true }];
 }
 
-/** One key's first page, and the page its next cursor names asked with another key (or none). */
+/**
+ * One key's first page, and the page its next cursor names asked with another key (or none). Of an
+ * item, the first page is of an item of the issuing key's campaign, and the cursor is sent for it.
+ */
 function handedOver(
   op: OperationModel,
   world: World,
@@ -103,11 +121,14 @@ function handedOver(
   sentBy: KeyName | undefined,
 ): Probe[] {
   const size = walkSize(op, world);
-  const first = ask(op, world, issuedTo, pageQuery(op, size));
+  const foreign = op.kind === 'item' && issuedTo === OTHER_CAMPAIGN_KEY;
+  const id = foreign && op.collection ? world.listed(op.collection, 'other')[0]?.id : undefined;
+  if (foreign && id === undefined) return [];
+  const first = ask(op, world, issuedTo, pageQuery(op, size), id);
   if (!first || (sentBy && !world.has(sentBy))) return [];
   const followUp = (answered: Exchange) => {
     const next = nextOf(op, answered);
-    return next === undefined ? undefined : ask(op, world, sentBy, pageQuery(op, size, next));
+    return next === undefined ? undefined : ask(op, world, sentBy, pageQuery(op, size, next), id);
   };
   return [{ request: first, followUp }];
 }

@@ -11,6 +11,9 @@ import { loadExpectedFailures } from '../run/expectations.ts';
 import { loadPreviousReport } from '../run/compare.ts';
 import { RULES } from '../rules/registry.ts';
 import { selectChecks } from '../run/selection.ts';
+import { runSuite } from '../run/runner.ts';
+import { configFor } from './harness.ts';
+import { startReferenceServer } from '../../reference-server/start.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'renamed-'));
 
@@ -73,6 +76,18 @@ describe('renamed requirement ids', () => {
   it('--only and --skip take old ids', () => {
     expect(selectChecks(RULES, ['ISOLATION-004']).map((r) => r.id)).toEqual(['ISOLATION-002']);
     expect(selectChecks(RULES, [], ['TRAFFIC-008']).map((r) => r.id)).not.toContain('METHODS-001');
+  });
+
+  it('a live run given an old id in its configuration runs the rule that has it now', async () => {
+    const server = await startReferenceServer({ log: false });
+    try {
+      const report = await runSuite(
+        configFor(server.baseUrl, server.credentials, { only: ['WALKS-LIST-001'] }),
+      );
+      expect(report.results.map((r) => [r.id, r.status])).toEqual([['COLLECTION-001', 'pass']]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('a previous report with old ids and the old name of "not judged" is read', () => {
