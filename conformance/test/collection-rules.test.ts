@@ -189,10 +189,7 @@ describe('a summary against its detail', () => {
 
   it('fails a detail whose name differs from the summary beside it', () => {
     const found = broken(
-      verdicts(ruleById('ITEM-002'), [
-        detail('Renamed', 1000),
-        recorded('/api/v1/walks', 200, page(1), 0),
-      ]),
+      verdicts(ruleById('ITEM-002'), [detail('Renamed', 1000), recorded('/api/v1/walks', 200, page(1), 0)]),
     );
     expect(found[0]).toMatchObject({
       problem: expect.stringContaining('detail name "Renamed" ≠ summary name "Walk 1"'),
