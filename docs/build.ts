@@ -5,7 +5,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PARTNER_FILE_NAMES } from '../reference-server/spec-files.ts';
@@ -28,6 +29,17 @@ function redoclyCli(): string {
 // which would double the cost of the up-to-date check that runs before every test run.
 const SPEC_PATH = join(REPO_ROOT, 'spec', 'openapi.yaml');
 const API_REFERENCE_PATH = join(REPO_ROOT, 'spec', 'generated', 'api-reference.html');
+/**
+ * Where the page of a spec the sandbox serves with `--spec` is built: beside the project's page, one
+ * folder per spec file (by its absolute path), so it is rebuilt only when that file changes.
+ */
+export function apiReferencePathOf(specPath: string): string {
+  const absolute = resolve(specPath);
+  if (absolute === SPEC_PATH) return API_REFERENCE_PATH;
+  const folder = createHash('sha256').update(absolute).digest('hex').slice(0, 16);
+  return join(dirname(API_REFERENCE_PATH), 'served-specs', folder, 'api-reference.html');
+}
+
 const PAGE_TITLE = 'Campaign Canvassing Read API — reference';
 
 /**

@@ -179,7 +179,9 @@ function operationRequests(doc: OpenApiDocument): PartnerRequest[] {
 
 function resolveRequests(doc: OpenApiDocument): ResolvedRequest[] {
   const ops = new Map(operationsOf(doc).map((op) => [op.operationId, op]));
-  return [...PARTNER_REQUESTS, ...operationRequests(doc)].map((request) => {
+  // The walks' own requests stand only in a spec that has the walks (`--spec` may serve any other).
+  const walkRequests = PARTNER_REQUESTS.filter((request) => ops.has(request.operationId));
+  return [...walkRequests, ...operationRequests(doc)].map((request) => {
     const op = ops.get(request.operationId);
     if (!op) throw new Error(`spec/openapi.yaml has no operation ${request.operationId}`);
     const status = 'code' in request.expect ? statusOfError(request.expect.code) : 200;

@@ -23,7 +23,7 @@ import type { LimitBounds } from './limit.ts';
 import { envelopeOf, type ServedOperation, WALK_OPERATION_PATHS } from './served-operations.ts';
 
 /** Why a spec cannot be served, in one line. */
-class UnservableSpec extends Error {
+export class UnservableSpec extends Error {
   override name = 'UnservableSpec';
 }
 

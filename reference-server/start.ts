@@ -48,6 +48,8 @@ export interface StartOptions extends DatasetOptions {
   spec?: string;
   /** The partner files to serve in place of the built ones (the sandbox makes them from `spec`). */
   partnerFiles?: PartnerFiles;
+  /** The reference page served at `/docs` (the sandbox builds one from `spec`); default: the project's. */
+  docsPath?: string;
 }
 
 export interface RunningServer {
@@ -77,6 +79,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     clock,
     spec,
     partnerFiles,
+    docsPath,
     ...sizes
   } = options;
   const { dataset, served } = await dataToServe(spec, sizes);
@@ -86,6 +89,7 @@ export async function startReferenceServer(options: StartOptions = {}): Promise<
     config: {
       ...(spec === undefined ? {} : { specPath: spec }),
       ...(partnerFiles === undefined ? {} : { partnerFiles }),
+      ...(docsPath === undefined ? {} : { docsPath }),
       webBaseUrl,
       ...(log === undefined ? {} : { log }),
       ...(rateLimit === undefined ? {} : { rateLimit }),

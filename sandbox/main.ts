@@ -4,7 +4,7 @@
  * real errors; optionally another deployment's legal choices, latency and faults) runs in this
  * process; the Prism mock (the spec's examples) runs as a child. Ctrl-C or SIGTERM stops both.
  */
-import { buildApiReference } from '../docs/build.ts';
+import { apiReferencePathOf, buildApiReference } from '../docs/build.ts';
 import type { CommandSpec } from '../command-line/flags.ts';
 import {
   integerFlag,
@@ -124,16 +124,30 @@ const serverLog = createLogger({
   },
 });
 
+/** The live GET operations of the served spec. */
+function liveReads(spec: string | undefined) {
+  const doc = loadSpec(spec);
+  const reads = operationsOf(doc).filter(
+    (op) => op.method === 'GET' && (op.definition as Record<string, unknown>)['x-status'] !== 'planned',
+  );
+  return { doc, reads };
+}
+
 /** The banner's requests: the first page of every live collection of the served spec. */
 function tryRequests(spec: string | undefined): string[] {
-  const doc = loadSpec(spec);
-  return operationsOf(doc)
-    .filter((op) => op.method === 'GET' && !op.path.includes('{'))
-    .filter((op) => (op.definition as Record<string, unknown>)['x-status'] !== 'planned')
+  const { doc, reads } = liveReads(spec);
+  return reads
+    .filter((op) => !op.path.includes('{'))
     .map((op) => {
       const parameters = (op.definition.parameters ?? []).map((p) => resolveRef<{ name?: string }>(doc, p));
       return parameters.some((p) => p.name === 'limit') ? `${op.path}?limit=2` : op.path;
     });
+}
+
+/** The banner's request to the mock: the served spec's first live item, asked for an id it has not. */
+function mockTry(spec: string | undefined): string[] {
+  const item = liveReads(spec).reads.find((op) => op.path.includes('{'));
+  return item ? [item.path.replace(/\{[^}]+\}/g, 'any-id')] : [];
 }
 
 function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags): string {
@@ -145,7 +159,7 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
     `  Serving: ${variantBanner(flags)}`,
     `  Rate limit: ${flags.rateLimit ? `${flags.rateLimit} requests a minute per key (429 with Retry-After)` : 'none (--rate-limit N/min)'}`,
     `  Reference server (seeded demo data, real keys): ${server.baseUrl}`,
-    `  API reference page:                            ${server.baseUrl}/docs`,
+    `  API reference page:                            ${server.baseUrl}/docs${flags.spec ? ` (of ${flags.spec})` : ''}`,
     `  OpenAPI contract:                              ${server.baseUrl}/openapi.yaml (and .json)`,
     `  Postman collection and environment:            ${server.baseUrl}/postman/collection.json, /postman/environment.json`,
     `  Requests for VS Code and JetBrains:            ${server.baseUrl}/requests.http`,
@@ -159,7 +173,9 @@ function banner(server: RunningServer, prism: RunningPrism, flags: SandboxFlags)
       (path) =>
         `  curl -H 'Authorization: Bearer ${credentials.CONFORMANCE_API_KEY}' '${server.baseUrl}${path}'`,
     ),
-    `  curl -H 'x-api-key: ${KEY_PREFIX}anything' -H 'Prefer: code=404' ${prism.baseUrl}/api/v1/walks/any-id`,
+    ...mockTry(flags.spec).map(
+      (path) => `  curl -H 'x-api-key: ${KEY_PREFIX}anything' -H 'Prefer: code=404' ${prism.baseUrl}${path}`,
+    ),
     ...(flags.clock
       ? [
           `  curl -X POST -d '{"advance":"2h"}' ${server.baseUrl}/sandbox/clock   # move the canvassing day on`,
@@ -178,16 +194,39 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(flags.variant ? `${variantText(flags.variant)}\n` : variantList());
     return 0;
   }
+  // A spec the server cannot serve is the caller's input: one line naming why, exit 2, nothing started.
+  const refused = flags.spec === undefined ? undefined : await refusedSpec(flags.spec);
+  if (refused) {
+    console.error(`sandbox: cannot start: ${refused}`);
+    return 2;
+  }
   // Prism cannot be told to take any free port and say which: one is chosen for it (the banner says it).
   if (flags.mockPort === 0) flags.mockPort = await freePort(flags.host);
   if (!(await portsFree(flags))) return 1;
 
-  await buildApiReference().catch((error: unknown) => {
+  // The page documents the spec served: with --spec, that spec's own page, built once per change of it.
+  const page = flags.spec ? { specPath: flags.spec, outputPath: apiReferencePathOf(flags.spec) } : {};
+  await buildApiReference(page).catch((error: unknown) => {
     console.error(
       `sandbox: the API reference page could not be built (/docs will answer 503): ${String(error)}`,
     );
   });
   return serveUntilStopped(flags);
+}
+
+/**
+ * Why the reference server cannot serve this spec (the line it would stop with), or undefined when
+ * it can. Loaded only for `--spec`: the project's spec needs no YAML parse at start-up.
+ */
+async function refusedSpec(path: string): Promise<string | undefined> {
+  const { loadServedSpec, UnservableSpec } = await import('../reference-server/served-spec.ts');
+  try {
+    loadServedSpec(path);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UnservableSpec) return error.message;
+    throw error;
+  }
 }
 
 async function portsFree(flags: SandboxFlags): Promise<boolean> {
@@ -252,7 +291,13 @@ function startBoth(flags: SandboxFlags) {
       ...(flags.variant ? { variant: flags.variant } : {}),
       ...(flags.turbulence ? { turbulence: flags.turbulence } : {}),
       ...(flags.clock ? { clock: flags.clock } : {}),
-      ...(flags.spec ? { spec: flags.spec, partnerFiles: partnerFilesOf(flags.spec) } : {}),
+      ...(flags.spec
+        ? {
+            spec: flags.spec,
+            partnerFiles: partnerFilesOf(flags.spec),
+            docsPath: apiReferencePathOf(flags.spec),
+          }
+        : {}),
     }),
     startPrism({
       host: flags.host,

@@ -53,6 +53,12 @@ export interface Operation {
   definition: OpenAPIV3_1.OperationObject;
 }
 
+/** The scopes of `x-required-scopes`: a list of them, or one scope written alone. */
+function scopesOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((scope): scope is string => typeof scope === 'string') : [];
+}
+
 export function operationsOf(doc: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -64,7 +70,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         method: method.toUpperCase(),
         path,
         statuses: Object.keys(definition.responses ?? {}),
-        requiredScopes: ((definition as JsonObject)['x-required-scopes'] as string[] | undefined) ?? [],
+        requiredScopes: scopesOf((definition as JsonObject)['x-required-scopes']),
         definition,
       });
     }

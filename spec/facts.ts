@@ -64,14 +64,60 @@ const LIMIT_PATH = ['components', 'parameters', 'Limit'];
  * document order: what the demo keys of every role but the no-scope key hold.
  */
 export const LIVE_SCOPES: readonly Scope[] = Object.freeze(
-  [
-    ...new Set(
-      specLines
-        .flatMap((line) => /^\s*x-required-scopes:\s*\[([^\]]*)\]\s*$/.exec(line)?.[1]?.split(',') ?? [])
-        .map((scope) => scope.trim()),
-    ),
-  ].filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope)),
+  [...new Set(requiredScopesIn(specLines))].filter((scope): scope is Scope =>
+    (SCOPES as readonly string[]).includes(scope),
+  ),
 );
+
+/**
+ * Every scope the `x-required-scopes` of a spec's lines name, in document order, in each form YAML
+ * gives a list of them: a flow sequence (`[walks:read]`, over several lines too), a block sequence
+ * (`- walks:read` on the lines below), or one scope alone (`walks:read`); quoted or not, with
+ * comments. `test/facts.test.ts` holds every form to a full YAML parse.
+ */
+export function requiredScopesIn(lines: readonly string[]): string[] {
+  const scopes: string[] = [];
+  for (let at = 0; at < lines.length; at++) {
+    const line = lines[at] ?? '';
+    const key = /^(\s*)(["']?)x-required-scopes\2:(?:\s+(.*))?$/.exec(line);
+    if (!key) continue;
+    const depth = key[1]?.length ?? 0;
+    const value = withoutComment(key[3] ?? '');
+    if (value.startsWith('[')) {
+      // A flow sequence ends at its closing bracket, however many lines it spans.
+      let flow = value;
+      while (!flow.includes(']') && at + 1 < lines.length) flow += ` ${withoutComment(lines[++at] ?? '')}`;
+      scopes.push(...flow.slice(1, flow.indexOf(']')).split(',').map(unquoted).filter(Boolean));
+    } else if (value !== '') {
+      scopes.push(unquoted(value));
+    } else {
+      // A block sequence: its items stand at the key's depth or deeper, each after a dash.
+      while (at + 1 < lines.length) {
+        const next = lines[at + 1] ?? '';
+        if (!hasContent(next)) {
+          at++;
+          continue;
+        }
+        const item = /^(\s*)-\s+(.*)$/.exec(next);
+        if (!item || (item[1]?.length ?? 0) < depth) break;
+        scopes.push(unquoted(withoutComment(item[2] ?? '')));
+        at++;
+      }
+    }
+  }
+  return scopes;
+}
+
+/** A YAML value without the comment that ends its line (a `#` after a space, outside quotes). */
+function withoutComment(value: string): string {
+  return value.replace(/^((?:"[^"]*"|'[^']*'|[^#"'])*?)(?:\s+#.*)?$/, '$1').trim();
+}
+
+/** A scalar without its quotes. */
+function unquoted(value: string): string {
+  const text = value.trim();
+  return /^(["']).*\1$/.test(text) ? text.slice(1, -1) : text;
+}
 
 /** `components.parameters.Limit` of the spec. */
 export const LIMIT: Readonly<LimitFacts> = Object.freeze({

@@ -19,7 +19,7 @@ import { helpFor, parseCli } from './config.ts';
 import { CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { applyExpectedFailures, loadExpectedFailures } from '../run/expectations.ts';
 import { harText } from '../reporters/har.ts';
-import { preflight } from '../run/preflight.ts';
+import { preflight } from '../run/preflight/preflight.ts';
 import { reachSecrets } from '../transport/reach.ts';
 import type { Redactor } from '../core/redact.ts';
 import { redactorFor } from '../core/redact.ts';

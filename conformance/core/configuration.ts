@@ -36,7 +36,6 @@ export interface SuiteConfig {
   maxDurationMs?: number;
   /** `--rate-limit N/s` or `N/min`: request starts allowed in any one-second (or one-minute) window. */
   rateLimit?: RateLimit;
-  /** How many walks the detail checks fetch (the empty and unlocated ones first). */
   /**
    * `--sample N`: judge N records per sweep, chosen by the seed; undefined (the default) judges every
    * record the deployment serves.

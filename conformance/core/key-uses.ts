@@ -6,13 +6,13 @@
  */
 import type { KeyUse } from './exchange.ts';
 
-/** The campaign under test, `walks:read` (`CONFORMANCE_API_KEY`), as a Bearer token. */
+/** The campaign under test, holding the scopes of the spec's operations (`CONFORMANCE_API_KEY`), as a Bearer token. */
 export const PRIMARY = { key: 'CONFORMANCE_API_KEY', via: 'bearer' } as const satisfies KeyUse;
-/** A second campaign, `walks:read`: what isolation is judged against. */
+/** A second campaign, holding the same scopes: what isolation is judged against. */
 export const OTHER = { key: 'CONFORMANCE_OTHER_CAMPAIGN_KEY', via: 'bearer' } as const satisfies KeyUse;
-/** The primary campaign's key without `walks:read`. */
+/** The primary campaign's key without the scopes the operations require. */
 export const NO_SCOPE = { key: 'CONFORMANCE_NO_SCOPE_KEY', via: 'bearer' } as const satisfies KeyUse;
-/** A campaign with no walks. */
+/** A campaign with no records in any collection. */
 export const EMPTY_CAMPAIGN = {
   key: 'CONFORMANCE_EMPTY_CAMPAIGN_KEY',
   via: 'bearer',

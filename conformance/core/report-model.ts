@@ -22,6 +22,10 @@ export type Level = 'required' | 'advisory';
 
 export const AREAS = [
   'envelope',
+  'collections',
+  'items',
+  'collections',
+  'items',
   'walks-list',
   'walk-detail',
   'consistency',

@@ -35,7 +35,7 @@ export interface StateTable<R> {
 /** Where the rules of one run keep their state. */
 export interface RuleState {
   /**
-   * The table of this name (made on first use): one per rule and purpose, e.g. `WALK-DETAIL-002
+   * The table of this name (made on first use): one per rule and purpose, e.g. `ITEM-002
    * details`, made when the rule's judge is made, so that a merge knows every table by its name.
    */
   table<R>(name: string, merge: Merge<R>): StateTable<R>;

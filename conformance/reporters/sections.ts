@@ -71,16 +71,16 @@ function trafficText(traffic: TrafficCoverage): string {
   return `judged ${traffic.judged} of ${traffic.ofApi} exchanges of this API (${share}% of the file's ${traffic.entries} entries were this API's)${bodyless}${notJudged ? `; not judged: ${notJudged}` : ''}`;
 }
 
-/** "seed 20261124, every record judged" or "seed 1, sampled 20 of 240 walks (not a full run)". */
+/** "seed 20261124, every record judged" or "seed 1, sampled 20 of 240 records per sweep (not a full run)". */
 export function coverageHeadline(coverage: Coverage): string {
   if (coverage.traffic) return trafficText(coverage.traffic);
   const sampled = coverage.sampled
-    ? `sampled ${coverage.sampled.n} of ${coverage.sampled.of} walks per sweep (--sample: not a full run)`
+    ? `sampled ${coverage.sampled.n} of ${coverage.sampled.of} records per sweep (--sample: not a full run)`
     : 'every record judged';
   return `seed ${coverage.seed}, ${sampled}`;
 }
 
-/** "200 walks judged (200 requests)" or "20 of 200 walks judged (20 requests)". */
+/** "200 listed items judged (200 requests)" or "20 of 200 listed items judged (20 requests)": the rule's own unit. */
 export function judgedText(judged: Judged): string {
   const of = judged.of !== undefined ? ` of ${judged.of}` : '';
   if (judged.unit === 'answers' || judged.unit === 'requests')

@@ -68,10 +68,10 @@ function listEnvelopeProblem(op: OperationModel, obs: Observation): string | und
 
 export const collectionRules: Rule[] = [
   {
-    id: 'WALKS-LIST-001',
+    id: 'COLLECTION-001',
     section: '§4.1, §4.2',
     title: 'A collection answers the primary key 200 with its list envelope',
-    area: 'walks-list',
+    area: 'collections',
     level: 'required',
     mock: 'run',
     expected: 'a plain GET with the primary key answers 200 {"ok":true,"data":[...],"meta":{"count":n}}',
@@ -91,10 +91,10 @@ export const collectionRules: Rule[] = [
     },
   },
   {
-    id: 'WALKS-LIST-005',
+    id: 'COLLECTION-005',
     section: '§2.1, §4.2',
     title: 'Item ids are unique within a collection answer',
-    area: 'walks-list',
+    area: 'collections',
     level: 'required',
     mock: 'run',
     expected: 'no item id twice in one answer',
@@ -123,11 +123,11 @@ export const collectionRules: Rule[] = [
     },
   },
   {
-    id: 'WALK-DETAIL-001',
+    id: 'ITEM-001',
     sweeps: true,
     section: '§4.2, §4.3',
     title: 'Every item listed to a key can be fetched with that key: 200 with its envelope, never 404',
-    area: 'walk-detail',
+    area: 'items',
     level: 'required',
     mock: 'run',
     unit: 'listed items',
@@ -138,11 +138,11 @@ export const collectionRules: Rule[] = [
     across: listedFoundAcross,
   },
   {
-    id: 'WALK-DETAIL-002',
+    id: 'ITEM-002',
     sweeps: true,
     section: '§2.1, §2.2',
     title: "Every field an item's detail shares with its collection's summary is equal",
-    area: 'walk-detail',
+    area: 'items',
     level: 'required',
     mock: 'run',
     unit: 'items',
@@ -153,10 +153,10 @@ export const collectionRules: Rule[] = [
     across: sharedFieldsAcross,
   },
   {
-    id: 'WALKS-LIST-011',
+    id: 'COLLECTION-006',
     section: '§4.2 rule 1',
     title: 'A campaign without records gets 200 with an empty list and meta.count 0',
-    area: 'walks-list',
+    area: 'collections',
     level: 'required',
     mock: 'run',
     needs: [EMPTY_CAMPAIGN_KEY],
@@ -183,10 +183,10 @@ export const collectionRules: Rule[] = [
     },
   },
   {
-    id: 'WALKS-LIST-012',
+    id: 'COLLECTION-007',
     section: '§4.2 rule 2',
     title: 'Order of a collection: is a smaller page a prefix of a larger one? (the spec leaves it open)',
-    area: 'walks-list',
+    area: 'collections',
     level: 'advisory',
     decision: 'D-ORDER',
     mock: { skip: 'the mock answers every list request with the same example, whatever the limit' },
@@ -241,15 +241,15 @@ function missedBy(item: Answered, obs: Observation): void {
 }
 
 /**
- * WALK-DETAIL-001: what each holder was listed (per collection, the span of time each item was
+ * ITEM-001: what each holder was listed (per collection, the span of time each item was
  * listed in), and what its plain reads of those items got, by `collection holder id` in two tables
  * of the run's state. An item answered 404 to the key it was listed to contradicts the list; in a
  * recording, only when the list was within a minute of it.
  */
 function listedFoundAcross(ctx: RuleContext): Across {
-  const listed = ctx.state.table<Seen>('WALK-DETAIL-001 listed', joinSeen);
-  const answered = ctx.state.table<Answered>('WALK-DETAIL-001 answered', joinAnswered);
-  const evidence = new EvidenceTable(ctx.state, 'WALK-DETAIL-001 evidence', EVIDENCE_KEPT * 2);
+  const listed = ctx.state.table<Seen>('ITEM-001 listed', joinSeen);
+  const answered = ctx.state.table<Answered>('ITEM-001 answered', joinAnswered);
+  const evidence = new EvidenceTable(ctx.state, 'ITEM-001 evidence', EVIDENCE_KEPT * 2);
   // The keys of a page's items, by its body and holder: a recording lists the same pages again and again.
   const listedKeys = new Map<string, BodyMemo<Map<string, string[]>>>();
   return {
@@ -341,10 +341,10 @@ function memoOf<T>(memos: Map<string, BodyMemo<T>>, op: OperationModel): BodyMem
   return memo;
 }
 
-/** WALK-DETAIL-002: the shared fields of each item's summaries and details, compared once all are seen. */
+/** ITEM-002: the shared fields of each item's summaries and details, compared once all are seen. */
 function sharedFieldsAcross(ctx: RuleContext): Across {
-  const summaries = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 summaries');
-  const details = new Versions<Record<string, unknown>>(ctx.state, 'WALK-DETAIL-002 details');
+  const summaries = new Versions<Record<string, unknown>>(ctx.state, 'ITEM-002 summaries');
+  const details = new Versions<Record<string, unknown>>(ctx.state, 'ITEM-002 details');
   const pages = new Map<string, BodyMemo<SharedFields[]>>();
   const items = new Map<string, BodyMemo<Omit<SharedFields, 'item'>>>();
   return {
@@ -431,12 +431,12 @@ function joinPageGroups(kept: PageGroup, other: PageGroup): PageGroup {
 const NO_PAGE: PageIds = { ids: [], digest: digestOf([]) };
 
 /**
- * WALKS-LIST-012: per collection, holder and query (and, in a recording, per minute), the largest
+ * COLLECTION-007: per collection, holder and query (and, in a recording, per minute), the largest
  * page's ids and the digests of the smaller pages; a smaller page is a prefix when its digest is
  * the digest of that many first ids of the largest.
  */
 function orderAcross(ctx: RuleContext): Across {
-  const groups = ctx.state.table<PageGroup>('WALKS-LIST-012 pages', joinPageGroups);
+  const groups = ctx.state.table<PageGroup>('COLLECTION-007 pages', joinPageGroups);
   const idsOf = new BodyMemo<PageIds>();
   return {
     see(obs) {

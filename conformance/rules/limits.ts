@@ -348,7 +348,7 @@ function sizeRule(
   return {
     id,
     section: '§4.2, §8',
-    area: 'walks-list',
+    area: 'collections',
     level: 'required',
     unit: 'pages',
     ...declaration,
@@ -360,26 +360,26 @@ function sizeRule(
 
 /** The page sizes a `limit` gives (the default, its bounds, the values between). */
 export const pageSizeRules: Rule[] = [
-  sizeRule('WALKS-LIST-002', 'default', {
+  sizeRule('COLLECTION-002', 'default', {
     title: 'Without limit, a collection returns its default number of items (all of them when it has fewer)',
     expected: 'min(default, M) items, M the most items a page to the same key shows',
     hint: "Apply the limit's default when the query names no limit.",
     mock: PRISM_IGNORES_LIMIT,
   }),
-  sizeRule('WALKS-LIST-003', 'minimum', {
+  sizeRule('COLLECTION-003', 'minimum', {
     title: 'A limit at its minimum returns exactly that many items',
     expected: 'min(minimum, M) items',
     hint: 'Return at most limit items: a limit at its minimum gives that many items when the collection has them.',
     mock: PRISM_IGNORES_LIMIT,
   }),
-  sizeRule('WALKS-LIST-004', 'maximum', {
+  sizeRule('COLLECTION-004', 'maximum', {
     title:
       'A limit at its maximum returns min(maximum, M) items: never more, never fewer than a page shows there are',
     expected: 'min(maximum, M) items',
     hint: 'Honour limit up to its maximum: never more items than asked, never fewer than the collection has.',
     mock: 'run',
   }),
-  sizeRule('WALKS-LIST-014', 'other', {
+  sizeRule('COLLECTION-008', 'other', {
     title:
       'A limit N returns exactly min(N, M) items with meta.count agreeing, for the boundaries and seeded values between the bounds',
     expected: 'min(N, M) items and meta.count agreeing, for every N asked',

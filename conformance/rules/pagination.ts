@@ -1,8 +1,9 @@
 /**
- * Cursor pagination (§4.4, §8; D-PAGINATION-DECLARED), on every live collection whose spec says it
- * pages (`core/pagination.ts`): a live run walks the pages to the end within a budget, sends a
- * cursor it never got and another campaign's cursor, and carries the primary key's cursor with the
- * key that lacks the scope and with none. The rules read only what the exchanges carry (the cursor
+ * Cursor pagination (§4.4, §8; D-PAGINATION-DECLARED), on every live collection, and every live item
+ * with a paged array inside (a saved list's voters), whose spec says it pages (`core/pagination.ts`):
+ * a live run walks the pages to the end within a budget, sends a cursor it never got and (to a
+ * collection) another campaign's cursor, and carries the primary key's cursor with the key that
+ * lacks the scope and with none. The rules read only what the exchanges carry (the cursor
  * sent, the next cursor given, the items, the credentials), so a recording is judged the same way.
  */
 import { randomBytes } from 'node:crypto';
@@ -31,7 +32,7 @@ const unissuedCursor = () => `${UNISSUED_PREFIX}${randomBytes(8).toString('hex')
 const isUnissued = (cursor: string) => cursor.startsWith(UNISSUED_PREFIX);
 
 const pages = (op: OperationModel) =>
-  op.live && op.method === 'GET' && op.kind === 'collection' && !!op.pagination;
+  op.live && op.method === 'GET' && (op.kind === 'collection' || op.kind === 'item') && !!op.pagination;
 
 /** A page read, as the rules see it: the cursor sent ('' on the first page), and the page's bound. */
 interface PageRead {
@@ -49,10 +50,14 @@ function pageReadOf(obs: Observation): PageRead | undefined {
   return { cursor: obs.query.get(pagination.cursor) ?? '', bound };
 }
 
-/** The page size a walk asks for: the collection cut in about WALK_PAGES pages, within the bounds. */
+/**
+ * The page size a walk asks for: the collection cut in about WALK_PAGES pages, within the bounds; an
+ * item's array, whose length no list shows beforehand, by the default page.
+ */
 function walkSize(op: OperationModel, world: World): number | undefined {
   const limit = op.limit;
   if (!limit) return undefined;
+  if (op.kind === 'item') return limit.default;
   const listed = world.listed(op, 'primary').length;
   if (listed >= limit.maximum) return limit.maximum;
   return Math.min(limit.maximum, Math.max(limit.minimum, Math.ceil(listed / WALK_PAGES)));
@@ -76,6 +81,7 @@ function nextOf(op: OperationModel, answered: Exchange): string | undefined {
   return nextCursorOf(response.json, op.pagination);
 }
 
+/** A page of the operation; of an item, of a real item of the primary campaign. */
 function ask(op: OperationModel, world: World, key: KeyName | undefined, query: string | undefined) {
   return world.request(op, { ...(key ? { key } : {}), ...(query !== undefined ? { query } : {}) });
 }
@@ -418,7 +424,11 @@ export const paginationRules: Rule[] = [
     needs: [OTHER_CAMPAIGN_KEY],
     expected: "a refusal, or a page of the key's own campaign",
     hint: "Bind each cursor to the campaign of the key it was issued to, and refuse it to any other campaign's key.",
-    plan: (op, world) => handedOver(op, world, OTHER_CAMPAIGN_KEY, PRIMARY_KEY),
+    // On an item, the other campaign's cursor could only be sent for that campaign's own item: a
+    // request of another campaign's item, which the isolation rules judge as such (its cursor
+    // refused before the item is looked up would read as an answer unlike an unknown id's). The
+    // cursors of an item's array are judged by the walk, the unissued cursor and the scope rules.
+    plan: (op, world) => (op.kind === 'item' ? [] : handedOver(op, world, OTHER_CAMPAIGN_KEY, PRIMARY_KEY)),
     across: (ctx) =>
       acrossWith(ctx, function* (book) {
         const items = itemsByCampaign(book);

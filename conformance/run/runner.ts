@@ -5,6 +5,7 @@
  * the verdict is; the judgements are the rules'.
  */
 import { LIVE_SPEC_PATH } from '../../spec/facts.ts';
+import { selectChecks } from './selection.ts';
 import { HttpClient } from '../transport/client.ts';
 import type { Rule } from '../core/rule.ts';
 import { ruleAppliesTo } from '../core/rule.ts';
@@ -73,8 +74,8 @@ export async function runLive(
   const startedAt = new Date();
   const started = performance.now();
   const spec = specModelFor(config.specPath);
-  const only = config.only;
-  const selected = only ? rules.filter((rule) => only.some((prefix) => rule.id.startsWith(prefix))) : rules;
+  // `--only` as the CLI reads it, old ids and their prefixes included (`selection.ts`).
+  const selected = config.only ? selectChecks(rules, config.only) : rules;
   const client = new HttpClient(config);
   try {
     const pre = await preflight?.(client, config, spec);

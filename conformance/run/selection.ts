@@ -5,7 +5,7 @@
  */
 import { editDistance } from '../../command-line/flags.ts';
 import { ConfigError } from '../core/config-error.ts';
-import { currentId } from '../core/renamed.ts';
+import { formerIds } from '../core/renamed.ts';
 
 /** How many of the nearest ids a message names. */
 const NEAREST = 3;
@@ -16,22 +16,23 @@ export function selectChecks<C extends { id: string }>(
   skip: readonly string[] = [],
 ): C[] {
   const ids = checks.map((c) => c.id);
-  only = only.map(currentId);
-  skip = skip.map(currentId);
+  // A prefix selects a check by its id now or by an id it had (`--only WALKS-LIST` in an older CI
+  // line still selects the collection rules that were walks-list rules).
+  const named = new Map(ids.map((id) => [id, [id, ...formerIds(id)]]));
+  const matches = (id: string, prefix: string) => (named.get(id) ?? []).some((was) => was.startsWith(prefix));
   for (const [flag, prefixes] of [
     ['--only', only],
     ['--skip', skip],
   ] as const) {
     for (const prefix of prefixes) {
-      if (ids.some((id) => id.startsWith(prefix))) continue;
+      if (ids.some((id) => matches(id, prefix))) continue;
       throw new ConfigError(
         `${flag} ${prefix} matches no check; nearest: ${nearestIds(prefix, ids).join(', ')} (--list shows them all)`,
       );
     }
   }
   const selected = checks.filter(
-    (c) =>
-      (only.length === 0 || only.some((p) => c.id.startsWith(p))) && !skip.some((p) => c.id.startsWith(p)),
+    (c) => (only.length === 0 || only.some((p) => matches(c.id, p))) && !skip.some((p) => matches(c.id, p)),
   );
   if (selected.length === 0) {
     throw new ConfigError(`--only ${only.join(',')} with --skip ${skip.join(',')} leaves no check to run`);
@@ -39,7 +40,7 @@ export function selectChecks<C extends { id: string }>(
   return selected;
 }
 
-/** The ids, and their area prefixes (`AUTH`, `WALKS-LIST`), closest to what was typed. */
+/** The ids, and their area prefixes (`AUTH`, `COLLECTION`), closest to what was typed. */
 function nearestIds(prefix: string, ids: readonly string[]): string[] {
   const candidates = new Set<string>();
   for (const id of ids) {

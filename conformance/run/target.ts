@@ -7,11 +7,12 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { ContractValidator } from '../../spec/contract.ts';
 import { resolveRef } from '../../spec/contract.ts';
-import { KEY_PREFIX, WALKS_READ_SCOPE, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
+import { KEY_PREFIX, WEB_BASE_URL_NAME, CREDENTIAL_KEY_NAMES } from '../../spec/facts.ts';
 import { ConfigError } from '../core/config-error.ts';
 import { PRIMARY } from '../core/key-uses.ts';
-import type { KeyName, SuiteConfig } from '../core/configuration.ts';
+import type { OperationModel } from '../core/spec-model.ts';
 import type { Exchange } from '../core/exchange.ts';
+import type { KeyName, SuiteConfig } from '../core/configuration.ts';
 
 /** What the configuration says of the target before it is resolved: no base URL means embedded. */
 export type TargetOptions = Omit<SuiteConfig, 'baseUrl' | 'embedded'> & { baseUrl?: string };
@@ -41,7 +42,7 @@ export const EMBEDDED_SERVER_PACKAGE = 'canvassing-sandbox';
 export function requireTargetKeys(options: TargetOptions): void {
   if (options.baseUrl === undefined || options.profile !== 'live' || options.keys[PRIMARY.key]) return;
   throw new ConfigError(
-    `${PRIMARY.key} is not set: export it (the key of the campaign under test, scope ${WALKS_READ_SCOPE})`,
+    `${PRIMARY.key} is not set: export it (the key of the campaign under test, with the scopes the spec's operations require)`,
   );
 }
 
@@ -100,26 +101,27 @@ function withMockKeys(config: SuiteConfig): SuiteConfig {
 }
 
 /**
- * Worth a warning: a live run whose list holds only the walks of the spec's own examples is
- * talking to a mock, and would blame the deployment for what a mock cannot show.
+ * Worth a warning: a live run whose collection holds only the items of the spec's own examples of
+ * that operation is talking to a mock, and would blame the deployment for what a mock cannot show.
  */
 export function mockWarning(
   config: SuiteConfig,
   list: Exchange,
+  op: Pick<OperationModel, 'operationId'>,
   contract: ContractValidator,
 ): string | undefined {
   if (config.profile !== 'live') return undefined;
-  const walks = (list.response?.json as { data?: unknown } | undefined)?.data;
-  if (!Array.isArray(walks) || walks.length === 0) return undefined;
-  const known = exampleWalkIds(contract);
-  if (!walks.every((walk) => known.has(String((walk as { id?: unknown } | null)?.id)))) return undefined;
-  return `${config.baseUrl} answers the spec's own example walks: it looks like a mock; with a mock, use --profile mock`;
+  const items = (list.response?.json as { data?: unknown } | undefined)?.data;
+  if (!Array.isArray(items) || items.length === 0) return undefined;
+  const known = exampleItemIds(contract, op.operationId);
+  if (!items.every((item) => known.has(String((item as { id?: unknown } | null)?.id)))) return undefined;
+  return `${config.baseUrl} answers the spec's own example items of ${op.operationId}: it looks like a mock; with a mock, use --profile mock`;
 }
 
-/** The walk ids of the spec's list examples. */
-function exampleWalkIds(contract: ContractValidator): Set<string> {
+/** The item ids of an operation's examples of its 200 answer. */
+function exampleItemIds(contract: ContractValidator, operationId: string): Set<string> {
   const ids = new Set<string>();
-  const response = contract.operation('listWalks').definition.responses?.['200'];
+  const response = contract.operation(operationId).definition.responses?.['200'];
   if (!response) return ids;
   const media = resolveRef<OpenAPIV3_1.ResponseObject>(contract.doc, response).content?.['application/json'];
   const values = [
@@ -130,7 +132,7 @@ function exampleWalkIds(contract: ContractValidator): Set<string> {
   ];
   for (const value of values) {
     const data = (value as { data?: unknown } | undefined)?.data;
-    for (const walk of Array.isArray(data) ? data : []) ids.add(String((walk as { id?: unknown }).id));
+    for (const item of Array.isArray(data) ? data : []) ids.add(String((item as { id?: unknown }).id));
   }
   return ids;
 }

@@ -96,7 +96,7 @@ describe('npm run conformance', () => {
     const { status, stdout } = await runCli(['--base-url', variants.urlOf(broken)], { ...demo });
     expect(status).toBe(1);
     expect(stdout).toContain(
-      '✗ WALKS-LIST-003 [required, §4.2, §8] A limit at its minimum returns exactly that many items',
+      '✗ COLLECTION-003 [required, §4.2, §8] A limit at its minimum returns exactly that many items',
     );
     expect(stdout).toContain('expected:  min(minimum, M) items');
     expect(stdout).toMatch(/actual: {4}GET \S+\/api\/v1\/walks\?limit=1: 2 items, more than the 1 asked/);
@@ -120,7 +120,7 @@ describe('npm run conformance', () => {
   });
 
   it('lets flags override the environment', async () => {
-    const { stdout } = await runCli(['--base-url', variants.urlOf('none'), '--only', 'WALKS-LIST-001'], {
+    const { stdout } = await runCli(['--base-url', variants.urlOf('none'), '--only', 'COLLECTION-001'], {
       ...demo,
       CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/never-used',
     });

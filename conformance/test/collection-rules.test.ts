@@ -70,24 +70,24 @@ describe('page sizes from the answers themselves', () => {
 
   it('fails a default page shorter than min(default, M), whichever order the recording holds the pages in', () => {
     for (const order of [pages, [...pages].reverse(), [pages[1], pages[0], pages[2]] as Observation[]]) {
-      const found = broken(verdicts(ruleById('WALKS-LIST-002'), order));
+      const found = broken(verdicts(ruleById('COLLECTION-002'), order));
       expect(found).toHaveLength(1);
       expect(found[0]).toMatchObject({
         problem: expect.stringContaining('20 items where min(50, M) = 50 were due'),
       });
-      expect(broken(verdicts(ruleById('WALKS-LIST-014'), order))).toEqual([]);
+      expect(broken(verdicts(ruleById('COLLECTION-008'), order))).toEqual([]);
     }
   });
 
   it('does not hold pages of one key hours apart to one size (the collection may have changed)', () => {
     const later = [pages[0] as Observation, recorded('/api/v1/walks', 200, page(20), 3 * HOUR)];
-    const found = verdicts(ruleById('WALKS-LIST-002'), later);
+    const found = verdicts(ruleById('COLLECTION-002'), later);
     expect(found.map((j) => j.verdict)).toEqual(['holds']);
   });
 
   it('fails a page with more items than asked, even alone', () => {
     const found = broken(
-      verdicts(ruleById('WALKS-LIST-003'), [recorded('/api/v1/walks?limit=1', 200, page(2), 0)]),
+      verdicts(ruleById('COLLECTION-003'), [recorded('/api/v1/walks?limit=1', 200, page(2), 0)]),
     );
     expect(found[0]).toMatchObject({ problem: expect.stringContaining('2 items, more than the 1 asked') });
   });
@@ -97,7 +97,7 @@ describe('page sizes from the answers themselves', () => {
     const apiKey = recorded('/api/v1/walks', 200, page(0), 1000);
     apiKey.exchange.request.headers = { 'x-api-key': '$CONFORMANCE_API_KEY' };
     const rebuilt = observe(apiKey.exchange, { spec, keyring, basePath: '', source: 'traffic' });
-    expect(broken(verdicts(ruleById('WALKS-LIST-002'), [bearer, rebuilt]))).toEqual([]);
+    expect(broken(verdicts(ruleById('COLLECTION-002'), [bearer, rebuilt]))).toEqual([]);
   });
 });
 
@@ -112,7 +112,7 @@ describe('listed items can be fetched', () => {
     );
 
   it('fails a listed walk answered 404 to the same key within the minute', () => {
-    const found = broken(verdicts(ruleById('WALK-DETAIL-001'), [gone(20_000), listed]));
+    const found = broken(verdicts(ruleById('ITEM-001'), [gone(20_000), listed]));
     expect(found[0]).toMatchObject({
       problem: expect.stringMatching(
         `/walks/${walk(2).id}: answered 404 .*, though the collection listed it to \\$CONFORMANCE_API_KEY`,
@@ -121,17 +121,17 @@ describe('listed items can be fetched', () => {
   });
 
   it('leaves a 404 hours after the listing unjudged (the walk may have been archived since)', () => {
-    expect(verdicts(ruleById('WALK-DETAIL-001'), [listed, gone(2 * HOUR)])).toEqual([]);
+    expect(verdicts(ruleById('ITEM-001'), [listed, gone(2 * HOUR)])).toEqual([]);
   });
 
   it('takes a throttled read (429) for no answer: the client waits and asks again', () => {
     const throttled = { ok: false, error: { code: 'rate_limited', message: 'Slow down.' } };
     const item = recorded(`/api/v1/walks/${walk(2).id}`, 429, throttled, 1000);
     const list = recorded('/api/v1/walks', 429, throttled, 1000);
-    expect(verdicts(ruleById('WALK-DETAIL-001'), [listed, item])).toEqual([]);
-    expect(verdicts(ruleById('WALKS-LIST-001'), [list])).toEqual([]);
+    expect(verdicts(ruleById('ITEM-001'), [listed, item])).toEqual([]);
+    expect(verdicts(ruleById('COLLECTION-001'), [list])).toEqual([]);
     expect(
-      broken(verdicts(ruleById('WALKS-LIST-001'), [recorded('/api/v1/walks', 404, throttled, 0)])),
+      broken(verdicts(ruleById('COLLECTION-001'), [recorded('/api/v1/walks', 404, throttled, 0)])),
     ).toHaveLength(1);
   });
 
@@ -143,7 +143,7 @@ describe('listed items can be fetched', () => {
       1000,
       'CONFORMANCE_OTHER_CAMPAIGN_KEY',
     );
-    expect(verdicts(ruleById('WALK-DETAIL-001'), [listed, other])).toEqual([]);
+    expect(verdicts(ruleById('ITEM-001'), [listed, other])).toEqual([]);
   });
 });
 
@@ -168,16 +168,13 @@ describe('a summary against its detail', () => {
       [before, detail('New name', HOUR + 1000), after],
       [after, detail('New name', HOUR + 1000), before],
     ]) {
-      expect(verdicts(ruleById('WALK-DETAIL-002'), order).map((j) => j.verdict)).toEqual(['holds']);
+      expect(verdicts(ruleById('ITEM-002'), order).map((j) => j.verdict)).toEqual(['holds']);
     }
   });
 
   it('fails a detail whose name differs from the summary beside it', () => {
     const found = broken(
-      verdicts(ruleById('WALK-DETAIL-002'), [
-        detail('Renamed', 1000),
-        recorded('/api/v1/walks', 200, page(1), 0),
-      ]),
+      verdicts(ruleById('ITEM-002'), [detail('Renamed', 1000), recorded('/api/v1/walks', 200, page(1), 0)]),
     );
     expect(found[0]).toMatchObject({
       problem: expect.stringContaining('detail name "Renamed" ≠ summary name "Walk 1"'),

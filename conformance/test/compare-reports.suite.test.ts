@@ -63,13 +63,13 @@ describe('--compare', () => {
   it('lists what newly fails, in the console and in the JSON, JUnit and HTML reports', async () => {
     const { run, report, text } = await compare('limit-1-gives-2', 'none', 'json,junit,html');
     expect(run.status).toBe(1);
-    expect(failing(report)).toContain('WALKS-LIST-003');
+    expect(failing(report)).toContain('COLLECTION-003');
     expect(report.comparison?.newlyFailing.map((c) => c.id)).toEqual(failing(report));
     expect(report.comparison?.newlyFailing[0]).toMatchObject({ was: 'pass', now: 'fail' });
     expect(report.comparison?.previous.file).toBe(previous.none);
     expect(run.stdout).toContain(`SINCE ${previous.none} (`);
     expect(run.stdout).toMatch(
-      / {2}newly failing:\n {4}WALKS-LIST-003 A limit at its minimum returns exactly that many items: GET \S+limit=1: 2 items, more than the 1 asked \(was pass\)/,
+      / {2}newly failing:\n {4}COLLECTION-003 A limit at its minimum returns exactly that many items: GET \S+limit=1: 2 items, more than the 1 asked \(was pass\)/,
     );
     expect(text('junit')).toMatch(
       /<testsuite name="comparison"[^>]*>\s*<properties\/>\s*<system-out>SINCE [^<]*newly failing:/,
@@ -83,7 +83,7 @@ describe('--compare', () => {
     expect(run.status).toBe(0);
     expect(report.comparison?.newlyPassing.map((c) => c.id)).toEqual(failing(before));
     expect(report.comparison?.newlyFailing).toEqual([]);
-    expect(run.stdout).toContain('  newly passing:\n    WALKS-LIST-003 ');
+    expect(run.stdout).toContain('  newly passing:\n    COLLECTION-003 ');
   });
 
   it('lists new advisories, changed answers to advisory checks and new drift', async () => {
@@ -121,6 +121,20 @@ describe('--compare', () => {
       driftCompared: true,
     });
     expect(run.stdout).toContain('  nothing changed');
+  });
+
+  it('reads a report made when the collection and item rules had walk ids as the same checks', async () => {
+    const text = readFileSync(previous['limit-1-gives-2'] ?? '', 'utf8');
+    const file = join(dir, 'walk-ids.json');
+    writeFileSync(
+      file,
+      text.replaceAll('"COLLECTION-003"', '"WALKS-LIST-003"').replaceAll('"ITEM-001"', '"WALK-DETAIL-001"'),
+    );
+    expect(readFileSync(file, 'utf8')).toContain('"WALKS-LIST-003"');
+    const { run, report } = await compare('limit-1-gives-2', file);
+    expect(report.comparison?.stillFailing).toContain('COLLECTION-003');
+    expect(report.comparison?.newlyFailing).toEqual([]);
+    expect(run.stdout).not.toContain('newly failing');
   });
 
   it('compares the checks of a report made before reports had a drift section', async () => {

@@ -9,7 +9,7 @@ import type { CheckResult, Report } from '../core/report-model.ts';
 
 function result(overrides: Partial<CheckResult>): CheckResult {
   return {
-    id: 'WALKS-LIST-001',
+    id: 'COLLECTION-001',
     section: '§4.2',
     title: 'The list answers',
     area: 'walks-list',

@@ -14,7 +14,7 @@ import { startReferenceServer } from '../../reference-server/start.ts';
 import { type Listening, listen } from '../../tools/test-support/listen.ts';
 
 interface DriftOptions {
-  /** `limit=1` answers two walks (fails WALKS-LIST-003, a required check). */
+  /** `limit=1` answers two walks (fails COLLECTION-003, a required check). */
   breakLimit?: boolean;
   /** The key the request carried comes back in an `x-echo-key` header and in error messages. */
   echoKeys?: boolean;

@@ -30,9 +30,9 @@ const urlOf = (name: string) => {
   return variants.urlOf(mutation);
 };
 
-// limit=1 answering two walks breaks the rule about the minimum page (WALKS-LIST-003) alone.
+// limit=1 answering two walks breaks the rule about the minimum page (COLLECTION-003) alone.
 const YAML_LIST = `# staging: known failures
-- id: WALKS-LIST-003
+- id: COLLECTION-003
   reason: "API-812: limit=1 returns two walks; fix ships in 2.4"
 `;
 
@@ -67,14 +67,14 @@ describe('--expect-failures', () => {
     expect(run.stdout).not.toContain('\nFAILURES\n');
     expect(run.stdout).toContain(`EXPECTED FAILURES (listed in ${list}: reported, not failing the run)`);
     expect(run.stdout).toContain(
-      '  ≈ WALKS-LIST-003 A limit at its minimum returns exactly that many items: GET ',
+      '  ≈ COLLECTION-003 A limit at its minimum returns exactly that many items: GET ',
     );
     expect(run.stdout).toContain('/api/v1/walks?limit=1: 2 items, more than the 1 asked');
     expect(run.stdout).toContain('      reason: API-812: limit=1 returns two walks; fix ships in 2.4');
     expect(run.stdout).toMatch(/Verdict: PASS — 0 required check\(s\) failed, 1 expected failure\(s\)/);
     const report = JSON.parse(readFileSync(json, 'utf8')) as Report;
     expect(report.summary).toMatchObject({ verdict: 'pass', requiredFailures: 0, expectedFailures: 1 });
-    expect(report.results.find((r) => r.id === 'WALKS-LIST-003')).toMatchObject({
+    expect(report.results.find((r) => r.id === 'COLLECTION-003')).toMatchObject({
       status: 'fail',
       expectedFailure: { state: 'failing' },
     });
@@ -93,12 +93,12 @@ describe('--expect-failures', () => {
       file('other.yaml', YAML_LIST),
     ]);
     expect(run.status).toBe(1);
-    expect(run.stdout).toContain('✗ WALKS-LIST-004');
-    expect(run.stdout).toMatch(/\nFAILURES\n(.*\n)*✗ WALKS-LIST-004 /);
+    expect(run.stdout).toContain('✗ COLLECTION-004');
+    expect(run.stdout).toMatch(/\nFAILURES\n(.*\n)*✗ COLLECTION-004 /);
   });
 
   it('fails the run when a listed check passes, so the list cannot rot (JSON)', async () => {
-    const list = file('stale.json', JSON.stringify([{ id: 'WALKS-LIST-003', reason: 'API-812' }]));
+    const list = file('stale.json', JSON.stringify([{ id: 'COLLECTION-003', reason: 'API-812' }]));
     const junit = join(dir, 'stale.xml');
     const run = await cli([
       '--base-url',
@@ -115,7 +115,7 @@ describe('--expect-failures', () => {
       `EXPECTED FAILURES THAT NO LONGER FAIL (remove them from ${list}; each fails the run)`,
     );
     expect(run.stdout).toContain(
-      '  ✗ WALKS-LIST-003 A limit at its minimum returns exactly that many items: passed',
+      '  ✗ COLLECTION-003 A limit at its minimum returns exactly that many items: passed',
     );
     expect(run.stdout).toMatch(
       /Verdict: FAIL — 0 required check\(s\) failed, 0 expected failure\(s\), 1 expected failure\(s\) no longer failing/,
@@ -162,15 +162,15 @@ describe('--expect-failures', () => {
 
   it.each([
     ['an unknown id', '- id: WALKS-LIST-999\n  reason: typo\n', /unknown requirement id "WALKS-LIST-999"/],
-    ['an entry without a reason', '- id: WALKS-LIST-003\n', /entry 1 \(WALKS-LIST-003\) needs a reason/],
+    ['an entry without a reason', '- id: COLLECTION-003\n', /entry 1 \(COLLECTION-003\) needs a reason/],
     [
       'a duplicate',
       `${YAML_LIST}${YAML_LIST.split('\n').slice(1).join('\n')}`,
-      /WALKS-LIST-003 is listed twice/,
+      /COLLECTION-003 is listed twice/,
     ],
-    ['an unknown field', '- id: WALKS-LIST-003\n  reason: x\n  resaon: y\n', /unknown field "resaon"/],
+    ['an unknown field', '- id: COLLECTION-003\n  reason: x\n  resaon: y\n', /unknown field "resaon"/],
     ['an advisory decision check', '- id: AUTH-004\n  reason: we answer 403\n', /AUTH-004 is advisory/],
-    ['not a list', 'id: WALKS-LIST-003\nreason: x\n', /must be a list of \{ id, reason \} entries/],
+    ['not a list', 'id: COLLECTION-003\nreason: x\n', /must be a list of \{ id, reason \} entries/],
     ['neither JSON nor YAML', '- id: [unclosed\n', /is neither JSON nor YAML/],
   ])('exits 2 on %s, before sending anything', async (_what, text, message) => {
     let requests = 0;

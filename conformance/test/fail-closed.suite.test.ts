@@ -44,13 +44,13 @@ describe('a key without a base URL', () => {
   });
 
   it('--list sends nothing and needs no base URL', async () => {
-    const run = await runCli(['--list', '--only', 'WALKS-LIST-001'], { CONFORMANCE_API_KEY: KEY });
+    const run = await runCli(['--list', '--only', 'COLLECTION-001'], { CONFORMANCE_API_KEY: KEY });
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/^WALKS-LIST-001\t/);
+    expect(run.stdout).toMatch(/^COLLECTION-001\t/);
   });
 
   it('with nothing configured the embedded reference server is checked', async () => {
-    const run = await runCli(['--only', 'WALKS-LIST-001'], { CONFORMANCE_BASE_URL: '' });
+    const run = await runCli(['--only', 'COLLECTION-001'], { CONFORMANCE_BASE_URL: '' });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/http:\/\/127\.0\.0\.1:\d+/);
   });

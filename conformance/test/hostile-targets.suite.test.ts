@@ -155,11 +155,11 @@ function expectNotJudged(run: Run, why: RegExp): Report {
   expect(report.summary.verdict).toBe('not judged');
   expect(report.unreachable).toBeUndefined();
   expect(report.results.filter((result) => result.status === 'fail')).toEqual([]);
-  const list = report.results.find((result) => result.id === 'WALKS-LIST-001');
+  const list = report.results.find((result) => result.id === 'COLLECTION-001');
   expect(list?.status).toBe('not-judged');
   expect(list?.reason).toMatch(why);
   expect(run.stderr).toMatch(/required rule\(s\) not judged/);
-  expectCleanReports(run, report, 'WALKS-LIST-001', '<error');
+  expectCleanReports(run, report, 'COLLECTION-001', '<error');
   return report;
 }
 

@@ -78,7 +78,7 @@ describe('HTML report', () => {
     // page repeats its walk: the schema (unique items) and the rule about unique ids see it.
     expect(failures.map((r) => r.id)).toEqual([
       'ENVELOPE-005',
-      'WALKS-LIST-005',
+      'COLLECTION-005',
       'AUTH-017',
       'DRIFT-001',
       'DRIFT-002',
@@ -110,7 +110,7 @@ describe('HTML report', () => {
     for (const f of run.report.drift.findings)
       expect(run.html).toContain(`<td><code>${escaped(f.where)}</code></td>`);
     const failing = run.report.results.filter((r) => r.status === 'fail').map((r) => r.id);
-    expect(failing).toContain('WALKS-LIST-003');
+    expect(failing).toContain('COLLECTION-003');
     expect(run.report.comparison?.newlyFailing.map((c) => c.id)).toEqual(failing);
     expect(run.html).toContain('<section id="since"><h2>Since the previous report</h2>');
     for (const c of run.report.comparison?.newlyFailing ?? [])

@@ -12,7 +12,7 @@ const HOSTILE = '<img src=x onerror=alert(1)> **bold** [link](https://evil.examp
 
 function reportWith(actual: string, baseUrl: string): Report {
   const failed: CheckResult = {
-    id: 'WALKS-LIST-003',
+    id: 'COLLECTION-003',
     section: '§4.2',
     title: 'limit=1 returns exactly one walk',
     area: 'walks-list',

@@ -71,15 +71,15 @@ describe('an endpoint made live in the spec alone', () => {
     const report = await run('lists-limit-ignored');
     const failed = requiredFailures(report).map((line) => line.split(':')[0]);
     expect(failed.length).toBeGreaterThan(0);
-    expect(failed.every((id) => id?.startsWith('LIMITS') || id?.startsWith('WALKS-LIST'))).toBe(true);
+    expect(failed.every((id) => id?.startsWith('LIMITS') || id?.startsWith('COLLECTION'))).toBe(true);
   });
 
   it('fails a deployment whose list detail differs from its summary, on the shared fields', async () => {
     const report = await run('lists-detail-renamed');
     const failed = requiredFailures(report).map((line) => line.split(':')[0]);
-    expect(failed).toContain('WALK-DETAIL-002');
-    expect(failed.every((id) => id?.startsWith('WALK-DETAIL'))).toBe(true);
-    expect(resultOf(report, 'WALK-DETAIL-002').actual).toMatch(
+    expect(failed).toContain('ITEM-002');
+    expect(failed.every((id) => id?.startsWith('ITEM'))).toBe(true);
+    expect(resultOf(report, 'ITEM-002').actual).toMatch(
       /\/api\/v1\/lists\/[^:]+: detail name .* ≠ summary name /,
     );
   });
@@ -87,8 +87,8 @@ describe('an endpoint made live in the spec alone', () => {
   it('fails a deployment that lists a list it cannot serve, on the listed items', async () => {
     const report = await run('lists-last-unfetchable');
     const failed = requiredFailures(report).map((line) => line.split(':')[0]);
-    expect(failed).toContain('WALK-DETAIL-001');
-    expect(failed.every((id) => id?.startsWith('WALK-DETAIL'))).toBe(true);
-    expect(resultOf(report, 'WALK-DETAIL-001').actual).toContain('/api/v1/lists/');
+    expect(failed).toContain('ITEM-001');
+    expect(failed.every((id) => id?.startsWith('ITEM'))).toBe(true);
+    expect(resultOf(report, 'ITEM-001').actual).toContain('/api/v1/lists/');
   });
 });

@@ -36,10 +36,10 @@ describe('--profile mock against Prism', () => {
 
   it('runs the checks the mock can honour, some of them through Prefer', () => {
     for (const id of [
-      'WALKS-LIST-001',
+      'COLLECTION-001',
       'WALKS-LIST-007',
       'WALKS-LIST-008',
-      'WALKS-LIST-011',
+      'COLLECTION-006',
       'WALK-DETAIL-004',
       'CONSISTENCY-003',
       'AUTH-003',
@@ -60,8 +60,8 @@ describe('--profile mock against Prism', () => {
 
   it('marks the checks that need real data or real keys as not applicable', () => {
     for (const id of [
-      'WALKS-LIST-002',
-      'WALKS-LIST-003',
+      'COLLECTION-002',
+      'COLLECTION-003',
       'AUTH-005',
       'AUTH-009',
       'ISOLATION-001',

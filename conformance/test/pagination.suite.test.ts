@@ -108,7 +108,7 @@ describe('cursor pagination, inferred from the spec', () => {
     const report = await run(fault);
     const failed = failedIds(report);
     expect(failed).toContain(id);
-    expect(failed.every((f) => /^(PAGINATION|ISOLATION|AUTH|WALK-DETAIL-001)/.test(f ?? ''))).toBe(true);
+    expect(failed.every((f) => /^(PAGINATION|ISOLATION|AUTH|ITEM-001)/.test(f ?? ''))).toBe(true);
     expect(resultOf(report, id).actual).toMatch(finding);
   });
 });

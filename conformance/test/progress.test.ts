@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => reference?.close());
 
 const judge = (flags: string[], live: boolean) =>
-  runCli(['--base-url', reference.baseUrl, '--only', 'WALKS-LIST', ...flags], keys, { live });
+  runCli(['--base-url', reference.baseUrl, '--only', 'COLLECTION', ...flags], keys, { live });
 
 describe('progress', () => {
   it('on a terminal: one live line, redrawn in place, cleared before the report', async () => {

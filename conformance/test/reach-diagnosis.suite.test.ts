@@ -64,7 +64,7 @@ const hidden = (scheme: 'http' | 'https', part: Listening | RunningServer) =>
   `${scheme}://${HIDDEN_HOST}:${portOf(part)}`;
 
 function judge(baseUrl: string, flags: string[] = [], env: Record<string, string> = {}): Promise<CliRun> {
-  return runCli(['--base-url', baseUrl, '--only', 'WALKS-LIST-001', ...flags], { ...keys, ...env });
+  return runCli(['--base-url', baseUrl, '--only', 'COLLECTION-001', ...flags], { ...keys, ...env });
 }
 
 /** Exit 2 in one or two lines holding every word; nothing secret in them. */

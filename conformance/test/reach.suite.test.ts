@@ -79,7 +79,7 @@ const linesOf = (text: string) => text.split('\n').filter((line) => line !== '')
 
 /** One quick check through the way there: enough to prove the target was reached and judged. */
 function judge(baseUrl: string, flags: string[] = [], env: Record<string, string> = {}): Promise<CliRun> {
-  return runCli(['--base-url', baseUrl, '--only', 'WALKS-LIST-001', ...flags], { ...keys, ...env });
+  return runCli(['--base-url', baseUrl, '--only', 'COLLECTION-001', ...flags], { ...keys, ...env });
 }
 
 function expectStop(run: CliRun, ...words: (string | RegExp)[]): void {
@@ -151,7 +151,7 @@ describe('a forward proxy', { timeout: 30_000 }, () => {
 
   it('the embedded reference server (no base URL) is in this process: no proxy stands between', async () => {
     const deadProxy = `http://127.0.0.1:${closedPort}`;
-    const run = await runCli(['--only', 'WALKS-LIST-001', '--proxy', deadProxy], { HTTP_PROXY: deadProxy });
+    const run = await runCli(['--only', 'COLLECTION-001', '--proxy', deadProxy], { HTTP_PROXY: deadProxy });
     expect(run.status, run.stderr).toBe(0);
   });
 

@@ -43,7 +43,7 @@ afterAll(async () => {
 async function reproductionOf(baseUrl: string, flags: string[], env: Record<string, string>) {
   const json = join(dir, `r-${Math.random().toString(36).slice(2)}.json`);
   const run = await runCli(
-    ['--base-url', baseUrl, '--only', 'WALKS-LIST-001', '--reporter', 'json', '--output', json, ...flags],
+    ['--base-url', baseUrl, '--only', 'COLLECTION-001', '--reporter', 'json', '--output', json, ...flags],
     { ...keys, ...env },
   );
   expect(run.status, run.stderr).toBe(0);

@@ -313,7 +313,7 @@ describe('every attempt is shown', () => {
         '--base-url',
         front.baseUrl,
         '--only',
-        'WALKS-LIST-001',
+        'COLLECTION-001',
         '--har',
         har,
         '--reporter',

@@ -42,7 +42,7 @@ function expectNotJudged(report: Report, pattern: RegExp): void {
   expect(report.summary.verdict).toBe('not judged');
   expect(report.unreachable).toBeUndefined();
   expect(requiredFailures(report)).toEqual([]);
-  const list = resultOf(report, 'WALKS-LIST-001');
+  const list = resultOf(report, 'COLLECTION-001');
   expect(list.status).toBe('not-judged');
   expect(list.reason).toMatch(pattern);
   expect(report.notJudged).toMatch(/required rule\(s\) not judged/);
@@ -55,7 +55,7 @@ function expectOneFailure(report: Report, id: string, pattern: RegExp): void {
   expect(report.unreachable).toBeUndefined();
   expect(requiredFailures(report).map((line) => line.split(':')[0])).toEqual([id]);
   expect(resultOf(report, id).actual).toMatch(pattern);
-  expect(resultOf(report, 'WALKS-LIST-001').status).toBe('not-judged');
+  expect(resultOf(report, 'COLLECTION-001').status).toBe('not-judged');
   for (const r of report.results) expect(r.actual).not.toMatch(/\n\s+at /);
 }
 
@@ -97,7 +97,7 @@ describe('hostile targets', () => {
     // write refused, an unknown id not found) still judge that status, and fail on its 200 too.
     expect(report.summary.verdict).toBe('fail');
     expect(resultOf(report, 'ENVELOPE-004').actual).toMatch(/not JSON/);
-    expect(resultOf(report, 'WALKS-LIST-001').status).toBe('not-judged');
+    expect(resultOf(report, 'COLLECTION-001').status).toBe('not-judged');
     for (const r of report.results) expect(r.actual).not.toMatch(/\n\s+at /);
   });
 
@@ -127,7 +127,7 @@ describe('hostile targets', () => {
     const report = await run(url);
     // Larger than --max-response-bytes is not a deployment fault: not judged, and named in the report.
     expect(requiredFailures(report)).toEqual([]);
-    expect(resultOf(report, 'WALKS-LIST-001').status).toBe('not-judged');
+    expect(resultOf(report, 'COLLECTION-001').status).toBe('not-judged');
     expect(report.overCap?.[0]).toMatch(/exceeded 65536 bytes and was cut off \(--max-response-bytes\)/);
   });
 
@@ -143,7 +143,7 @@ describe('hostile targets', () => {
     });
     const report = await run(url);
     expect(report.summary.verdict).toBe('fail');
-    expect(resultOf(report, 'WALKS-LIST-001').actual).toMatch(/answered 302/);
+    expect(resultOf(report, 'COLLECTION-001').actual).toMatch(/answered 302/);
     expect(seen).toEqual([]);
   });
 
@@ -156,7 +156,7 @@ describe('hostile targets', () => {
     });
     const report = await run(url);
     expect(report.summary.verdict).toBe('fail');
-    expect(resultOf(report, 'WALKS-LIST-001').actual).toMatch(/answered 301/);
+    expect(resultOf(report, 'COLLECTION-001').actual).toMatch(/answered 301/);
     expect(hits).toBe(report.requests.sent);
   });
 

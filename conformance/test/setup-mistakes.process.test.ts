@@ -135,7 +135,7 @@ describe(
 
     it.each([
       [['--only', 'AUHT'], '--only AUHT matches no check; nearest: AUTH, AUTH-001, AUTH-002'],
-      [['--skip', 'WALKS-LIST-0013'], '--skip WALKS-LIST-0013 matches no check; nearest: WALKS-LIST-001'],
+      [['--skip', 'WALKS-LIST-0013'], '--skip WALKS-LIST-0013 matches no check; nearest: WALKS-LIST-013'],
     ])('%j matching no check: names the pattern and the nearest ids', refusedBeforeSending);
 
     it('--traffic naming a missing recording: what is wrong with the file in words, exit 2', async () => {
@@ -227,16 +227,16 @@ describe('what is not a mistake', { timeout: RUN_BOUND_MS }, () => {
   it('a broken target still fails (exit 1) and names the requirement', async () => {
     const broken = MUTATIONS.find((m) => m.name === 'limit-1-gives-2');
     if (!broken) throw new Error('variant missing');
-    const run = await conformance(['--base-url', variants.urlOf(broken), '--only', 'WALKS-LIST'], {
+    const run = await conformance(['--base-url', variants.urlOf(broken), '--only', 'COLLECTION'], {
       ...variants.world.credentials,
     });
     expect(run.status).toBe(1);
-    expect(run.stdout).toContain('✗ WALKS-LIST-003');
+    expect(run.stdout).toContain('✗ COLLECTION-003');
   });
 
   it('a base URL behind a gateway path prefix passes the pre-flight', async () => {
     const run = await conformance(
-      ['--base-url', `${gateway.baseUrl}/gw/canvassing`, '--only', 'WALKS-LIST-001'],
+      ['--base-url', `${gateway.baseUrl}/gw/canvassing`, '--only', 'COLLECTION-001'],
       keys,
     );
     expect(run.stderr).toBe('');

@@ -122,7 +122,7 @@ describe('coverage and --sample', () => {
         // Every walk of each campaign asked with the other's key, and a few with the empty campaign's.
         expect(judged('ISOLATION-002')?.unit).toBe('items');
         expect(judged('ISOLATION-002')?.records).toBeGreaterThanOrEqual(PRIMARY_LISTED + OTHER_LISTED);
-        expect(judged('WALKS-LIST-014')?.records).toBeGreaterThanOrEqual(11);
+        expect(judged('COLLECTION-008')?.records).toBeGreaterThanOrEqual(11);
         const detail = report.coverage?.operations.find((o) => o.operationId === 'getWalk');
         expect(detail?.statuses.find((s) => s.status === '404')?.observed).toBeGreaterThan(200);
       } finally {

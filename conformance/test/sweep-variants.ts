@@ -38,7 +38,7 @@ export const FAULTS: SweepCase[] = [
   {
     name: 'one-record',
     description: "one walk's detail (the 137th listed) carries another name than its summary",
-    breaks: 'WALK-DETAIL-002',
+    breaks: 'ITEM-002',
     variant: {
       answer: (a, q) =>
         asked.isDetail(q) && detailId(q.path) === idAt(136) && a.status === 200
@@ -94,7 +94,7 @@ export const FAULTS: SweepCase[] = [
   {
     name: 'limit-some-values',
     description: 'limit from 101 to 150 returns one walk less than asked',
-    breaks: 'WALKS-LIST-014',
+    breaks: 'COLLECTION-008',
     variant: {
       forward: (q) => {
         const n = Number(q.query.get('limit'));

@@ -111,7 +111,7 @@ describe('a recording without bodies (a gateway log)', () => {
 
   it('never passes a rule about what a body holds: its schema, a detail against its summary, its stops', async () => {
     const { byId } = await judged();
-    for (const id of ['ENVELOPE-005', 'WALK-DETAIL-002', 'WALK-DETAIL-003', 'CONSISTENCY-003']) {
+    for (const id of ['ENVELOPE-005', 'ITEM-002', 'WALK-DETAIL-003', 'CONSISTENCY-003']) {
       const result = byId.get(id) as CheckResult | undefined;
       expect(result?.status, `${id}: ${result?.actual}`).not.toBe('pass');
       expect(result?.status, `${id}: ${result?.actual}`).not.toBe('fail');
@@ -121,7 +121,7 @@ describe('a recording without bodies (a gateway log)', () => {
   it('passes no rule about a list or a refusal on its status alone, and still fails a wrong status', async () => {
     const { byId, report } = await judged();
     const shapes = [
-      'WALKS-LIST-001',
+      'COLLECTION-001',
       'NOT-FOUND-001',
       ...report.results.map((r) => r.id).filter((id) => id.startsWith('LIMITS-')),
     ];

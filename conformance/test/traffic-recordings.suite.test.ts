@@ -201,13 +201,13 @@ describe('judging a recording of the reference server', () => {
     [
       'more walks than the limit asked',
       () => base.map((r, i) => (i === 0 ? { ...r, url: `${r.url}?limit=2` } : r)),
-      'WALKS-LIST-014',
+      'COLLECTION-008',
       /GET .*limit=2: 50 items, more than the 2 asked/,
     ],
     [
       'a detail named otherwise than its summary',
       () => withBody(3, (j) => ((j.data as { name: string }).name = 'renamed')),
-      'WALK-DETAIL-002',
+      'ITEM-002',
       /detail name "renamed"/,
     ],
     [
@@ -232,12 +232,12 @@ describe('reports of a recording', () => {
   it('take --expect-failures of the rules a recording is judged by, and --compare with a previous report', async () => {
     const broken = fileOf(base.map((r, i) => (i === 0 ? { ...r, url: `${r.url}?limit=2` } : r)));
     const expected = join(dir, 'expected.yaml');
-    writeFileSync(expected, '- id: WALKS-LIST-014\n  reason: the gateway caps nothing yet\n');
+    writeFileSync(expected, '- id: COLLECTION-008\n  reason: the gateway caps nothing yet\n');
     const previous = join(dir, 'previous.json');
     await runCli(['--traffic', fileOf(base), '--reporter', 'json', '--output', previous]);
     const run = await runCli(['--traffic', broken, '--expect-failures', expected, '--compare', previous]);
     expect(run.status, run.stdout).toBe(0);
-    expect(run.stdout).toContain('WALKS-LIST-014');
+    expect(run.stdout).toContain('COLLECTION-008');
     expect(run.stdout).toMatch(/newly failing|NEWLY FAILING|expected failure/i);
   });
 });
@@ -288,7 +288,7 @@ describe('--redact-bodies', () => {
     expect(run.status, run.stdout).toBe(1);
     const texts = [run.stdout, readFileSync(json, 'utf8')];
     for (const text of texts) {
-      expect(text).toContain('WALK-DETAIL-002');
+      expect(text).toContain('ITEM-002');
       expect(text).toContain(detail.data.id);
       expect(text).toMatch(/detail name \\?"…\\?" ≠ summary name \\?"…\\?"/);
       expect(text).not.toContain('Secret Street Walk');
@@ -364,7 +364,7 @@ describe('files that cannot be judged (exit status 2)', () => {
   it('lists the rules a recording is judged by: those of a live run, keys and isolation included', async () => {
     const run = await runCli(['--traffic', 'any.har', '--list']);
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('WALKS-LIST-014');
+    expect(run.stdout).toContain('COLLECTION-008');
     expect(run.stdout).toContain('CONSISTENCY-003');
     // Keys named by role in a recording (our own --har writes $CONFORMANCE_API_KEY) are judged as live.
     expect(run.stdout).toContain('AUTH-001');

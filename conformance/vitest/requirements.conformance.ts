@@ -8,7 +8,7 @@ import { RULES } from '../rules/registry.ts';
 import { resolveTarget } from '../run/target.ts';
 import { parseCli } from '../cli/config.ts';
 import type { Redactor } from '../core/redact.ts';
-import { preflight } from '../run/preflight.ts';
+import { preflight } from '../run/preflight/preflight.ts';
 import { reachSecrets } from '../transport/reach.ts';
 import { redactorFor } from '../core/redact.ts';
 import { runLive } from '../run/runner.ts';

@@ -3,12 +3,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { demoCredentials } from '../../fixtures/index.ts';
 import { freePort } from '../../command-line/free-port.ts';
 import { isListening } from '../../command-line/listen-url.ts';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { apiReferencePathOf } from '../../docs/build.ts';
 import {
   type Launched,
   killGroup,
+  launch,
   launchNpm,
   waitForGroupGone,
 } from '../../tools/test-support/child-launcher.ts';
+import { listsOnlySpec } from '../../tools/test-support/lists-server.ts';
 import { DEFAULT_WEB_BASE_URL } from '../../reference-server/web-base-url.ts';
 
 const HOST = '127.0.0.1';
@@ -21,6 +27,7 @@ afterEach(() => {
 
 async function startSandbox(
   extra: string[] = [],
+  readyWithinMs?: number,
 ): Promise<{ sandbox: Launched; port: number; mockPort: number }> {
   const port = await freePort();
   let mockPort = await freePort();
@@ -35,7 +42,7 @@ async function startSandbox(
     ...extra,
   ]);
   launched = sandbox;
-  await sandbox.waitForOutput('Ctrl-C stops both.');
+  await sandbox.waitForOutput('Ctrl-C stops both.', readyWithinMs);
   return { sandbox, port, mockPort };
 }
 
@@ -134,6 +141,43 @@ describe('npm start (the sandbox)', () => {
     expect([moved.statusCode, body.data.elapsed_seconds]).toEqual([200, 7_200]);
     process.kill(-sandbox.pgid, 'SIGINT');
     expect(await sandbox.exited).toBe(0);
+  });
+
+  it.each([
+    [
+      'with no live operation',
+      'openapi: 3.1.0\ninfo: { title: t, version: "1" }\npaths: {}\n',
+      /has no live operation to serve/,
+    ],
+    ['that is not YAML', '{{{\n', /cannot be read/],
+  ])('refuses a --spec %s with exit 2 and one line, starting nothing', async (_what, text, why) => {
+    const file = join(tmpdir(), `sandbox-bad-spec-${process.pid}-${String(why).length}.yaml`);
+    writeFileSync(file, text);
+    // What npm start runs, so the output is the sandbox's alone.
+    const sandbox = launch('sandbox/main.ts', ['--spec', file]);
+    launched = sandbox;
+    expect(await sandbox.exited).toBe(2);
+    const lines = sandbox.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^sandbox: cannot start: --spec ${file} `));
+    expect(lines[0]).toMatch(why);
+  });
+
+  it('with --spec, documents that spec at /docs and names it, and asks the mock for its own item', async () => {
+    const spec = listsOnlySpec();
+    // The first start with a spec renders its page (Redocly), so it may take longer than usual.
+    const { sandbox, port, mockPort } = await startSandbox(['--spec', spec], 180_000);
+    const server = `http://${HOST}:${port}`;
+    expect(sandbox.output()).toContain(`${server}/docs (of ${spec})`);
+    expect(sandbox.output()).toContain(`http://${HOST}:${mockPort}/api/v1/lists/any-id`);
+    expect(sandbox.output()).not.toContain('/api/v1/walks');
+    const page = await (await request(`${server}/docs`)).body.text();
+    expect(page).toContain('listLists');
+    expect(page).not.toContain('listWalks');
+    process.kill(-sandbox.pgid, 'SIGINT');
+    expect(await sandbox.exited).toBe(0);
+    // The page of this throwaway copy is built beside the project's: the test takes it away again.
+    rmSync(dirname(apiReferencePathOf(spec)), { recursive: true, force: true });
   });
 
   it('refuses a bad --rate-limit with exit 2 and a plain line', async () => {

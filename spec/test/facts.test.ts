@@ -4,13 +4,15 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
-import { loadSpec, operationsOf, resolveRef } from '../contract.ts';
+import { parse } from 'yaml';
+import { loadSpec, type OpenApiDocument, operationsOf, resolveRef } from '../contract.ts';
 import {
   ERROR_STATUSES,
   errorStatusesOf,
   KEY_PREFIX,
   LIMIT,
   LIVE_SCOPES,
+  requiredScopesIn,
   statusOfError,
   WALKS_READ_SCOPE,
 } from '../facts.ts';
@@ -41,6 +43,35 @@ describe('the facts read from spec/openapi.yaml', () => {
     const scopes = [...new Set(operationsOf(doc).flatMap((op) => op.requiredScopes))];
     expect(LIVE_SCOPES).toEqual(scopes);
     expect(LIVE_SCOPES).toContain(WALKS_READ_SCOPE);
+  });
+
+  it.each([
+    ['a flow sequence', '[walks:read]'],
+    ['a quoted flow sequence with a comment', '["walks:read", \'lists:read\'] # both'],
+    ['a flow sequence over several lines', '[\n          walks:read,\n          lists:read\n        ]'],
+    ['a block sequence', '\n        - walks:read\n        # the lists too\n\n        - "lists:read"'],
+    ['a block sequence at the depth of its key', '\n      - walks:read\n      - sms:read # soon'],
+    ['one scope alone', 'walks:read'],
+    ['one quoted scope alone', "'walks:read' # the walks"],
+  ])('x-required-scopes written as %s are read as a full parse reads them', (_form, scopes) => {
+    const text = [
+      'openapi: 3.1.0',
+      'info: { title: t, version: "1" }',
+      'paths:',
+      '  /a:',
+      '    get:',
+      '      operationId: a',
+      `      x-required-scopes: ${scopes}`,
+      '      responses: {}',
+      '  /b:',
+      '    get:',
+      '      operationId: b',
+      '      "x-required-scopes": [outdoor:read]',
+      '      responses: {}',
+    ].join('\n');
+    const parsed = operationsOf(parse(text) as OpenApiDocument).flatMap((op) => op.requiredScopes);
+    expect(parsed.length).toBeGreaterThan(1);
+    expect(requiredScopesIn(text.split('\n'))).toEqual(parsed);
   });
 
   it('LIMIT is the Limit parameter of a full parse', () => {

@@ -71,6 +71,18 @@ export function listsLiveSpec(): string {
   return file;
 }
 
+/**
+ * The lists copy with the walks taken out: a spec whose only live operations are the lists, so
+ * whatever asks "the first live collection" of it must ask the lists. Returns the path of the copy.
+ */
+export function listsOnlySpec(): string {
+  const file = listsLiveSpec();
+  const doc = parse(readFileSync(file, 'utf8')) as SpecDoc;
+  for (const path of Object.keys(doc.paths)) if (path.startsWith('/api/v1/walks')) delete doc.paths[path];
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
 export type ListsFault =
   | 'none'
   | 'lists-keyless'

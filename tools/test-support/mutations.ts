@@ -359,7 +359,7 @@ export const MUTATIONS: Mutation[] = [
   // walks list
   {
     name: 'list-data-object',
-    breaks: 'WALKS-LIST-001',
+    breaks: 'COLLECTION-001',
     description: 'the list data is an object keyed by id',
     response: (a, v) =>
       isList(v) && a.status === 200
@@ -368,19 +368,19 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'default-limit-20',
-    breaks: 'WALKS-LIST-002',
+    breaks: 'COLLECTION-002',
     description: 'the default limit is 20',
     request: (req, v) => (isList(v) && !v.query.has('limit') ? setQuery(req, v, 'limit=20') : undefined),
   },
   {
     name: 'limit-1-gives-2',
-    breaks: 'WALKS-LIST-003',
+    breaks: 'COLLECTION-003',
     description: 'limit=1 returns two walks',
     request: (req, v) => (isList(v) && v.rawQuery === 'limit=1' ? setQuery(req, v, 'limit=2') : undefined),
   },
   {
     name: 'limit-200-gives-201',
-    breaks: 'WALKS-LIST-004',
+    breaks: 'COLLECTION-004',
     description: 'limit=200 returns 201 walks',
     response: (a, v) =>
       isList(v) && v.rawQuery === 'limit=200' && a.status === 200
@@ -393,13 +393,13 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'limit-200-gives-10',
-    breaks: 'WALKS-LIST-004',
+    breaks: 'COLLECTION-004',
     description: 'limit=200 returns fewer walks than the default list',
     request: (req, v) => (isList(v) && v.rawQuery === 'limit=200' ? setQuery(req, v, 'limit=10') : undefined),
   },
   {
     name: 'limit-ignored',
-    breaks: 'WALKS-LIST-014',
+    breaks: 'COLLECTION-008',
     description: 'every limit but 1 and 200 is ignored (the default 50 comes back)',
     request: (req, v) =>
       isList(v) && v.query.has('limit') && !['1', '200'].includes(v.rawQuery.replace('limit=', ''))
@@ -408,7 +408,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'duplicate-walk',
-    breaks: 'WALKS-LIST-005',
+    breaks: 'COLLECTION-005',
     description: 'the second walk repeats the first',
     response: (a, v) =>
       isList(v) && a.status === 200
@@ -496,7 +496,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'empty-campaign-404',
-    breaks: 'WALKS-LIST-011',
+    breaks: 'COLLECTION-006',
     description: 'a campaign without walks gets 404',
     response: (a, v) =>
       isList(v) && v.key === 'CONFORMANCE_EMPTY_CAMPAIGN_KEY'
@@ -517,7 +517,7 @@ export const MUTATIONS: Mutation[] = [
   // walk detail
   {
     name: 'archived-walk-listed',
-    breaks: 'WALK-DETAIL-001',
+    breaks: 'ITEM-001',
     description: 'an archived walk is listed first',
     response: (a, v, world) =>
       isList(v) && v.key === 'CONFORMANCE_API_KEY' && a.status === 200
@@ -532,7 +532,7 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     name: 'detail-name-differs',
-    breaks: 'WALK-DETAIL-002',
+    breaks: 'ITEM-002',
     description: "the detail's name differs from the summary's",
     response: (a, v) =>
       isDetail(v) && a.status === 200

@@ -1,5 +1,5 @@
 /**
- * `--redact-bodies`: what a recording's findings may say when walk data must stay out of CI logs.
+ * `--redact-bodies`: what a recording's findings may say when the API's data must stay out of CI logs.
  * Findings keep ids (UUID-shaped strings), field names and paths, statuses and counts; every other
  * value read from a body (a name, a coordinate, a snippet of an answer) is withheld, and no answer
  * body is shown as evidence.

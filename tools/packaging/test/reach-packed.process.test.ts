@@ -113,7 +113,7 @@ async function packed(
   baseUrl: string,
   given: { args: string[]; env?: Record<string, string> },
 ) {
-  const args = [cli, '--base-url', baseUrl, '--only', 'WALKS-LIST-001', ...given.args];
+  const args = [cli, '--base-url', baseUrl, '--only', 'COLLECTION-001', ...given.args];
   return run(node, args, { env: outsideEnv({ ...reference.credentials, ...given.env }) });
 }
 

@@ -1,25 +1,28 @@
 /**
- * The pre-flight's answers when the first request got no answer at all: the setup stands between
+ * The pre-flight's lines when its first request (the spec's first live operation) got no answer at all: the setup stands between
  * the suite and the deployment (no route, a proxy that says no, a certificate the machine does not
  * trust, a client certificate the server wants), so the run stops (exit 2) with one or two lines
  * that name the flag that fixes it. A reset, a cut or a malformed answer is the deployment's own
  * and left to the checks, except a TLS server that hangs up on a connection that sent nothing,
  * right after the handshake or during it: that is a client certificate refused (TLS 1.3 after,
- * TLS 1.2 during), asked once more with `tls-probe.ts` to be sure.
+ * TLS 1.2 during), asked once more with `transport/tls-probe.ts` to be sure.
  */
-import { WALKS_PATH } from '../../spec/facts.ts';
-import type { HttpClient } from './client.ts';
-import { askProxy, type ProxyAnswer } from './proxy-probe.ts';
-import { PROXY_PASSWORD_VARIABLE, shownProxy } from './reach.ts';
-import { type HandshakeEnd, howHandshakeEnds, issuerOf } from './tls-probe.ts';
-import type { ProxySetting, SuiteConfig } from '../core/configuration.ts';
-import type { NetworkFailure } from '../core/exchange.ts';
+import type { HttpClient } from '../../transport/client.ts';
+import { askProxy, type ProxyAnswer } from '../../transport/proxy-probe.ts';
+import { PROXY_PASSWORD_VARIABLE, shownProxy } from '../../transport/reach.ts';
+import { type HandshakeEnd, howHandshakeEnds, issuerOf } from '../../transport/tls-probe.ts';
+import type { NetworkFailure } from '../../core/exchange.ts';
+import type { ProxySetting, SuiteConfig } from '../../core/configuration.ts';
 
-/** The lines that stop the run, or undefined when the checks should judge what happened. */
-export async function reachStop(
+/**
+ * The lines that stop the run, or undefined when the checks should judge what happened. `asked` is
+ * the request that got no answer, as the lines name it (`GET /api/v1/walks`).
+ */
+export async function noAnswerStop(
   client: HttpClient,
   config: SuiteConfig,
   error: NetworkFailure,
+  asked: string,
 ): Promise<string | undefined> {
   const base = config.baseUrl;
   switch (error.kind) {
@@ -33,8 +36,9 @@ export async function reachStop(
             client.proxy,
             config,
             await askProxy(client.proxy, base, config.reach, config.timeoutMs),
+            asked,
           )
-        : `${base} accepted the connection but gave no answer within ${config.timeoutMs} ms (GET ${WALKS_PATH}).\nCheck the deployment is healthy, or raise --timeout if it is slow.`;
+        : `${base} accepted the connection but gave no answer within ${config.timeoutMs} ms (${asked}).\nCheck the deployment is healthy, or raise --timeout if it is slow.`;
     case 'proxy':
       return proxyStop(client, config, error);
     case 'tls':
@@ -89,7 +93,12 @@ function refusalHint(answer: ProxyAnswer | undefined): string {
  * No answer in time through a proxy: the proxy, asked alone, tells whose silence it was. Its own
  * silence (or a refusal) names the proxy; a proxy that answers leaves the silence to the target.
  */
-function proxiedTimeoutStop(proxy: ProxySetting, config: SuiteConfig, answer: ProxyAnswer): string {
+function proxiedTimeoutStop(
+  proxy: ProxySetting,
+  config: SuiteConfig,
+  answer: ProxyAnswer,
+  asked: string,
+): string {
   const where = `the proxy ${shownProxy(proxy)} (${proxy.from})`;
   const ms = config.timeoutMs;
   const host = new URL(config.baseUrl).host;
@@ -104,7 +113,7 @@ function proxiedTimeoutStop(proxy: ProxySetting, config: SuiteConfig, answer: Pr
         const reason = answer.reason ? ` (${answer.reason})` : '';
         return `${where} gave no answer within ${ms} ms; asked again for ${host} it answered ${answer.status}${reason}.\n${refusalHint(answer)}`;
       }
-      return `${config.baseUrl} gave no answer within ${ms} ms through ${where}, which answers (GET ${WALKS_PATH}).\nCheck the deployment is healthy, or raise --timeout if it is slow.`;
+      return `${config.baseUrl} gave no answer within ${ms} ms through ${where}, which answers (${asked}).\nCheck the deployment is healthy, or raise --timeout if it is slow.`;
   }
 }
 

@@ -7,17 +7,17 @@
  * so they count in the budget, appear in the HAR, and the list it fetched is the one the checks use
  * (the client memoizes it): on a healthy target the pre-flight costs no request of its own.
  */
-import { errorEnvelopeProblem } from '../core/answers.ts';
-import type { OperationModel, SpecModel } from '../core/spec-model.ts';
-import type { HttpClient } from '../transport/client.ts';
-import { acceptedInOtherHeader } from '../transport/header-retry.ts';
-import { PRIMARY } from '../core/key-uses.ts';
-import { shownProxy } from '../transport/reach.ts';
-import { reachStop } from '../transport/reach-stops.ts';
-import { mockWarning } from './target.ts';
-import type { SuiteConfig } from '../core/configuration.ts';
-import type { ResponseData } from '../core/exchange.ts';
-import type { PreflightSummary } from '../core/report-model.ts';
+import { errorEnvelopeProblem } from '../../core/answers.ts';
+import type { OperationModel, SpecModel } from '../../core/spec-model.ts';
+import type { HttpClient } from '../../transport/client.ts';
+import { PRIMARY } from '../../core/key-uses.ts';
+import { shownProxy } from '../../transport/reach.ts';
+import { mockWarning } from '../target.ts';
+import type { PreflightSummary } from '../../core/report-model.ts';
+import type { ResponseData } from '../../core/exchange.ts';
+import type { SuiteConfig } from '../../core/configuration.ts';
+import { noAnswerStop } from './no-answer.ts';
+import { acceptedInOtherHeader } from './other-header.ts';
 
 type Finding = Pick<PreflightSummary, 'stop' | 'warnings'>;
 
@@ -49,7 +49,8 @@ async function diagnose(client: HttpClient, config: SuiteConfig, spec: SpecModel
   const API_PREFIX = spec.apiPrefix;
   const list = await client.send({ path: op.path, auth: PRIMARY });
   const url = list.request.url;
-  if (list.error) return { stop: await reachStop(client, config, list.error), warnings: [] };
+  if (list.error)
+    return { stop: await noAnswerStop(client, config, list.error, `GET ${op.path}`), warnings: [] };
   const response = list.response as ResponseData;
   if (response.status === 404 || !isJson(response)) {
     const prefixed = await prefixStop(client, config, op.path, API_PREFIX);
@@ -61,7 +62,7 @@ async function diagnose(client: HttpClient, config: SuiteConfig, spec: SpecModel
   if (!isJson(response)) return { stop: notJsonStop(url, response, client, config), warnings: [] };
   const warnings: string[] = [];
   if (response.status === 401 || response.status === 403) {
-    const otherHeader = await acceptedInOtherHeader(client, response.status);
+    const otherHeader = await acceptedInOtherHeader(client, op.path, response.status);
     if (!otherHeader) return { stop: keyStop(response, op), warnings: [] };
     warnings.push(otherHeader);
   }
@@ -69,12 +70,15 @@ async function diagnose(client: HttpClient, config: SuiteConfig, spec: SpecModel
   if (config.reach?.insecure && config.baseUrl.startsWith('https:')) {
     warnings.push(`--insecure: the TLS certificate of ${config.baseUrl} was not verified`);
   }
-  const mock = mockWarning(config, list, spec.contract);
+  const mock = mockWarning(config, list, op, spec.contract);
   if (mock) warnings.push(mock);
   return { warnings };
 }
 
-/** `BASE/walks` answers where `BASE/api/v1/walks` does not: the base URL already holds the prefix. */
+/**
+ * The operation's path without the API prefix answers where the whole path does not (for the
+ * walks list, `BASE/walks` where `BASE/api/v1/walks` does not): the base URL already holds the prefix.
+ */
 async function prefixStop(
   client: HttpClient,
   config: SuiteConfig,
