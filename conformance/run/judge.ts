@@ -11,7 +11,8 @@
  * - a throttled one (a 429, or a 503 with `Retry-After`, still so after the client's retries): the
  *   target's pace, never its fault: only the rules `about: 'every answer, whatever else failed'`
  *   judge it, and the rules that planned it are left unjudged;
- * - an attempt tried again: the rules `about: 'every attempt'`, when it was not usable;
+ * - an attempt tried again: the rules `about: 'every attempt'`, when it was neither usable nor
+ *   throttled;
  * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
  *   (`about: 'answers to its requests'`), else the rules `about: 'every answer'` (or `'every
  *   attempt'`); an HTML page: the rules about every answer alone. Once one rule found it broken (the
