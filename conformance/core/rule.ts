@@ -118,7 +118,7 @@ export interface Across {
  * A rule's judge over the whole run, as Schemathesis's `after_run` checks stand apart from its
  * checks of one response: what it judges over all of a run's exchanges, and what it needs to see.
  */
-export interface AcrossRun {
+interface AcrossRun {
   /** Makes the judge, afresh for each run (each shard of a recording). */
   judge(ctx: AcrossContext): Across;
   /**
@@ -150,7 +150,7 @@ export interface AcrossRun {
  *   fault of its own in any answer.
  * No rule judges a lost request (not sent, timed out, cut) one at a time: see `AcrossRun.seesLost`.
  */
-export type About =
+type About =
   | 'usable answers'
   | 'answers to its requests'
   | 'every answer'
