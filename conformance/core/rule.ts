@@ -2,10 +2,11 @@
  * What a rule is: a requirement of the written spec (id, section, title, level) and a judgement
  * over exchanges, the way Schemathesis's checks take a case and its response. A rule never sends a
  * request: it may say which requests a live run needs (`plan`), and it judges every exchange it is
- * given (`judge`, one at a time; `across`, over all of them), whether a live run sent it or a
- * recording supplied it. The engine applies every rule to every live GET operation of the spec
- * under test unless the rule says otherwise (`appliesTo`), so a new endpoint is checked by editing
- * the spec alone.
+ * given (`judge`, one at a time, over the answers it is `about`; `across`, over the whole run, like
+ * Schemathesis's `after_run` checks), whether a live run sent it or a recording supplied it. It
+ * declares what it judges; the one judge (`run/judge.ts`) works out from that how to call it. The
+ * engine applies every rule to every live GET operation of the spec under test unless the rule says
+ * otherwise (`appliesTo`), so a new endpoint is checked by editing the spec alone.
  */
 import type { Exchange, RequestSpec } from './exchange.ts';
 import type { Area, Level, MockMode } from './report-model.ts';
@@ -113,6 +114,49 @@ export interface Across {
   finish(): Iterable<Judgement>;
 }
 
+/**
+ * A rule's judge over the whole run, as Schemathesis's `after_run` checks stand apart from its
+ * checks of one response: what it judges over all of a run's exchanges, and what it needs to see.
+ */
+interface AcrossRun {
+  /** Makes the judge, afresh for each run (each shard of a recording). */
+  judge(ctx: AcrossContext): Across;
+  /**
+   * It also sees the requests that got no whole answer (a cut, a reset, a target gone): the
+   * transport's faults, which every other rule leaves unjudged. Every other judge over the run sees
+   * the usable answers alone (a private probe's only when its rule asked for it).
+   */
+  seesLost?: true;
+}
+
+/**
+ * Which answers a rule's judge of one exchange (`judge`) is about. Every rule judges usable
+ * answers; the kinds that are not usable (a 5xx, a body that is not JSON or does not decode, an
+ * HTML page, an answer still throttled after the retries, an attempt tried again) each have one
+ * cause, so each is failed once, by the rule about that very answer:
+ * - `usable answers` (the default): none other; a rule that asked for an unusable answer is told
+ *   why it was left unjudged.
+ * - `answers to its requests`: also the 5xx, non-JSON and undecodable answers to the requests it is
+ *   about (an HTML page is left to the rules about every answer). The rules that asked for an answer
+ *   judge it first: once one found it broken, the others leave it unjudged.
+ * - `every answer`: a rule about every answer (JSON everywhere): also every unusable answer, HTML
+ *   pages included, that no rule about that very request found broken. A throttled answer is the
+ *   target's pace, never its fault: it judges none.
+ * - `every attempt`: as `every answer`, and also the attempts that were tried again (a 429 or a
+ *   503 the client retried) and a private probe's server error: a fault a client met is a fault
+ *   even if a retry would have succeeded (no 5xx anywhere).
+ * - `every answer, whatever else failed`: every final answer whatever its kind, throttled ones
+ *   included, whoever else found it broken: what it finds (a leaked key, a stack trace) is a
+ *   fault of its own in any answer.
+ * No rule judges a lost request (not sent, timed out, cut) one at a time: see `AcrossRun.seesLost`.
+ */
+type About =
+  | 'usable answers'
+  | 'answers to its requests'
+  | 'every answer'
+  | 'every attempt'
+  | 'every answer, whatever else failed';
+
 /** One request a rule needs from a live run. */
 export interface Probe {
   request: RequestSpec;
@@ -205,28 +249,8 @@ export interface Rule extends RuleDeclaration {
    * judged of how many were listed.
    */
   sweeps?: true;
-  /**
-   * Which answers it judges besides usable ones: `answers`, the 5xx, non-JSON and undecodable
-   * answers of its own requests (an HTML page is the rules about every answer's alone);
-   * `every-answer`, every answer whatever its kind and whoever else judged it (a leaked key is a
-   * fault of its own in any answer).
-   */
-  sees?: 'usable' | 'answers' | 'every-answer';
-  /**
-   * A rule about every answer (no 5xx anywhere, JSON everywhere): it judges an unusable answer only
-   * when no rule about that very request already found it broken, so one cause is one failure.
-   */
-  catchAll?: true;
-  /**
-   * Also judges attempts that were tried again (a 429 or a 503 the client retried): a fault a client
-   * met is a fault even if a retry would have succeeded. Every other rule judges final attempts only.
-   */
-  judgesEveryAttempt?: true;
-  /**
-   * Its cross-exchange judge (`across`) also sees the requests that got no whole answer (a cut, a
-   * reset, a target gone): the transport's faults, which every other rule leaves unjudged.
-   */
-  seesLost?: true;
+  /** Which answers its `judge` is about (`About`); usable answers alone when absent. */
+  about?: About;
   /** The operations it applies to; every live GET operation when absent. */
   appliesTo?(op: OperationModel): boolean;
   /** The requests a live run needs for this rule on one operation. */
@@ -235,8 +259,8 @@ export interface Rule extends RuleDeclaration {
   planOnce?(world: World): Probe[];
   /** One exchange's verdict; undefined when the exchange is none of this rule's concern. */
   judge?(obs: Observation, ctx: RuleContext): Judgement | readonly Judgement[] | undefined;
-  /** A judge over every exchange of the run, made afresh for each run. */
-  across?(ctx: AcrossContext): Across;
+  /** Its judge over the whole run (`AcrossRun`), apart from its judge of one exchange. */
+  across?: AcrossRun;
 }
 
 /** Whether a rule applies to an operation: its own test, or every live GET by default. */

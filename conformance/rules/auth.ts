@@ -154,7 +154,7 @@ export const authRules: Rule[] = [
     plan: primaryBothHeaders,
     judge: (obs) =>
       readingKeyIn(obs, 'x-api-key') ? acceptedVerdict(obs, credentialLabel(obs.credential)) : undefined,
-    across: sameDataAcross,
+    across: { judge: sameDataAcross },
   },
   {
     id: 'AUTH-003',
@@ -167,7 +167,9 @@ export const authRules: Rule[] = [
     expected: 'a 4xx without data to every request of a secured operation that carries no key',
     hint: 'Refuse requests without a key with a 4xx error envelope (the project answers 401 unauthorized).',
     plan: (op, world) => onTargets(op, world, {}),
-    across: (ctx) => keylessAcross(ctx, (obs) => (secured(obs) ? refusedVerdict(obs, 'no key') : undefined)),
+    across: {
+      judge: (ctx) => keylessAcross(ctx, (obs) => (secured(obs) ? refusedVerdict(obs, 'no key') : undefined)),
+    },
   },
   {
     id: 'AUTH-004',
@@ -181,7 +183,9 @@ export const authRules: Rule[] = [
     expected: 'project decision: 401 unauthorized (any 4xx is conformant)',
     hint: 'Any 4xx error envelope is conformant.',
     plan: (op, world) => onTargets(op, world, {}),
-    across: (ctx) => keylessAcross(ctx, (obs) => (secured(obs) ? refusalChoice(ctx.spec, obs) : undefined)),
+    across: {
+      judge: (ctx) => keylessAcross(ctx, (obs) => (secured(obs) ? refusalChoice(ctx.spec, obs) : undefined)),
+    },
   },
   {
     id: 'AUTH-005',
@@ -271,7 +275,7 @@ export const authRules: Rule[] = [
       ...onTargets(op, world, { key: REVOKED_KEY, via: 'bearer' }, 'first'),
       ...onTargets(op, world, { madeUp: 'bearer' }, 'first'),
     ],
-    across: (ctx) => revokedLikeUnknownAcross(ctx.spec, ctx.state),
+    across: { judge: (ctx) => revokedLikeUnknownAcross(ctx.spec, ctx.state) },
   },
   {
     id: 'AUTH-011',
@@ -305,7 +309,7 @@ export const authRules: Rule[] = [
       'project decision: 400 conflicting_credentials (refusing, or preferring one header, are conformant)',
     hint: 'Refusing or preferring one header are both conformant; the project refuses with 400 conflicting_credentials.',
     plan: (op, world) => twoKeysProbes(op, world),
-    across: (ctx) => twoKeysAcross(ctx.spec, ctx.state),
+    across: { judge: (ctx) => twoKeysAcross(ctx.spec, ctx.state) },
   },
 ];
 

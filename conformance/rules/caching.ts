@@ -87,7 +87,7 @@ export const cachingRules: Rule[] = [
       // Another tag: the content changed since, or the tag did alone; `across` compares the contents.
       return undefined;
     },
-    across: (ctx) => retaggedAcross(ctx.state),
+    across: { judge: (ctx) => retaggedAcross(ctx.state) },
   },
 ];
 

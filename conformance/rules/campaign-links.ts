@@ -112,6 +112,6 @@ export const campaignLinkRules: Rule[] = [
     expected:
       "the links of every item a campaign's key was served share one path (their id apart), and the two campaigns' paths differ (their slug)",
     hint: 'Build each link from the campaign of the item it names (its own slug), never from another campaign’s or from a cached value.',
-    across: (ctx) => campaignLinksAcross(ctx.state),
+    across: { judge: (ctx) => campaignLinksAcross(ctx.state) },
   },
 ];

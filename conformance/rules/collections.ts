@@ -135,7 +135,7 @@ export const collectionRules: Rule[] = [
     hint: 'Serve every item the collection lists to a key, to that key (and list only items that can be fetched: no archived or deleted item, none of another campaign).',
     appliesTo: isCollectionOrItem,
     plan: sweepRequests,
-    across: listedFoundAcross,
+    across: { judge: listedFoundAcross },
   },
   {
     id: 'ITEM-002',
@@ -150,7 +150,7 @@ export const collectionRules: Rule[] = [
     hint: 'Return the same values in the detail as in the collection for every field the two share.',
     appliesTo: isCollectionOrItem,
     plan: sweepRequests,
-    across: sharedFieldsAcross,
+    across: { judge: sharedFieldsAcross },
   },
   {
     id: 'COLLECTION-006',
@@ -198,7 +198,7 @@ export const collectionRules: Rule[] = [
         collectionRequest(op, world, { key: PRIMARY_KEY }, 'default'),
         collectionRequest(op, world, { key: PRIMARY_KEY }, 'full'),
       ),
-    across: orderAcross,
+    across: { judge: orderAcross },
   },
 ];
 

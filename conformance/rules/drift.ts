@@ -151,7 +151,7 @@ export const codePairingRules: Rule[] = [
       }
       return holds(obs);
     },
-    across: (ctx) => recordedKeyPairs(ctx),
+    across: { judge: (ctx) => recordedKeyPairs(ctx) },
   },
 ];
 

@@ -123,8 +123,7 @@ export const envelopeRules: Rule[] = [
     area: 'envelope',
     level: 'required',
     mock: 'run',
-    sees: 'answers',
-    catchAll: true,
+    about: 'every answer',
     expected: 'a JSON content type and a JSON body',
     hint: 'Send Content-Type: application/json and a JSON body on every answer, errors included.',
     judge(obs) {
@@ -173,7 +172,7 @@ export const envelopeRules: Rule[] = [
     decision: 'D-CONTENT',
     mock: { skip: 'the mock negotiates content itself (406 problem+json for Accept: application/xml)' },
     // The rule about this very answer: whatever came back, it is judged here, not by ENVELOPE-004.
-    sees: 'answers',
+    about: 'answers to its requests',
     expected: 'Accept: application/xml still gets a JSON answer (any status)',
     hint: 'Answer application/json even when Accept asks for another type (or refuse in the JSON error envelope).',
     plan: (op, world) => primaryWith(op, world, { Accept: 'application/xml' }),
@@ -277,7 +276,7 @@ export const envelopeRules: Rule[] = [
       const plain = collectionRequest(op, world, { key: PRIMARY_KEY }, 'full');
       return [gzip, plain].flatMap((request) => (request ? [{ request }] : []));
     },
-    across: (ctx) => compressionAcross(ctx.spec),
+    across: { judge: (ctx) => compressionAcross(ctx.spec) },
   },
   {
     id: 'ENVELOPE-011',
@@ -286,9 +285,7 @@ export const envelopeRules: Rule[] = [
     area: 'envelope',
     level: 'required',
     mock: 'run',
-    sees: 'answers',
-    catchAll: true,
-    judgesEveryAttempt: true,
+    about: 'every attempt',
     expected: 'a non-5xx, non-HTML answer to every request',
     hint: 'Every request must get a JSON answer: a 5xx or a proxy’s HTML page on any request is a fault a client meets, even if a retry would succeed.',
     judge(obs, ctx) {
@@ -310,7 +307,7 @@ export const envelopeRules: Rule[] = [
     area: 'envelope',
     level: 'required',
     mock: 'run',
-    sees: 'answers',
+    about: 'answers to its requests',
     expected: 'every content-coded body decodes',
     hint: 'Send Content-Encoding only for a body actually coded that way (gzip, deflate or br), and never a coding clients cannot decode.',
     judge(obs) {
@@ -329,35 +326,37 @@ export const envelopeRules: Rule[] = [
     decision: 'D-COMPRESSION',
     expected: 'project decision: identity answers when the request asks for identity',
     hint: 'A request saying Accept-Encoding: identity should get an uncompressed answer (RFC 9110 §12.5.3); clients that decode anyway still read it.',
-    across: () => {
-      let asked = 0;
-      let coded = 0;
-      const codings = new Set<string>();
-      let example: Observation | undefined;
-      return {
-        see(obs) {
-          const response = obs.exchange.response;
-          if (!obs.op || !response || !askedIdentity(obs) || obs.source === 'traffic') return;
-          asked++;
-          example ??= obs;
-          if (!response.encoded) return;
-          coded++;
-          codings.add(response.encoded.coding);
-          example = coded === 1 ? obs : example;
-        },
-        finish() {
-          if (asked === 0) return [];
-          return [
-            coded === 0
-              ? chose(`all ${asked} answers came uncoded`, false, example)
-              : chose(
-                  `${coded} of ${asked} answers came coded (${[...codings].join(', ')}) although the request asked for identity; the suite decoded and judged them`,
-                  true,
-                  example,
-                ),
-          ];
-        },
-      };
+    across: {
+      judge: () => {
+        let asked = 0;
+        let coded = 0;
+        const codings = new Set<string>();
+        let example: Observation | undefined;
+        return {
+          see(obs) {
+            const response = obs.exchange.response;
+            if (!obs.op || !response || !askedIdentity(obs) || obs.source === 'traffic') return;
+            asked++;
+            example ??= obs;
+            if (!response.encoded) return;
+            coded++;
+            codings.add(response.encoded.coding);
+            example = coded === 1 ? obs : example;
+          },
+          finish() {
+            if (asked === 0) return [];
+            return [
+              coded === 0
+                ? chose(`all ${asked} answers came uncoded`, false, example)
+                : chose(
+                    `${coded} of ${asked} answers came coded (${[...codings].join(', ')}) although the request asked for identity; the suite decoded and judged them`,
+                    true,
+                    example,
+                  ),
+            ];
+          },
+        };
+      },
     },
   },
   {
@@ -367,11 +366,10 @@ export const envelopeRules: Rule[] = [
     area: 'envelope',
     level: 'required',
     mock: 'run',
-    seesLost: true,
     unit: 'requests',
     expected: 'every request gets a whole answer: its status, headers and the body they declare',
     hint: 'Find what cuts answers on the way (a gateway’s body size limit, a proxy’s buffer, a worker that dies mid-answer): a client cannot read an answer that is reset, shorter than its Content-Length, or badly chunked.',
-    across: (ctx) => wholeAnswersAcross(ctx.state),
+    across: { judge: (ctx) => wholeAnswersAcross(ctx.state), seesLost: true },
   },
 ];
 

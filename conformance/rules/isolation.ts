@@ -503,7 +503,7 @@ export const isolationRules: Rule[] = [
     hint: 'Scope every query to the key’s campaign.',
     appliesTo: (op) => op.live && op.kind === 'collection',
     plan: (op, world) => [...listings(op, world), ...atTheEndToo(listings(op, world))],
-    across: (ctx) => listedAcross(ctx.state),
+    across: { judge: (ctx) => listedAcross(ctx.state) },
   },
   {
     ...ISOLATION,
@@ -517,7 +517,7 @@ export const isolationRules: Rule[] = [
     appliesTo: collectionOrItem,
     sweeps: true,
     plan: (op, world) => [...crossFetches(op, world), ...atTheEndToo(firstCrossFetches(op, world))],
-    across: (ctx) => crossAcross(ctx.spec, ctx.state),
+    across: { judge: (ctx) => crossAcross(ctx.spec, ctx.state) },
   },
   {
     ...ISOLATION,
@@ -530,6 +530,6 @@ export const isolationRules: Rule[] = [
     appliesTo: collectionOrItem,
     sweeps: true,
     plan: (op, world) => [...crossFetches(op, world), ...unknownFetches(op, world)],
-    across: (ctx) => indistinguishableAcross(ctx.spec, ctx.state),
+    across: { judge: (ctx) => indistinguishableAcross(ctx.spec, ctx.state) },
   },
 ];

@@ -38,7 +38,7 @@ export const keyEchoRules: Rule[] = [
     level: 'required',
     owasp: ['API2:2023'],
     mock: 'run',
-    sees: 'every-answer',
+    about: 'every answer, whatever else failed',
     expected: 'no answer holds the key its request carried, or a run of it long enough to be no accident',
     hint: 'Never put the request’s key, or part of it, in an answer (error messages, debug headers, echoed requests): a key is shown once, at creation.',
     judge(obs, ctx) {

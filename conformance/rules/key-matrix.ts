@@ -92,12 +92,14 @@ export const keyMatrixRules: Rule[] = [
       // meets the matrix again, and a further live collection costs the end of the run nothing.
       return [...matrix, ...(world.spec.live[0] === op ? atTheEndToo(matrix) : [])];
     },
-    across: (ctx) =>
-      headerPairsAcross(
-        { outcomeOf: (obs) => matrixOutcome(obs, ctx.spec), difference: matrixDifference },
-        ctx.state,
-        'AUTH-013 pairs',
-      ),
+    across: {
+      judge: (ctx) =>
+        headerPairsAcross(
+          { outcomeOf: (obs) => matrixOutcome(obs, ctx.spec), difference: matrixDifference },
+          ctx.state,
+          'AUTH-013 pairs',
+        ),
+    },
   },
   {
     id: 'AUTH-014',

@@ -166,7 +166,7 @@ const badValueRules: Rule[] = BAD_KINDS.map(({ id, what }): Rule => ({
   mock: 'run',
   decision: 'D-LIMIT',
   owasp: ['API4:2023'],
-  sees: 'answers',
+  about: 'answers to its requests',
   expected:
     'no 5xx: a 4xx error envelope, or 200 with no more items than the value allows (the maximum at most)',
   hint: 'Validate limit before using it: refuse with a 4xx error envelope, or clamp it into its bounds; never fail with a 5xx.',
@@ -354,7 +354,7 @@ function sizeRule(
     ...declaration,
     appliesTo: hasLimit,
     plan: sizeProbes(kind),
-    across: (ctx) => pageSizesAcross(ctx, kind),
+    across: { judge: (ctx) => pageSizesAcross(ctx, kind) },
   };
 }
 

@@ -73,7 +73,7 @@ export const methodsRules: Rule[] = [
     level: 'required',
     owasp: ['API5:2023'],
     mock: MOCK_METHODS,
-    sees: 'answers',
+    about: 'answers to its requests',
     expected: `every ${write.method} under the API answered with a 4xx`,
     hint: `Refuse ${write.method} with a 4xx error envelope (the project answers 405 method_not_allowed with Allow: GET, HEAD).`,
     plan: (op, world) => writeTo(op, world, write.method),

@@ -155,7 +155,7 @@ export const notFoundRules: Rule[] = [
     area: 'not-found',
     level: 'required',
     mock: 'run',
-    sees: 'answers',
+    about: 'answers to its requests',
     expected:
       'an unknown id, asked with a valid key, gets 404 with the code its operation documents (not_found); a 4xx error envelope where it documents no 404',
     hint: 'Answer unknown ids with 404 {"ok":false,"error":{"code":"not_found","message":"..."}}, the code your spec gives 404.',
@@ -191,7 +191,7 @@ export const notFoundRules: Rule[] = [
     area: 'not-found',
     level: 'required',
     mock: MOCK_ANY_ID,
-    sees: 'answers',
+    about: 'answers to its requests',
     expected: 'an id the spec’s schema of the item’s id refuses gets a 4xx in the error envelope, never data',
     hint: 'Answer ids that are not of the documented shape with a 4xx error envelope (the project answers 404 not_found, as for an unknown id).',
     appliesTo: isItem,
@@ -237,7 +237,7 @@ export const notFoundRules: Rule[] = [
     level: 'required',
     decision: 'D-PATH-UNKNOWN',
     mock: MOCK_OWN_ROUTER,
-    sees: 'answers',
+    about: 'answers to its requests',
     expected:
       'a path under the API prefix that is no endpoint, live or planned, nor a spelling of one, gets a 4xx in the error envelope',
     hint: 'End routing with a JSON 404 in the error envelope, never the framework’s HTML page.',

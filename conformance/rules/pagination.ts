@@ -376,8 +376,10 @@ export const paginationRules: Rule[] = [
     expected: `each next cursor new to the walk, and a last page without one within ${WALK_BUDGET} pages`,
     hint: 'Give each page a cursor to the page after it, and none on the last page.',
     plan: walkProbes,
-    across: (ctx) =>
-      acrossWith(ctx, (book) => [...walksOf(book)].map((walk) => walkEndJudgement(book, walk))),
+    across: {
+      judge: (ctx) =>
+        acrossWith(ctx, (book) => [...walksOf(book)].map((walk) => walkEndJudgement(book, walk))),
+    },
   },
   {
     ...common,
@@ -388,7 +390,10 @@ export const paginationRules: Rule[] = [
     expected: 'each item once across the pages',
     hint: 'Order pages by a stable, unique key and start each page after the last item of the one before.',
     plan: walkProbes,
-    across: (ctx) => acrossWith(ctx, (book) => [...walksOf(book)].map((walk) => repeatJudgement(book, walk))),
+    across: {
+      judge: (ctx) =>
+        acrossWith(ctx, (book) => [...walksOf(book)].map((walk) => repeatJudgement(book, walk))),
+    },
   },
   {
     ...common,
@@ -429,22 +434,28 @@ export const paginationRules: Rule[] = [
     // refused before the item is looked up would read as an answer unlike an unknown id's). The
     // cursors of an item's array are judged by the walk, the unissued cursor and the scope rules.
     plan: (op, world) => (op.kind === 'item' ? [] : handedOver(op, world, OTHER_CAMPAIGN_KEY, PRIMARY_KEY)),
-    across: (ctx) =>
-      acrossWith(ctx, function* (book) {
-        const items = itemsByCampaign(book);
-        for (const { use, issued, obs } of handedOverUses(book)) {
-          if (use.campaign === null || issued.campaign === null || use.campaign === issued.campaign) continue;
-          if (!use.reads) continue;
-          const theirs = items.get(issued.campaign);
-          const leaked = use.ids.filter((id) => theirs?.has(id)).length;
-          // Whether the cursor is refused or read as a position in the key's own campaign is the
-          // deployment's choice (its format is not shown): only the other campaign's items fail.
-          if (use.status === 200 && leaked > 0)
-            yield breaks(line(obs, `200 with ${leaked} items of the campaign the cursor was issued to`), obs);
-          else if (use.status === 200) yield holds(obs);
-          else yield refusalJudgement(use, obs, 'a refusal');
-        }
-      }),
+    across: {
+      judge: (ctx) =>
+        acrossWith(ctx, function* (book) {
+          const items = itemsByCampaign(book);
+          for (const { use, issued, obs } of handedOverUses(book)) {
+            if (use.campaign === null || issued.campaign === null || use.campaign === issued.campaign)
+              continue;
+            if (!use.reads) continue;
+            const theirs = items.get(issued.campaign);
+            const leaked = use.ids.filter((id) => theirs?.has(id)).length;
+            // Whether the cursor is refused or read as a position in the key's own campaign is the
+            // deployment's choice (its format is not shown): only the other campaign's items fail.
+            if (use.status === 200 && leaked > 0)
+              yield breaks(
+                line(obs, `200 with ${leaked} items of the campaign the cursor was issued to`),
+                obs,
+              );
+            else if (use.status === 200) yield holds(obs);
+            else yield refusalJudgement(use, obs, 'a refusal');
+          }
+        }),
+    },
   },
   {
     ...common,
@@ -459,14 +470,16 @@ export const paginationRules: Rule[] = [
       ...handedOver(op, world, PRIMARY_KEY, NO_SCOPE_KEY),
       ...handedOver(op, world, PRIMARY_KEY, undefined),
     ],
-    across: (ctx) =>
-      acrossWith(ctx, function* (book) {
-        for (const { use, obs } of handedOverUses(book)) {
-          if (use.reads === true) continue;
-          if (use.reads === false && use.status !== 403 && isClientError(use.status))
-            yield breaks(line(obs, `answered ${use.status} where 403 was due`), obs);
-          else yield refusalJudgement(use, obs, use.reads === false ? '403' : 'a refusal');
-        }
-      }),
+    across: {
+      judge: (ctx) =>
+        acrossWith(ctx, function* (book) {
+          for (const { use, obs } of handedOverUses(book)) {
+            if (use.reads === true) continue;
+            if (use.reads === false && use.status !== 403 && isClientError(use.status))
+              yield breaks(line(obs, `answered ${use.status} where 403 was due`), obs);
+            else yield refusalJudgement(use, obs, use.reads === false ? '403' : 'a refusal');
+          }
+        }),
+    },
   },
 ];

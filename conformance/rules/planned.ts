@@ -55,7 +55,7 @@ export const plannedRules: Rule[] = [
     unit: 'requests',
     expected: 'no data from any planned endpoint, whatever the key (any status and code)',
     hint: 'Planned endpoints are not active: answer them with a refusal in the error envelope (404, 501 or 403 all fit), never with data.',
-    sees: 'answers',
+    about: 'answers to its requests',
     planOnce: plannedRequests,
     judge(obs, ctx) {
       const response = plannedAnswer(obs, ctx.spec);
@@ -84,7 +84,7 @@ export const plannedRules: Rule[] = [
     expected:
       'project decision: 404 not_found ("This endpoint is planned and not active yet."), whatever the key',
     hint: 'Planned endpoints are not active; the project answers 404 not_found.',
-    sees: 'answers',
+    about: 'answers to its requests',
     planOnce: plannedRequests,
     judge(obs, ctx) {
       const response = plannedAnswer(obs, ctx.spec);

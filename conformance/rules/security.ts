@@ -175,7 +175,7 @@ export const securityRules: Rule[] = [
     level: 'required',
     owasp: ['API8:2023'],
     mock: { skip: "the mock is Prism's router: its answer to TRACE says nothing of a deployment" },
-    sees: 'answers',
+    about: 'answers to its requests',
     unit: 'TRACE and TRACK requests',
     expected:
       'no 2xx to TRACE with the primary key (nor to TRACK, where a recording shows one): a 4xx, 405 or 501',
@@ -191,7 +191,7 @@ export const securityRules: Rule[] = [
     level: 'required',
     owasp: ['API8:2023'],
     mock: 'run',
-    sees: 'every-answer',
+    about: 'every answer, whatever else failed',
     unit: 'error answers',
     expected:
       'the error envelope with a code and a message for people; no stack frames, SQL errors or source paths',

@@ -29,7 +29,7 @@ export const wireRules: Rule[] = [
     area: 'envelope',
     level: 'required',
     mock: 'run',
-    sees: 'answers',
+    about: 'answers to its requests',
     expected: 'application/json with no charset, or charset=utf-8',
     hint: 'Send Content-Type: application/json (charset=utf-8 if any) and encode the body in UTF-8.',
     judge(obs) {
@@ -54,7 +54,7 @@ export const wireRules: Rule[] = [
     direct:
       "an answer is read off a socket of the suite's own, and a proxy between reads and frames it again",
     mock: { skip: 'the mock is reached through an HTTP server of its own, which never writes a body there' },
-    sees: 'answers',
+    about: 'answers to its requests',
     expected: 'nothing after the blank line that ends the headers of HEAD, 204 and 304 answers',
     hint: 'Send no body with an answer to HEAD, nor with a 204 or 304: headers only (Content-Length may say what GET would send).',
     plan(op, world) {

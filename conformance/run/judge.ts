@@ -5,17 +5,23 @@
  *
  * Who judges an observation:
  * - a private one (a catalogue transform, an odd spelling): only the rules that planned it;
- * - a lost one (not sent, timed out, cut): the rules that see lost requests (`seesLost`: the
- *   transport's, about cut answers); the rules that planned it are left unjudged;
+ * - a lost one (not sent, timed out, cut): the judges over the run that see lost requests
+ *   (`across.seesLost`: the transport's, about cut answers); the rules that planned it are left
+ *   unjudged;
  * - a throttled one (a 429, or a 503 with `Retry-After`, still so after the client's retries): the
- *   target's pace, never its fault: only the rules about every answer judge it, and the rules that
- *   planned it are left unjudged;
+ *   target's pace, never its fault: only the rules `about: 'every answer, whatever else failed'`
+ *   judge it, and the rules that planned it are left unjudged;
+ * - an attempt tried again: the rules `about: 'every attempt'`, when it was neither usable nor
+ *   throttled;
  * - an answer that is not usable (5xx, not JSON): the rule about that very request when it has one
- *   (`sees: 'answers'`), else the rules about every answer (`catchAll`); an HTML page: the rules
- *   about every answer alone. Once one rule found it broken (the rules that asked for it judge
- *   first), the other rules that planned it are left unjudged, so one cause is one failure, and a
- *   rule failed by server errors alone fails no security category;
+ *   (`about: 'answers to its requests'`), else the rules `about: 'every answer'` (or `'every
+ *   attempt'`); an HTML page: the rules about every answer alone. Once one rule found it broken (the
+ *   rules that asked for it judge first), the other rules that planned it are left unjudged, so one
+ *   cause is one failure, and a rule failed by server errors alone fails no security category; the
+ *   rules `about: 'every answer, whatever else failed'` judge it whatever the others found;
  * - a usable one: every rule.
+ *
+ * What each `about` means is written once, in `core/rule.ts`.
  */
 import type { Observation } from '../core/observation.ts';
 import type { Across, Judgement, Rule, RuleContext } from '../core/rule.ts';
@@ -70,7 +76,7 @@ export class Judge {
     for (const tally of this.tallies) {
       this.byId.set(tally.rule.id, tally);
       if (tally.rule.across)
-        this.acrosses.push({ tally, across: tally.rule.across({ ...ctx, ruleId: tally.rule.id }) });
+        this.acrosses.push({ tally, across: tally.rule.across.judge({ ...ctx, ruleId: tally.rule.id }) });
     }
   }
 
@@ -81,20 +87,20 @@ export class Judge {
       if (obs.op && !obs.private && obs.exchange.response) this.countStatus(obs);
       for (const tally of this.tallies) {
         const unusable = obs.answer !== 'usable' && obs.answer !== 'throttled';
-        if (tally.rule.judgesEveryAttempt && unusable) this.judgeWith(tally, obs);
+        if (tally.rule.about === 'every attempt' && unusable) this.judgeWith(tally, obs);
       }
       return;
     }
     if (obs.answer === 'lost') {
       const reason = lostReason(obs);
       for (const id of obs.plannedBy ?? []) this.mark(id, reason, obs);
-      for (const { tally, across } of this.acrosses) if (tally.rule.seesLost) across.see(obs);
+      for (const { tally, across } of this.acrosses) if (tally.rule.across?.seesLost) across.see(obs);
       return;
     }
     if (obs.answer === 'throttled') {
       if (obs.op && !obs.private) this.countStatus(obs);
       for (const tally of this.candidates(obs)) {
-        if (tally.rule.sees === 'every-answer') this.judgeWith(tally, obs);
+        if (tally.rule.about === 'every answer, whatever else failed') this.judgeWith(tally, obs);
         else if (obs.plannedBy?.has(tally.rule.id)) this.mark(tally.rule.id, THROTTLED_REASON, obs);
       }
       return;
@@ -102,35 +108,31 @@ export class Judge {
     const usable = obs.answer === 'usable';
     if (obs.op && !obs.private && obs.exchange.response) this.count(obs);
     let claimed = false;
-    const catchAll: Tally[] = [];
+    const aboutEveryAnswer: Tally[] = [];
     for (const tally of usable ? this.candidates(obs) : plannersFirst(this.candidates(obs), obs)) {
       const { rule } = tally;
       const planned = obs.plannedBy?.has(rule.id) ?? false;
+      const about = rule.about ?? 'usable answers';
       // One cause, one failure: once a rule about this request found the unusable answer broken,
-      // every other rule that asked for it leaves it unjudged.
-      if (!usable && claimed && rule.sees === 'answers' && !rule.catchAll) {
-        if (planned) this.mark(rule.id, unusableReason(obs), obs);
-        continue;
-      }
-      // An HTML page is the mark of something in front of the API (a gateway's or a framework's
-      // error page), one cause across requests: only the rules about every answer judge it.
-      const sees = rule.sees ?? 'usable';
+      // every other rule that asked for it leaves it unjudged. An HTML page is the mark of something
+      // in front of the API (a gateway's or a framework's error page), one cause across requests:
+      // only the rules about every answer judge it.
       if (
         !usable &&
-        sees !== 'every-answer' &&
-        (sees !== 'answers' || (obs.answer === 'html' && !rule.catchAll))
+        (about === 'usable answers' ||
+          (about === 'answers to its requests' && (claimed || obs.answer === 'html')))
       ) {
         if (planned) this.mark(rule.id, unusableReason(obs), obs);
         continue;
       }
-      if (!usable && rule.catchAll && sees !== 'every-answer') {
-        catchAll.push(tally);
+      if (!usable && (about === 'every answer' || about === 'every attempt')) {
+        aboutEveryAnswer.push(tally);
         continue;
       }
       claimed = this.judgeWith(tally, obs) || claimed;
     }
     // The rules about every answer judge what no rule about this request found broken.
-    for (const tally of catchAll) if (!claimed) this.judgeWith(tally, obs);
+    for (const tally of aboutEveryAnswer) if (!claimed) this.judgeWith(tally, obs);
     if (!usable) return;
     for (const { tally, across } of this.acrosses) {
       if (obs.private && !obs.plannedBy?.has(tally.rule.id)) continue;
@@ -152,7 +154,7 @@ export class Judge {
     if (obs.private) {
       const broke = obs.answer === 'server-error' && obs.exchange.response?.status !== NOT_IMPLEMENTED;
       return this.tallies.filter(
-        (t) => plannedBy?.has(t.rule.id) || (broke && t.rule.judgesEveryAttempt === true),
+        (t) => plannedBy?.has(t.rule.id) || (broke && t.rule.about === 'every attempt'),
       );
     }
     let applying = this.applying.get(obs.op);

@@ -54,7 +54,7 @@ const page = (size: number, name = (n: number) => `Walk ${n}`) => {
 function verdicts(rule: Rule, observations: readonly Observation[]): Judgement[] {
   const ctx = ruleContextOf(spec, { ...DEFAULTS, strict: false, keys: {} } as SuiteConfig, 'traffic');
   if (rule.judge) return observations.flatMap((obs) => [rule.judge?.(obs, ctx) ?? []].flat());
-  const across = rule.across?.({ ...ctx, ruleId: rule.id });
+  const across = rule.across?.judge({ ...ctx, ruleId: rule.id });
   for (const obs of observations) across?.see(obs);
   return [...(across?.finish() ?? [])];
 }

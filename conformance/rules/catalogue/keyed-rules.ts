@@ -195,9 +195,9 @@ function campaignScopeRule(
     level: 'required',
     needs: [OTHER_CAMPAIGN_KEY],
     mock: MOCK_KEYED,
-    sees: 'answers',
+    about: 'answers to its requests',
     plan: (op, world) => keyedProbes(family, op, world),
-    across: (ctx) => scopeAcross(family, ctx),
+    across: { judge: (ctx) => scopeAcross(family, ctx) },
   };
 }
 
@@ -211,7 +211,7 @@ export const keyedRules: Rule[] = [
     level: 'required',
     owasp: ['API2:2023'],
     mock: MOCK_KEYED,
-    sees: 'answers',
+    about: 'answers to its requests',
     unit: 'requests with the key out of place',
     expected:
       'a refusal to the key as ?api_key=, ?key=, ?token=, ?access_token=, as a cookie and as the user of Basic authentication; any Set-Cookie of a keyed answer, replayed without the key or with the revoked key, refused too',
@@ -250,7 +250,7 @@ export const keyedRules: Rule[] = [
     level: 'required',
     owasp: ['API5:2023', 'API1:2023'],
     mock: MOCK_KEYED,
-    sees: 'answers',
+    about: 'answers to its requests',
     unit: 'writes on real items',
     expected:
       'a 4xx to a PATCH with {} and a PUT of the item’s own representation, on one of the key’s items and on one of the other campaign’s (a DELETE is sent to a real item only under --allow-destructive)',
@@ -268,7 +268,7 @@ export const keyedRules: Rule[] = [
     level: 'required',
     owasp: ['API8:2023', 'API1:2023'],
     mock: MOCK_KEYED,
-    sees: 'answers',
+    about: 'answers to its requests',
     unit: 'injected ids and values',
     expected:
       '400 or 404 in the error envelope to every injected id and parameter value; never data, never a 5xx (a parameter a backend does not know may be ignored)',

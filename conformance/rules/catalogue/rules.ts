@@ -47,12 +47,12 @@ function familyRule(
     area: 'auth',
     level: 'required',
     mock: MOCK_CATALOGUE,
-    sees: 'answers',
+    about: 'answers to its requests',
     unit: 'answers to tricks',
     plan: (op, world) => familyProbes(family, op, world),
     planOnce: (world) => plannedProbes(family, world),
     judge: (obs, ctx) => unusableVerdict(family, obs, ctx),
-    across: (ctx) => familyAcross(family, ctx),
+    across: { judge: (ctx) => familyAcross(family, ctx) },
     // An override or rewrite header names the route a trick aims at, whichever family it is of.
     requestHeaders: headersOf('path', 'address', 'method', 'host'),
     ...rule,
@@ -128,7 +128,7 @@ export const catalogueRules: Rule[] = [
       'with a key in Authorization and another in x-api-key: a refusal, or exactly what one of the two keys alone gets (which one is the deployment’s choice, §5.9), never data neither key alone gets',
     hint: 'Read one header (or refuse two different keys): authenticate, scope and attribute the request with the same key, never one header for one and the other for another.',
     plan: (op, world) => familyProbes('two-keys', op, world),
-    across: (ctx) => twoKeysAcross(ctx.state),
+    across: { judge: (ctx) => twoKeysAcross(ctx.state) },
   },
   {
     id: 'AUTH-022',
@@ -144,7 +144,7 @@ export const catalogueRules: Rule[] = [
       "a request made again within a minute, with the same credentials, is served or refused as it was the first time: a refusal never turns into data, nor the owner's data into a refusal",
     hint: 'Key every cache by the credentials (Vary: Authorization, x-api-key, or no shared caching of keyed answers), refusals included.',
     plan: (op, world) => familyProbes('cache', op, world),
-    across: (ctx) => cacheAcross(ctx.state, ctx.source),
+    across: { judge: (ctx) => cacheAcross(ctx.state, ctx.source) },
   },
 ];
 
@@ -169,7 +169,7 @@ export const sendRules: Rule[] = [
     level: 'required',
     owasp: ['API5:2023', 'API9:2023'],
     mock: MOCK_CATALOGUE,
-    sees: 'answers',
+    about: 'answers to its requests',
     unit: 'requests',
     expected:
       'no 2xx to a POST (or a POST tunnelled through X-HTTP-Method-Override or _method) to a planned collection or to …/{id}/send-like children, whatever the key',

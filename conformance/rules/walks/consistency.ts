@@ -323,7 +323,7 @@ function consistencyRule(
     sweeps: true,
     appliesTo: isWalkOperation,
     plan: recheckedDetails,
-    across: (ctx) => walkPairsAcross(ctx, judge(ctx)),
+    across: { judge: (ctx) => walkPairsAcross(ctx, judge(ctx)) },
   };
 }
 

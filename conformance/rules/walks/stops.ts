@@ -166,7 +166,7 @@ export const stopRules: Rule[] = [
     hint: 'The project uses UUID stop ids and never sends a stop with only one coordinate.',
     appliesTo: isWalkOperation,
     plan: sweepRequests,
-    across: stopShapesAcross,
+    across: { judge: stopShapesAcross },
   },
 ];
 
