@@ -24,8 +24,6 @@ export const AREAS = [
   'envelope',
   'collections',
   'items',
-  'collections',
-  'items',
   'walks-list',
   'walk-detail',
   'consistency',
