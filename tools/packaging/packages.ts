@@ -60,7 +60,14 @@ import { fileURLToPath } from 'node:url';
 
 export const API_REFERENCE_PATH = fileURLToPath(new URL('../spec/generated/api-reference.html', import.meta.url));
 
-export async function buildApiReference() {
+/** The package carries its own spec's page only: another spec's page is nowhere (/docs answers 503). */
+export function apiReferencePathOf(specPath) {
+  return specPath ? API_REFERENCE_PATH + '.of-another-spec' : API_REFERENCE_PATH;
+}
+
+export async function buildApiReference(options = {}) {
+  if (options.specPath)
+    throw new Error('the package carries the page of its own spec only: the repository renders another (npm start -- --spec)');
   if (!existsSync(API_REFERENCE_PATH)) throw new Error(API_REFERENCE_PATH + ' is missing from the package');
   return { built: false, outputPath: API_REFERENCE_PATH, bytes: statSync(API_REFERENCE_PATH).size };
 }
