@@ -80,6 +80,11 @@ export interface Mutation {
   alone?: true;
   request?: (req: Forwarded, view: RequestView, world: World) => void;
   response?: (answer: Answer, view: RequestView, world: World, request: Forwarded) => Answer | undefined;
+  /**
+   * A response that keeps state (a cache), made anew for each server: test files share one module
+   * (vitest runs them unisolated), and one file's run must not meet another's cached answers.
+   */
+  fresh?: () => NonNullable<Mutation['response']>;
 }
 
 /** Applies `fault` to one answer in twenty it could apply to, from the seventh on (a counter per variant). */
@@ -916,7 +921,7 @@ export const MUTATIONS: Mutation[] = [
       "a cache keyed by URL and campaign keeps refusals: the no-scope key's 403 to a read the owner made is served afterwards to the owner's key",
     // Not alone: another rule's read made again (a pinned comparison asked twice) may meet the
     // cached refusal before AUTH-022's, depending on the order requests arrive in, and fail too.
-    response: campaignKeyedRefusalCache(),
+    fresh: campaignKeyedRefusalCache,
   },
   {
     name: 'sms-send-accepted',
@@ -969,7 +974,7 @@ export const MUTATIONS: Mutation[] = [
     name: 'url-keyed-cache',
     breaks: 'ISOLATION-002',
     description: "a cache keyed by URL alone serves a walk's detail to any key once its own key fetched it",
-    response: urlKeyedCache(),
+    fresh: urlKeyedCache,
   },
   {
     name: 'we-fetch-theirs',
@@ -1394,7 +1399,12 @@ export interface MutationServer extends Listening {
 export async function startMutationServer(): Promise<MutationServer> {
   const reference = await startReferenceServer({ log: false });
   const world = worldOf(generateDataset(), reference.credentials);
-  const byName = new Map<string, LegalVariant>([...MUTATIONS, ...LEGAL_VARIANTS].map((m) => [m.name, m]));
+  const byName = new Map<string, LegalVariant>(
+    [...MUTATIONS, ...LEGAL_VARIANTS].map((m) => [
+      m.name,
+      'fresh' in m && m.fresh ? { ...m, response: m.fresh() } : m,
+    ]),
+  );
   const upstream = new URL(reference.baseUrl);
   const agent = new Agent({ keepAlive: true });
   const listening = await listen(
